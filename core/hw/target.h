@@ -1,0 +1,65 @@
+// A hardware target: compute units, memory levels, constraints. Plain data; the YAML
+// loader lives in hwdesc/ (hwdesc/target_loader.h), above core.
+#pragma once
+
+#include "common/diagnostic.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace loopscope::hw {
+
+/// One memory level. Levels are listed outermost (largest, slowest) first.
+struct MemoryLevel {
+    std::string name;             ///< e.g. "DRAM", "SRAM", "scratchpad"
+    int64_t sizeBytes = 0;
+    double bandwidthBytesPerCycle = 1;  ///< sustained transfer rate into/out of this level
+    int64_t latencyCycles = 0;    ///< setup latency of one transfer or access
+    double energyPjPerByte = 0;
+    int bufferCount = 1;          ///< how many buffers it can ping-pong (2 = double buffering)
+    bool dma = false;             ///< transfers into this level can run on a DMA engine
+    SourceLoc loc;
+};
+
+/// A processing-element array of an accelerator (e.g. a Gemmini systolic array).
+struct PeArray {
+    int rows = 0;
+    int cols = 0;
+    std::vector<std::string> dataflows;  ///< "weight_stationary", "output_stationary"
+};
+
+struct Compute {
+    /// Multiply-accumulates per cycle for each operand dtype name ("int8", "float32", ...).
+    std::map<std::string, double> macsPerCycle;
+    int simdLanes = 1;            ///< lanes of a vectorized inner loop (per dtype: int8 lanes)
+    bool dsp = false;             ///< Arm DSP extension (SMLAD and friends)
+    bool fpu = false;
+    int registers = 8;            ///< registers available to hold accumulators
+    double energyPjPerMac = 0;
+    std::optional<PeArray> peArray;
+};
+
+struct Constraints {
+    int64_t maxTileSize = 0;      ///< largest extent of one tile dimension; 0 = none
+    int64_t alignmentBytes = 1;   ///< alignment of on-chip buffers
+};
+
+struct Target {
+    std::string name;
+    std::string kind;             ///< "mcu" or "accelerator"
+    std::string description;
+    double clockMhz = 0;
+    Compute compute;
+    std::vector<MemoryLevel> levels;  ///< outermost first
+    Constraints constraints;
+    double loopOverheadCycles = 0;   ///< per iteration of a loop that is not unrolled
+    std::string path;                ///< file it came from
+
+    int findLevel(const std::string& name) const;
+    int innermostLevel() const { return static_cast<int>(levels.size()) - 1; }
+};
+
+} // namespace loopscope::hw

@@ -1,0 +1,1 @@
+file(WRITE ${OUT} "// generated\n#include <string>\n")
