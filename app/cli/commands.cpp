@@ -1,0 +1,217 @@
+// Implementation of the loopscope-cli subcommands.
+#include "commands.h"
+
+#include "ir/kernel.h"
+#include "lower/loop_nest.h"
+#include "sched/schedule_file.h"
+#include "target_loader.h"
+#include "verify/interpreter.h"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <ostream>
+
+namespace loopscope::cli {
+
+namespace {
+
+bool endsWith(const std::string& s, const std::string& suffix)
+{
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+Result<sched::OpenedSchedule> open(const std::string& path)
+{
+    return sched::openSchedule(path, [](const std::string& nameOrPath, const std::string& dir) {
+        return hw::resolveTarget(nameOrPath, dir);
+    });
+}
+
+/// A kernel file opened on its own: the unscheduled program.
+Result<sched::Program> openKernel(const std::string& path, const std::string& targetName)
+{
+    auto kernel = ir::loadKernelFile(path);
+    if (!kernel)
+        return kernel.errors();
+    auto target = hw::resolveTarget(targetName.empty() ? "cortex-m7" : targetName, "");
+    if (!target)
+        return target.errors();
+    return sched::Program::initial(std::make_shared<const ir::Kernel>(std::move(*kernel)),
+                                   std::make_shared<const hw::Target>(std::move(*target)));
+}
+
+} // namespace
+
+int runLower(const std::string& file, const std::string& target, std::ostream& out, std::ostream& err)
+{
+    sched::Program program;
+    if (endsWith(file, ".kernel.yaml")) {
+        auto p = openKernel(file, target);
+        if (!p) {
+            err << p.errorText() << "\n";
+            return kExitBadInput;
+        }
+        program = std::move(*p);
+    } else {
+        auto o = open(file);
+        if (!o) {
+            err << o.errorText() << "\n";
+            return kExitBadInput;
+        }
+        program = std::move(o->program);
+        if (!target.empty()) {
+            auto t = hw::resolveTarget(target, "");
+            if (!t) {
+                err << t.errorText() << "\n";
+                return kExitBadInput;
+            }
+            auto r = sched::replay(program.kernel, std::make_shared<const hw::Target>(std::move(*t)), program.trace);
+            if (!r.ok()) {
+                err << r.error().str() << "\n";
+                return kExitBadInput;
+            }
+            program = std::move(r.program());
+        }
+    }
+    out << lower::print(lower::lower(program));
+    return kExitOk;
+}
+
+int runVerify(const std::string& schedule, uint64_t seed, std::ostream& out, std::ostream& err)
+{
+    sched::Program program;
+    if (endsWith(schedule, ".kernel.yaml")) {
+        auto p = openKernel(schedule, "");
+        if (!p) {
+            err << p.errorText() << "\n";
+            return kExitBadInput;
+        }
+        program = std::move(*p);
+    } else {
+        auto o = open(schedule);
+        if (!o) {
+            err << o.errorText() << "\n";
+            return kExitBadInput;
+        }
+        program = std::move(o->program);
+    }
+    verify::VerifyResult r = verify::verifyProgram(program, seed);
+    out << r.message << "\n";
+    return r.ok ? kExitOk : kExitMismatch;
+}
+
+int runCounts(const std::string& schedule, bool json, uint64_t seed, std::ostream& out, std::ostream& err)
+{
+    auto o = open(schedule);
+    if (!o) {
+        err << o.errorText() << "\n";
+        return kExitBadInput;
+    }
+    verify::InterpretResult r = verify::interpret(lower::lower(o->program), verify::makeInputs(*o->kernel, seed));
+    if (!r.ok) {
+        err << "interpreter error: " << r.error << "\n";
+        return kExitMismatch;
+    }
+    if (json) {
+        nlohmann::ordered_json j;
+        j["levels"] = nlohmann::ordered_json::array();
+        for (const auto& l : r.traffic.levels)
+            j["levels"].push_back({{"name", l.name}, {"read_bytes", l.readBytes}, {"write_bytes", l.writeBytes}});
+        j["tensors"] = nlohmann::ordered_json::array();
+        for (const auto& t : r.traffic.tensors)
+            j["tensors"].push_back({{"name", t.tensor}, {"level", t.level}, {"read_bytes", t.readBytes}, {"write_bytes", t.writeBytes}});
+        out << j.dump(2) << "\n";
+        return kExitOk;
+    }
+    out << "level        read bytes   write bytes\n";
+    for (const auto& l : r.traffic.levels) {
+        char line[128];
+        std::snprintf(line, sizeof line, "%-10s %12lld  %12lld\n", l.name.c_str(), static_cast<long long>(l.readBytes), static_cast<long long>(l.writeBytes));
+        out << line;
+    }
+    out << "\ntensor     level        read bytes   write bytes\n";
+    for (const auto& t : r.traffic.tensors) {
+        char line[160];
+        std::snprintf(line, sizeof line, "%-10s %-10s %12lld  %12lld\n", t.tensor.c_str(), t.level.c_str(), static_cast<long long>(t.readBytes), static_cast<long long>(t.writeBytes));
+        out << line;
+    }
+    return kExitOk;
+}
+
+int runTargets(std::ostream& out, std::ostream& err)
+{
+    int rc = kExitOk;
+    for (const auto& name : hw::builtinTargetNames()) {
+        auto t = hw::loadBuiltinTarget(name);
+        if (!t) {
+            err << t.errorText() << "\n";
+            rc = kExitBadInput;
+            continue;
+        }
+        out << name << "  " << t->clockMhz << " MHz";
+        for (const auto& l : t->levels)
+            out << "  " << l.name << " " << l.sizeBytes / 1024 << " KiB";
+        if (!t->description.empty())
+            out << "  - " << t->description;
+        out << "\n";
+    }
+    return rc;
+}
+
+int runCli(int argc, char** argv, std::ostream& out, std::ostream& err)
+{
+    CLI::App app{"loopscope-cli: lower, verify and measure hand-written schedules of tensor kernels"};
+    app.require_subcommand(1);
+    app.set_help_all_flag("--help-all", "Show help for every subcommand");
+
+    std::string file, target;
+    uint64_t seed = 1;
+    bool json = false;
+
+    auto* lowerCmd = app.add_subcommand("lower", "Print the lowered loop nest of a schedule (or of a kernel, unscheduled)");
+    lowerCmd->add_option("FILE", file, "a *.sched.yaml or *.kernel.yaml file")->required();
+    lowerCmd->add_option("--target", target, "target name or file (default: the schedule's, or cortex-m7 for a kernel)");
+
+    auto* verifyCmd = app.add_subcommand("verify", "Run the schedule in the interpreter and compare with the unscheduled kernel");
+    verifyCmd->add_option("SCHEDULE", file, "a *.sched.yaml (or *.kernel.yaml) file")->required();
+    verifyCmd->add_option("--seed", seed, "seed of the pseudo-random inputs");
+
+    auto* countsCmd = app.add_subcommand("counts", "Bytes read and written per memory level and tensor, counted by the interpreter");
+    countsCmd->add_option("SCHEDULE", file, "a *.sched.yaml file")->required();
+    countsCmd->add_flag("--json", json, "print JSON");
+    countsCmd->add_option("--seed", seed, "seed of the pseudo-random inputs");
+
+    auto* targetsCmd = app.add_subcommand("targets", "List the built-in targets");
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        out << app.help();
+        return kExitOk;
+    } catch (const CLI::CallForAllHelp& e) {
+        out << app.help("", CLI::AppFormatMode::All);
+        return kExitOk;
+    } catch (const CLI::ParseError& e) {
+        // Subcommand help (--help after a subcommand) arrives as CallForHelp too; other
+        // parse errors are bad input.
+        err << e.what() << "\n";
+        if (auto* sub = app.get_subcommands().empty() ? nullptr : app.get_subcommands().front())
+            err << "run 'loopscope-cli " << sub->get_name() << " --help' for usage\n";
+        else
+            err << "run 'loopscope-cli --help' for usage\n";
+        return kExitBadInput;
+    }
+    if (lowerCmd->parsed())
+        return runLower(file, target, out, err);
+    if (verifyCmd->parsed())
+        return runVerify(file, seed, out, err);
+    if (countsCmd->parsed())
+        return runCounts(file, json, seed, out, err);
+    if (targetsCmd->parsed())
+        return runTargets(out, err);
+    return kExitBadInput;
+}
+
+} // namespace loopscope::cli

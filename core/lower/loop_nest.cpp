@@ -1,0 +1,443 @@
+// Index expression pool, buffer helpers and the pseudo-code printer of the loop-nest IR.
+#include "lower/loop_nest.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace loopscope::lower {
+
+namespace {
+int64_t floorDiv(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+int64_t floorMod(int64_t a, int64_t b) { return a - floorDiv(a, b) * b; }
+} // namespace
+
+IndexId IndexPool::linear(std::vector<Term> terms, int64_t c)
+{
+    std::sort(terms.begin(), terms.end(), [](const Term& x, const Term& y) { return x.atom < y.atom; });
+    std::vector<Term> merged;
+    for (const Term& t : terms) {
+        if (!merged.empty() && merged.back().atom == t.atom)
+            merged.back().coeff += t.coeff;
+        else
+            merged.push_back(t);
+    }
+    std::erase_if(merged, [](const Term& t) { return t.coeff == 0; });
+    // A single non-linear atom with coefficient 1 and no constant is that node itself.
+    if (merged.size() == 1 && merged[0].coeff == 1 && c == 0 && merged[0].atom < 0)
+        return -merged[0].atom - 1;
+    Node n;
+    n.op = Node::Op::Linear;
+    n.terms = std::move(merged);
+    n.constant = c;
+    m_nodes.push_back(std::move(n));
+    return static_cast<IndexId>(m_nodes.size() - 1);
+}
+
+void IndexPool::linearize(IndexId id, int64_t scale, std::vector<Term>& terms, int64_t& c) const
+{
+    const Node& n = m_nodes[id];
+    if (n.op == Node::Op::Linear) {
+        for (const Term& t : n.terms)
+            terms.push_back({t.atom, t.coeff * scale});
+        c += n.constant * scale;
+    } else {
+        terms.push_back({-id - 1, scale});
+    }
+}
+
+IndexId IndexPool::constant(int64_t v) { return linear({}, v); }
+IndexId IndexPool::slot(int s) { return linear({{s, 1}}, 0); }
+
+IndexId IndexPool::add(IndexId a, IndexId b)
+{
+    std::vector<Term> t;
+    int64_t c = 0;
+    linearize(a, 1, t, c);
+    linearize(b, 1, t, c);
+    return linear(std::move(t), c);
+}
+
+IndexId IndexPool::sub(IndexId a, IndexId b)
+{
+    std::vector<Term> t;
+    int64_t c = 0;
+    linearize(a, 1, t, c);
+    linearize(b, -1, t, c);
+    return linear(std::move(t), c);
+}
+
+IndexId IndexPool::mul(IndexId a, int64_t k)
+{
+    std::vector<Term> t;
+    int64_t c = 0;
+    linearize(a, k, t, c);
+    return linear(std::move(t), c);
+}
+
+IndexId IndexPool::addConst(IndexId a, int64_t k)
+{
+    std::vector<Term> t;
+    int64_t c = k;
+    linearize(a, 1, t, c);
+    return linear(std::move(t), c);
+}
+
+IndexId IndexPool::div(IndexId a, int64_t k)
+{
+    int64_t v;
+    if (k == 1)
+        return a;
+    if (isConst(a, &v))
+        return constant(floorDiv(v, k));
+    const Node& n = m_nodes[a];
+    if (n.op == Node::Op::Linear) {
+        bool exact = std::all_of(n.terms.begin(), n.terms.end(), [k](const Term& t) { return t.coeff % k == 0; });
+        if (exact) {
+            std::vector<Term> t;
+            for (const Term& x : n.terms)
+                t.push_back({x.atom, x.coeff / k});
+            return linear(std::move(t), floorDiv(n.constant, k));
+        }
+    }
+    Node d;
+    d.op = Node::Op::Div;
+    d.a = a;
+    d.constant = k;
+    m_nodes.push_back(d);
+    return static_cast<IndexId>(m_nodes.size() - 1);
+}
+
+IndexId IndexPool::mod(IndexId a, int64_t k)
+{
+    int64_t v;
+    if (k == 1)
+        return constant(0);
+    if (isConst(a, &v))
+        return constant(floorMod(v, k));
+    Node d;
+    d.op = Node::Op::Mod;
+    d.a = a;
+    d.constant = k;
+    m_nodes.push_back(d);
+    return static_cast<IndexId>(m_nodes.size() - 1);
+}
+
+IndexId IndexPool::min(IndexId a, IndexId b)
+{
+    int64_t x, y;
+    if (isConst(a, &x) && isConst(b, &y))
+        return constant(std::min(x, y));
+    if (a == b)
+        return a;
+    Node d;
+    d.op = Node::Op::Min;
+    d.a = a;
+    d.b = b;
+    m_nodes.push_back(d);
+    return static_cast<IndexId>(m_nodes.size() - 1);
+}
+
+IndexId IndexPool::max(IndexId a, IndexId b)
+{
+    int64_t x, y;
+    if (isConst(a, &x) && isConst(b, &y))
+        return constant(std::max(x, y));
+    if (a == b)
+        return a;
+    Node d;
+    d.op = Node::Op::Max;
+    d.a = a;
+    d.b = b;
+    m_nodes.push_back(d);
+    return static_cast<IndexId>(m_nodes.size() - 1);
+}
+
+bool IndexPool::isConst(IndexId id, int64_t* value) const
+{
+    const Node& n = m_nodes[id];
+    if (n.op != Node::Op::Linear || !n.terms.empty())
+        return false;
+    if (value)
+        *value = n.constant;
+    return true;
+}
+
+int64_t IndexPool::eval(IndexId id, const int64_t* slots) const
+{
+    const Node& n = m_nodes[id];
+    switch (n.op) {
+    case Node::Op::Linear: {
+        int64_t v = n.constant;
+        for (const Term& t : n.terms)
+            v += t.coeff * (t.atom >= 0 ? slots[t.atom] : eval(-t.atom - 1, slots));
+        return v;
+    }
+    case Node::Op::Div: return floorDiv(eval(n.a, slots), n.constant);
+    case Node::Op::Mod: return floorMod(eval(n.a, slots), n.constant);
+    case Node::Op::Min: return std::min(eval(n.a, slots), eval(n.b, slots));
+    case Node::Op::Max: return std::max(eval(n.a, slots), eval(n.b, slots));
+    }
+    return 0;
+}
+
+void IndexPool::slotsOf(IndexId id, std::vector<int>& out) const
+{
+    const Node& n = m_nodes[id];
+    if (n.op == Node::Op::Linear) {
+        for (const Term& t : n.terms) {
+            if (t.atom >= 0)
+                out.push_back(t.atom);
+            else
+                slotsOf(-t.atom - 1, out);
+        }
+        return;
+    }
+    if (n.a != kNoIndex)
+        slotsOf(n.a, out);
+    if (n.b != kNoIndex)
+        slotsOf(n.b, out);
+}
+
+std::string IndexPool::str(IndexId id, const std::vector<std::string>& names) const
+{
+    const Node& n = m_nodes[id];
+    auto atomStr = [&](int atom) {
+        if (atom >= 0)
+            return atom < static_cast<int>(names.size()) ? names[atom] : "s" + std::to_string(atom);
+        return str(-atom - 1, names);
+    };
+    auto wrapped = [&](IndexId x) {
+        const Node& m = m_nodes[x];
+        std::string s = str(x, names);
+        bool simple = m.op != Node::Op::Linear || (m.terms.size() <= 1 && (m.terms.empty() || m.constant == 0) && (m.terms.empty() || m.terms[0].coeff == 1));
+        return simple ? s : "(" + s + ")";
+    };
+    switch (n.op) {
+    case Node::Op::Linear: {
+        std::ostringstream os;
+        bool first = true;
+        for (const Term& t : n.terms) {
+            int64_t c = t.coeff;
+            if (first) {
+                if (c < 0) {
+                    os << '-';
+                    c = -c;
+                }
+            } else {
+                os << (c < 0 ? " - " : " + ");
+                c = c < 0 ? -c : c;
+            }
+            os << atomStr(t.atom);
+            if (c != 1)
+                os << '*' << c;
+            first = false;
+        }
+        if (first)
+            os << n.constant;
+        else if (n.constant > 0)
+            os << " + " << n.constant;
+        else if (n.constant < 0)
+            os << " - " << -n.constant;
+        return os.str();
+    }
+    case Node::Op::Div: return wrapped(n.a) + " / " + std::to_string(n.constant);
+    case Node::Op::Mod: return wrapped(n.a) + " % " + std::to_string(n.constant);
+    case Node::Op::Min: return "min(" + str(n.a, names) + ", " + str(n.b, names) + ")";
+    case Node::Op::Max: return "max(" + str(n.a, names) + ", " + str(n.b, names) + ")";
+    }
+    return "?";
+}
+
+int64_t Buffer::elements() const
+{
+    int64_t n = 1;
+    for (int64_t s : shape)
+        n *= s;
+    return n;
+}
+
+IndexId LoopNest::localIndex(const Buffer& b, int dim, IndexId global)
+{
+    IndexId rel = b.origin[dim] == kNoIndex ? global : index.sub(global, b.origin[dim]);
+    return index.div(rel, b.step[dim]);
+}
+
+namespace {
+
+class Printer {
+public:
+    explicit Printer(const LoopNest& n) : m_n(n) {}
+
+    std::string run()
+    {
+        const auto& k = *m_n.kernel;
+        m_os << "// " << k.name << " on " << m_n.target->name << "\n";
+        for (const auto& b : m_n.buffers)
+            if (b.role == Buffer::Role::Home)
+                m_os << "tensor " << b.name << ": " << levelName(b.level) << ' '
+                     << ir::dtypeName(b.dtype) << shapeStr(b.shape) << "  // "
+                     << (k.isInput(b.tensor) ? "input" : k.isIntermediate(b.tensor) ? "intermediate" : "output")
+                     << "\n";
+        stmt(m_n.root, 0);
+        return m_os.str();
+    }
+
+private:
+    std::string levelName(int l) const { return l < 0 ? "registers" : m_n.target->levels[l].name; }
+    static std::string shapeStr(const std::vector<int64_t>& s)
+    {
+        std::string out = "[";
+        for (size_t i = 0; i < s.size(); ++i)
+            out += (i ? ", " : "") + std::to_string(s[i]);
+        return out + "]";
+    }
+    std::string ix(IndexId id) const { return m_n.index.str(id, m_n.slotNames); }
+    std::string access(int buffer, const std::vector<IndexId>& idx) const
+    {
+        const Buffer& b = m_n.buffers[buffer];
+        std::string out = b.name + "[";
+        for (size_t d = 0; d < idx.size(); ++d) {
+            IndexId rel = b.origin[d] == kNoIndex ? idx[d] : const_cast<IndexPool&>(m_n.index).sub(idx[d], b.origin[d]);
+            std::string s = ix(rel);
+            if (b.step[d] != 1)
+                s = "(" + s + ") / " + std::to_string(b.step[d]);
+            out += (d ? ", " : "") + s;
+        }
+        return out + "]";
+    }
+    std::string region(const Region& r) const
+    {
+        std::string out = "[";
+        for (size_t d = 0; d < r.min.size(); ++d) {
+            out += d ? ", " : "";
+            int64_t c;
+            bool single = m_n.index.isConst(r.count[d], &c) && c == 1;
+            if (single) {
+                out += ix(r.min[d]);
+                continue;
+            }
+            std::string cnt = m_n.index.isConst(r.count[d], &c) ? std::to_string(c) : ix(r.count[d]);
+            out += ix(r.min[d]) + " : +" + cnt;
+            if (r.step[d] != 1)
+                out += " step " + std::to_string(r.step[d]);
+        }
+        return out + "]";
+    }
+    std::string value(int v) const
+    {
+        const ValueNode& n = m_n.values[v];
+        switch (n.op) {
+        case ValueNode::Op::Const:
+            if (m_n.kernel->isFloatKernel()) {
+                std::ostringstream os;
+                os << n.floatValue;
+                return os.str();
+            }
+            return std::to_string(n.intValue);
+        case ValueNode::Op::Reg: return m_n.regNames[n.reg];
+        case ValueNode::Op::Add: return "(" + value(n.a) + " + " + value(n.b) + ")";
+        case ValueNode::Op::Sub: return "(" + value(n.a) + " - " + value(n.b) + ")";
+        case ValueNode::Op::Mul: return value(n.a) + " * " + value(n.b);
+        case ValueNode::Op::Neg: return "-" + value(n.a);
+        }
+        return "?";
+    }
+    static std::string stripParens(std::string s)
+    {
+        if (s.size() > 1 && s.front() == '(' && s.back() == ')') {
+            int depth = 0;
+            for (size_t i = 0; i < s.size(); ++i) {
+                depth += s[i] == '(' ? 1 : s[i] == ')' ? -1 : 0;
+                if (depth == 0 && i + 1 < s.size())
+                    return s;
+            }
+            return s.substr(1, s.size() - 2);
+        }
+        return s;
+    }
+    void line(int depth, const std::string& s) { m_os << std::string(depth * 2, ' ') << s << "\n"; }
+
+    void stmt(int id, int depth)
+    {
+        const Stmt& s = m_n.stmts[id];
+        switch (s.kind) {
+        case Stmt::Kind::Block:
+            for (int c : s.body)
+                stmt(c, depth);
+            break;
+        case Stmt::Kind::For: {
+            std::string kind = s.loopKind == sched::LoopKind::Serial ? "" : std::string("  // ") + sched::loopKindName(s.loopKind);
+            line(depth, "for " + s.name + " in 0.." + std::to_string(s.extent) + ":" + (s.reduction ? "  // reduction" : "") + kind);
+            for (int c : s.body)
+                stmt(c, depth + 1);
+            break;
+        }
+        case Stmt::Kind::If: {
+            std::string cond;
+            for (const Cond& c : s.conds) {
+                std::string part;
+                if (c.lo != kNoIndex)
+                    part += ix(c.lo) + " <= ";
+                part += ix(c.expr);
+                if (c.hi != kNoIndex)
+                    part += " <= " + ix(c.hi);
+                cond += (cond.empty() ? "" : " && ") + part;
+            }
+            const char* why = s.conds.front().why == Cond::Why::Padding ? "padding" : s.conds.front().why == Cond::Why::Region ? "region" : "partial tile";
+            line(depth, "if " + cond + ":  // " + why);
+            for (int c : s.body)
+                stmt(c, depth + 1);
+            break;
+        }
+        case Stmt::Kind::Alloc: {
+            const Buffer& b = m_n.buffers[s.buffer];
+            std::string what = b.role == Buffer::Role::Accumulator ? "accumulator" : b.role == Buffer::Role::Intermediate ? "intermediate" : b.write ? "cache_write" : "cache_read";
+            line(depth, "alloc " + b.name + ": " + levelName(b.level) + ' ' + ir::dtypeName(b.dtype) + shapeStr(b.shape)
+                            + (b.doubleBuffer ? " x2" : "") + "  // " + what + (b.doubleBuffer ? ", double-buffered" : ""));
+            for (int c : s.body)
+                stmt(c, depth);
+            break;
+        }
+        case Stmt::Kind::Copy: {
+            const Buffer& src = m_n.buffers[s.src];
+            const Buffer& dst = m_n.buffers[s.buffer];
+            line(depth, "copy " + src.name + region(s.region) + " -> " + dst.name + "  // "
+                            + levelName(src.level) + " -> " + levelName(dst.level) + (s.doubleBuffer ? ", prefetched (double buffer)" : ""));
+            break;
+        }
+        case Stmt::Kind::Fill: {
+            const Buffer& b = m_n.buffers[s.buffer];
+            std::string init = s.src >= 0 ? m_n.buffers[s.src].name + "[channel]" : "0";
+            line(depth, "fill " + b.name + region(s.region) + " = " + init);
+            break;
+        }
+        case Stmt::Kind::Load:
+            line(depth, m_n.regNames[s.reg] + " = " + access(s.buffer, s.index));
+            break;
+        case Stmt::Kind::Compute:
+            line(depth, access(s.buffer, s.index) + (s.accumulate ? " += " : " = ") + stripParens(value(s.value)));
+            break;
+        case Stmt::Kind::Writeback: {
+            const Buffer& acc = m_n.buffers[s.src];
+            const Buffer& dst = m_n.buffers[s.buffer];
+            const auto& st = m_n.kernel->stages[s.stage];
+            std::string how = st.requant ? "requantize(" + acc.name + ")" : acc.name;
+            line(depth, "store " + dst.name + region(s.region) + " = " + how);
+            break;
+        }
+        }
+    }
+
+    const LoopNest& m_n;
+    std::ostringstream m_os;
+};
+
+} // namespace
+
+std::string print(const LoopNest& nest) { return Printer(nest).run(); }
+
+} // namespace loopscope::lower

@@ -1,0 +1,869 @@
+// Lowering: kernel + schedule -> loop nest. Places every stage's loops, guards, cache
+// stages, producers computed at a loop, the accumulator and hoisted loads.
+#include "lower/loop_nest.h"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+
+namespace loopscope::lower {
+
+namespace {
+
+using sched::LoopVar;
+using sched::Program;
+
+/// Interval of an integer quantity inside the body of a loop: [lo, hi] with hi - lo <= width;
+/// `point` when it does not vary there.
+struct Interval {
+    IndexId lo = kNoIndex;
+    IndexId hi = kNoIndex;
+    int64_t width = 0;
+    bool point = true;
+};
+
+/// A box of a tensor seen from some depth of a stage's nest.
+struct Box {
+    Region region;              ///< clipped min / count / step
+    std::vector<int64_t> shape; ///< static elements per dimension
+};
+
+/// Replaces loads of inlined stages by their expressions (affine composition).
+ir::ExprPtr substituteInlined(const Program& p, const ir::ExprPtr& e);
+
+ir::AffineExpr compose(const ir::AffineExpr& inner, const std::vector<ir::AffineExpr>& byAxis)
+{
+    ir::AffineExpr out;
+    out.constant = inner.constant;
+    for (const auto& t : inner.terms) {
+        const ir::AffineExpr& sub = byAxis[t.axis];
+        out.constant += t.coeff * sub.constant;
+        for (const auto& st : sub.terms) {
+            bool merged = false;
+            for (auto& o : out.terms)
+                if (o.axis == st.axis) {
+                    o.coeff += t.coeff * st.coeff;
+                    merged = true;
+                }
+            if (!merged)
+                out.terms.push_back({st.axis, t.coeff * st.coeff});
+        }
+    }
+    return out;
+}
+
+ir::ExprPtr inlineInto(const Program& p, const ir::ExprPtr& producerValue,
+                       const std::vector<ir::AffineExpr>& byAxis)
+{
+    const ir::Expr& e = *producerValue;
+    switch (e.kind) {
+    case ir::Expr::Kind::Const: return producerValue;
+    case ir::Expr::Kind::Load: {
+        ir::Access acc = e.access;
+        for (auto& ix : acc.index)
+            ix = compose(ix, byAxis);
+        return substituteInlined(p, ir::Expr::makeLoad(acc));
+    }
+    case ir::Expr::Kind::Neg: return ir::Expr::makeNeg(inlineInto(p, e.a, byAxis));
+    default: return ir::Expr::makeBinary(e.kind, inlineInto(p, e.a, byAxis), inlineInto(p, e.b, byAxis));
+    }
+}
+
+ir::ExprPtr substituteInlined(const Program& p, const ir::ExprPtr& e)
+{
+    switch (e->kind) {
+    case ir::Expr::Kind::Const: return e;
+    case ir::Expr::Kind::Load: {
+        int prod = p.kernel->producerOf(e->access.tensor);
+        if (prod < 0 || !p.stages[prod].inlined)
+            return e;
+        const ir::Stage& ps = p.kernel->stages[prod];
+        // Producer axis a (spatial, output dim d) takes the consumer's index expression d.
+        std::vector<ir::AffineExpr> byAxis(ps.axes.size());
+        for (size_t d = 0; d < ps.output.index.size(); ++d)
+            byAxis[ps.output.index[d].terms[0].axis] = e->access.index[d];
+        return inlineInto(p, ps.value, byAxis);
+    }
+    case ir::Expr::Kind::Neg: return ir::Expr::makeNeg(substituteInlined(p, e->a));
+    default: return ir::Expr::makeBinary(e->kind, substituteInlined(p, e->a), substituteInlined(p, e->b));
+    }
+}
+
+class Lowerer {
+public:
+    explicit Lowerer(const Program& p) : m_p(p), m_k(*p.kernel)
+    {
+        m_n.kernel = p.kernel;
+        m_n.target = p.target;
+    }
+
+    LoopNest run()
+    {
+        // Home buffers: every materialised tensor in the outermost level, except
+        // intermediates whose producer is computed inside a consumer loop.
+        m_home.assign(m_k.tensors.size(), -1);
+        for (size_t t = 0; t < m_k.tensors.size(); ++t) {
+            int prod = m_k.producerOf(static_cast<int>(t));
+            if (prod >= 0 && (m_p.stages[prod].inlined || !m_p.stages[prod].computeAt.isRoot()))
+                continue;
+            bool used = prod >= 0;
+            for (size_t s = 0; s < m_k.stages.size() && !used; ++s)
+                used = stageUses(static_cast<int>(s), static_cast<int>(t));
+            if (!used)
+                continue;
+            Buffer b;
+            b.name = m_k.tensors[t].name;
+            b.tensor = static_cast<int>(t);
+            b.level = m_p.homeLevel();
+            b.dtype = m_k.tensors[t].dtype;
+            b.role = Buffer::Role::Home;
+            b.shape = m_k.tensors[t].shape;
+            b.step.assign(b.shape.size(), 1);
+            b.origin.assign(b.shape.size(), kNoIndex);
+            m_home[t] = addBuffer(std::move(b));
+            m_scope.push_back(m_home[t]);
+        }
+        int root = newStmt(Stmt::Kind::Block);
+        for (size_t s = 0; s < m_k.stages.size(); ++s)
+            if (!m_p.stages[s].inlined && m_p.stages[s].computeAt.isRoot())
+                emitStage(static_cast<int>(s), root, nullptr);
+        m_n.root = root;
+        return std::move(m_n);
+    }
+
+private:
+    struct LoadInfo {
+        ir::Access access;
+        int reg = -1;
+        int depth = -1;
+        bool padded = false;   ///< may fall outside its tensor (zero padding)
+    };
+    struct GuardInfo {
+        Cond cond;
+        int depth = -1;
+    };
+
+    /// Per-stage lowering state.
+    struct Ctx {
+        int s = -1;
+        std::vector<int64_t> extent;      ///< per var, possibly shrunk to a producer region
+        std::vector<int> slot;            ///< per active var
+        std::vector<IndexId> varExpr;     ///< per var (cache)
+        std::vector<IndexId> axisExpr;    ///< per axis
+        std::vector<IndexId> regionMin;   ///< per axis (producers computed at a loop)
+        std::vector<IndexId> regionMax;
+        std::vector<LoadInfo> loads;
+        std::vector<GuardInfo> guards;
+        ir::ExprPtr value;
+        int valueNode = -1;
+        int accDepth = -2;                ///< depth of the accumulator; -2: none
+        int accBuffer = -1;
+        int outDepthLimit = 0;
+    };
+
+    bool stageUses(int s, int t) const
+    {
+        if (m_p.stages[s].inlined)
+            return false;
+        const auto& st = m_k.stages[s];
+        if (st.output.tensor == t)
+            return true;
+        for (const auto& a : loadsOf(substituteInlined(m_p, st.value)))
+            if (a.tensor == t)
+                return true;
+        return st.requant && (st.requant->bias == t || st.requant->multiplier.tensor == t || st.requant->shift.tensor == t);
+    }
+
+    static void collectLoads(const ir::ExprPtr& e, std::vector<ir::Access>& out)
+    {
+        if (e->kind == ir::Expr::Kind::Load)
+            out.push_back(e->access);
+        if (e->a)
+            collectLoads(e->a, out);
+        if (e->b)
+            collectLoads(e->b, out);
+    }
+    static std::vector<ir::Access> loadsOf(const ir::ExprPtr& e)
+    {
+        std::vector<ir::Access> out;
+        collectLoads(e, out);
+        return out;
+    }
+
+    int addBuffer(Buffer b)
+    {
+        m_n.buffers.push_back(std::move(b));
+        return static_cast<int>(m_n.buffers.size() - 1);
+    }
+    int newStmt(Stmt::Kind k)
+    {
+        Stmt s;
+        s.kind = k;
+        m_n.stmts.push_back(std::move(s));
+        return static_cast<int>(m_n.stmts.size() - 1);
+    }
+    int newSlot(const std::string& name)
+    {
+        m_n.slotNames.push_back(name);
+        return static_cast<int>(m_n.slotNames.size() - 1);
+    }
+    void append(int block, int child) { m_n.stmts[block].body.push_back(child); }
+    IndexPool& ix() { return m_n.index; }
+
+    /// Innermost visible buffer of a tensor for a stage.
+    int lookup(int tensor, int stage) const
+    {
+        for (auto it = m_scope.rbegin(); it != m_scope.rend(); ++it) {
+            const Buffer& b = m_n.buffers[*it];
+            if (b.tensor == tensor && b.role != Buffer::Role::Accumulator
+                && (b.ownerStage < 0 || b.ownerStage == stage))
+                return *it;
+        }
+        return -1;
+    }
+
+    // ---- variables, axes, intervals ------------------------------------------------------
+
+    const sched::StageSchedule& ss(const Ctx& c) const { return m_p.stages[c.s]; }
+
+    IndexId varExpr(Ctx& c, int v)
+    {
+        if (c.varExpr[v] != kNoIndex)
+            return c.varExpr[v];
+        const LoopVar& lv = ss(c).vars[v];
+        IndexId e;
+        if (lv.active)
+            e = ix().slot(c.slot[v]);
+        else if (lv.splitOuter >= 0)
+            e = ix().add(ix().mul(varExpr(c, lv.splitOuter), lv.factor > 0 ? c.extent[lv.splitInner] : 1), varExpr(c, lv.splitInner));
+        else {
+            int f = lv.fusedInto;
+            const LoopVar& fv = ss(c).vars[f];
+            int64_t innerExt = c.extent[fv.fusedInner];
+            e = fv.fusedOuter == v ? ix().div(varExpr(c, f), innerExt) : ix().mod(varExpr(c, f), innerExt);
+        }
+        c.varExpr[v] = e;
+        return e;
+    }
+
+    /// Position in the stage's loop order of the innermost loop an index depends on (-1: none).
+    int depthOf(const Ctx& c, IndexId e) const
+    {
+        std::vector<int> slots;
+        m_n.index.slotsOf(e, slots);
+        int d = -1;
+        const auto& order = ss(c).order;
+        for (int sl : slots)
+            for (size_t i = 0; i < order.size(); ++i)
+                if (c.slot[order[i]] == sl)
+                    d = std::max(d, static_cast<int>(i));
+        return d;
+    }
+
+    Interval varInterval(Ctx& c, int v, int depth)
+    {
+        const LoopVar& lv = ss(c).vars[v];
+        Interval r;
+        if (lv.active) {
+            int pos = ss(c).position(v);
+            if (pos <= depth) {
+                r.lo = r.hi = ix().slot(c.slot[v]);
+                return r;
+            }
+            r.lo = ix().constant(0);
+            r.hi = ix().constant(c.extent[v] - 1);
+            r.width = c.extent[v] - 1;
+            r.point = false;
+            return r;
+        }
+        if (lv.splitOuter >= 0) {
+            int64_t f = c.extent[lv.splitInner];
+            Interval o = varInterval(c, lv.splitOuter, depth);
+            Interval i = varInterval(c, lv.splitInner, depth);
+            r.point = o.point && i.point;
+            r.lo = ix().add(ix().mul(o.lo, f), i.lo);
+            r.hi = ix().add(ix().mul(o.hi, f), i.hi);
+            r.width = o.width * f + i.width;
+            if (c.extent[v] % f != 0 || c.extent[lv.splitOuter] * f != c.extent[v])
+                r.hi = ix().min(r.hi, ix().constant(c.extent[v] - 1));
+            return r;
+        }
+        const LoopVar& fv = ss(c).vars[lv.fusedInto];
+        Interval f = varInterval(c, lv.fusedInto, depth);
+        if (f.point) {
+            r.lo = r.hi = varExpr(c, v);
+            return r;
+        }
+        r.lo = ix().constant(0);
+        r.hi = ix().constant(c.extent[v] - 1);
+        r.width = c.extent[v] - 1;
+        r.point = false;
+        (void)fv;
+        return r;
+    }
+
+    Interval axisInterval(Ctx& c, int axis, int depth)
+    {
+        Interval r = varInterval(c, axis, depth);  // axis a is variable a (Program::initial)
+        if (c.regionMin.empty() || c.regionMin[axis] == kNoIndex)
+            return r;
+        r.lo = ix().add(c.regionMin[axis], r.lo);
+        r.hi = ix().min(ix().add(c.regionMin[axis], r.hi), c.regionMax[axis]);
+        if (r.point)
+            r.hi = r.lo;
+        return r;
+    }
+
+    /// Box of all accesses `accs` (same tensor, same coefficients) over the loops inside
+    /// `depth`. `clamp` clips to the tensor (zero padding); `unitStep` forces step 1.
+    Box box(Ctx& c, const std::vector<ir::Access>& accs, int depth, bool clamp, bool unitStep)
+    {
+        const ir::Tensor& t = m_k.tensors[accs[0].tensor];
+        const ir::Stage& st = m_k.stages[c.s];
+        Box b;
+        std::vector<Interval> ax(st.axes.size());
+        for (size_t a = 0; a < st.axes.size(); ++a)
+            ax[a] = axisInterval(c, static_cast<int>(a), depth);
+        for (size_t d = 0; d < t.shape.size(); ++d) {
+            const ir::AffineExpr& e = accs[0].index[d];
+            IndexId lo = ix().constant(0), hi = ix().constant(0);
+            int64_t width = 0, step = 0;
+            for (const auto& term : e.terms) {
+                const Interval& iv = ax[term.axis];
+                if (term.coeff >= 0) {
+                    lo = ix().add(lo, ix().mul(iv.lo, term.coeff));
+                    hi = ix().add(hi, ix().mul(iv.hi, term.coeff));
+                } else {
+                    lo = ix().add(lo, ix().mul(iv.hi, term.coeff));
+                    hi = ix().add(hi, ix().mul(iv.lo, term.coeff));
+                }
+                width += std::abs(term.coeff) * iv.width;
+                if (!iv.point)
+                    step = std::gcd(step, std::abs(term.coeff));
+            }
+            int64_t kmin = e.constant, kmax = e.constant;
+            for (const auto& a : accs) {
+                kmin = std::min(kmin, a.index[d].constant);
+                kmax = std::max(kmax, a.index[d].constant);
+                step = std::gcd(step, a.index[d].constant - e.constant);
+            }
+            if (step == 0 || unitStep)
+                step = 1;
+            lo = ix().addConst(lo, kmin);
+            hi = ix().addConst(hi, kmax);
+            width += kmax - kmin;
+            if (clamp) {
+                IndexId neg = ix().max(ix().constant(0), ix().mul(lo, -1));
+                lo = step == 1 ? ix().max(lo, ix().constant(0))
+                               : ix().add(lo, ix().mul(ix().div(ix().addConst(neg, step - 1), step), step));
+                hi = ix().min(hi, ix().constant(t.shape[d] - 1));
+            }
+            IndexId count = ix().addConst(ix().div(ix().sub(hi, lo), step), 1);
+            if (clamp || !ix().isConst(count))
+                count = ix().max(ix().constant(0), count);
+            b.region.min.push_back(lo);
+            b.region.count.push_back(count);
+            b.region.step.push_back(step);
+            int64_t full = (t.shape[d] - 1) / step + 1;
+            b.shape.push_back(std::min(width / step + 1, full));
+        }
+        return b;
+    }
+
+    std::vector<ir::Access> accessesOf(const Ctx& c, int tensor) const
+    {
+        std::vector<ir::Access> out;
+        for (const auto& l : c.loads)
+            if (l.access.tensor == tensor)
+                out.push_back(l.access);
+        return out;
+    }
+
+    // ---- value expressions ---------------------------------------------------------------
+
+    int valueNode(ValueNode v)
+    {
+        m_n.values.push_back(v);
+        return static_cast<int>(m_n.values.size() - 1);
+    }
+
+    int buildValue(Ctx& c, const ir::ExprPtr& e, size_t& nextLoad)
+    {
+        ValueNode v;
+        switch (e->kind) {
+        case ir::Expr::Kind::Const:
+            v.op = ValueNode::Op::Const;
+            v.intValue = e->intValue;
+            v.floatValue = e->isFloatConst ? e->floatValue : static_cast<double>(e->intValue);
+            return valueNode(v);
+        case ir::Expr::Kind::Load:
+            v.op = ValueNode::Op::Reg;
+            v.reg = c.loads[nextLoad++].reg;
+            return valueNode(v);
+        case ir::Expr::Kind::Neg:
+            v.op = ValueNode::Op::Neg;
+            v.a = buildValue(c, e->a, nextLoad);
+            return valueNode(v);
+        case ir::Expr::Kind::Add: v.op = ValueNode::Op::Add; break;
+        case ir::Expr::Kind::Sub: v.op = ValueNode::Op::Sub; break;
+        case ir::Expr::Kind::Mul: v.op = ValueNode::Op::Mul; break;
+        }
+        int a = buildValue(c, e->a, nextLoad);
+        int b = buildValue(c, e->b, nextLoad);
+        v.a = a;
+        v.b = b;
+        return valueNode(v);
+    }
+
+    IndexId accessIndex(Ctx& c, const ir::AffineExpr& e)
+    {
+        IndexId r = ix().constant(e.constant);
+        for (const auto& t : e.terms)
+            r = ix().add(r, ix().mul(c.axisExpr[t.axis], t.coeff));
+        return r;
+    }
+
+    std::string slotName(int s, const LoopVar& v) const
+    {
+        if (m_k.stages.size() == 1)
+            return v.name;
+        return m_k.stages[s].name + ":" + v.name;
+    }
+
+    // ---- stage emission -------------------------------------------------------------------
+
+    /// Emits stage s into `block`. `region` holds, for producers computed at a consumer loop,
+    /// the per-dimension min/max of their output that the consumer needs.
+    void emitStage(int s, int block, const Box* region)
+    {
+        const ir::Stage& st = m_k.stages[s];
+        const auto& sched = m_p.stages[s];
+        Ctx c;
+        c.s = s;
+        c.extent.resize(sched.vars.size());
+        c.slot.assign(sched.vars.size(), -1);
+        c.varExpr.assign(sched.vars.size(), kNoIndex);
+        // Extents: axes (possibly shrunk to the producer's region), then derived variables
+        // in creation order (a split or fuse always creates variables after their sources).
+        for (size_t v = 0; v < sched.vars.size(); ++v) {
+            const LoopVar& lv = sched.vars[v];
+            switch (lv.origin) {
+            case LoopVar::Origin::Axis: c.extent[v] = lv.extent; break;
+            case LoopVar::Origin::SplitOuter: c.extent[v] = (c.extent[lv.parent] + lv.factor - 1) / lv.factor; break;
+            case LoopVar::Origin::SplitInner: c.extent[v] = std::min(lv.factor, c.extent[lv.parent]); break;
+            case LoopVar::Origin::Fused: c.extent[v] = c.extent[lv.fusedOuter] * c.extent[lv.fusedInner]; break;
+            }
+            if (lv.origin == LoopVar::Origin::Axis && region) {
+                // Spatial axis a is output dimension d.
+                for (size_t d = 0; d < st.output.index.size(); ++d)
+                    if (st.output.index[d].terms[0].axis == static_cast<int>(v))
+                        c.extent[v] = region->shape[d];
+            }
+            if (lv.origin == LoopVar::Origin::SplitOuter || lv.origin == LoopVar::Origin::SplitInner) {
+                // Recompute outer from the (possibly clipped) inner factor.
+                if (lv.origin == LoopVar::Origin::SplitOuter) {
+                    int64_t f = std::min(lv.factor, c.extent[lv.parent]);
+                    c.extent[v] = (c.extent[lv.parent] + f - 1) / f;
+                }
+            }
+        }
+        for (int v : sched.order)
+            c.slot[v] = newSlot(slotName(s, sched.vars[v]));
+
+        if (region) {
+            c.regionMin.assign(st.axes.size(), kNoIndex);
+            c.regionMax.assign(st.axes.size(), kNoIndex);
+            for (size_t d = 0; d < st.output.index.size(); ++d) {
+                int a = st.output.index[d].terms[0].axis;
+                c.regionMin[a] = region->region.min[d];
+                c.regionMax[a] = ix().addConst(ix().add(region->region.min[d], region->region.count[d]), -1);
+            }
+        }
+        c.axisExpr.resize(st.axes.size());
+        for (size_t a = 0; a < st.axes.size(); ++a) {
+            IndexId e = varExpr(c, static_cast<int>(a));
+            if (region && c.regionMin[a] != kNoIndex)
+                e = ix().add(c.regionMin[a], e);
+            c.axisExpr[a] = e;
+        }
+
+        // Guards for partial tiles: every split whose factor does not divide its parent.
+        for (size_t v = 0; v < sched.vars.size(); ++v) {
+            const LoopVar& lv = sched.vars[v];
+            if (lv.splitOuter < 0)
+                continue;
+            int64_t f = c.extent[lv.splitInner];
+            if (c.extent[lv.splitOuter] * f == c.extent[v])
+                continue;
+            GuardInfo g;
+            g.cond.expr = varExpr(c, static_cast<int>(v));
+            g.cond.hi = ix().constant(c.extent[v] - 1);
+            g.cond.why = Cond::Why::PartialTile;
+            g.depth = depthOf(c, g.cond.expr);
+            c.guards.push_back(g);
+        }
+        if (region)
+            for (size_t a = 0; a < st.axes.size(); ++a)
+                if (c.regionMin[a] != kNoIndex) {
+                    GuardInfo g;
+                    g.cond.expr = c.axisExpr[a];
+                    g.cond.hi = c.regionMax[a];
+                    g.cond.why = Cond::Why::Region;
+                    g.depth = depthOf(c, varExpr(c, static_cast<int>(a)));
+                    c.guards.push_back(g);
+                }
+
+        // Loads (after inlining), their registers and depths.
+        c.value = substituteInlined(m_p, st.value);
+        std::map<std::string, int> regUse;
+        for (const auto& acc : loadsOf(c.value)) {
+            LoadInfo li;
+            li.access = acc;
+            const ir::Tensor& t = m_k.tensors[acc.tensor];
+            std::string base = t.name;
+            std::transform(base.begin(), base.end(), base.begin(), [](unsigned char ch) { return std::tolower(ch); });
+            int n = regUse[base]++;
+            m_n.regNames.push_back(base + (n ? std::to_string(n) : ""));
+            li.reg = static_cast<int>(m_n.regNames.size() - 1);
+            li.depth = -1;
+            for (const auto& e : acc.index)
+                li.depth = std::max(li.depth, depthOf(c, accessIndex(c, e)));
+            // ... and inside the scope of the buffer it reads.
+            for (const auto& cs : m_p.caches)
+                if (cs.stage == s && cs.tensor == acc.tensor && cs.var >= 0)
+                    li.depth = std::max(li.depth, sched.position(cs.var));
+            int prod = m_k.producerOf(acc.tensor);
+            if (prod >= 0 && m_p.stages[prod].computeAt.stage == s && m_p.stages[prod].computeAt.var >= 0)
+                li.depth = std::max(li.depth, sched.position(m_p.stages[prod].computeAt.var));
+            if (st.padZero) {
+                std::vector<Interval> full;
+                for (size_t d = 0; d < acc.index.size(); ++d) {
+                    int64_t lo = acc.index[d].constant, hi = acc.index[d].constant;
+                    for (const auto& term : acc.index[d].terms) {
+                        int64_t ext = st.axes[term.axis].extent - 1;
+                        (term.coeff >= 0 ? hi : lo) += term.coeff * ext;
+                    }
+                    if (lo < 0 || hi > t.shape[d] - 1) {
+                        li.padded = true;
+                        GuardInfo g;
+                        g.cond.expr = accessIndex(c, acc.index[d]);
+                        g.cond.lo = lo < 0 ? ix().constant(0) : kNoIndex;
+                        g.cond.hi = hi > t.shape[d] - 1 ? ix().constant(t.shape[d] - 1) : kNoIndex;
+                        g.cond.why = Cond::Why::Padding;
+                        g.depth = depthOf(c, g.cond.expr);
+                        c.guards.push_back(g);
+                    }
+                }
+            }
+            c.loads.push_back(li);
+        }
+        // A padding guard skips the whole term: the update sits inside it, so loads of the
+        // padded tensor must too; other loads may be hoisted above it.
+        size_t next = 0;
+        c.valueNode = buildValue(c, c.value, next);
+
+        // The accumulator sits just outside the outermost reduction loop.
+        int n = static_cast<int>(sched.order.size());
+        if (st.accumulate) {
+            int r = n;
+            for (int i = 0; i < n; ++i)
+                if (sched.vars[sched.order[i]].reduction) {
+                    r = i;
+                    break;
+                }
+            c.accDepth = r - 1;
+        }
+
+        emitLevel(c, -1, block);
+    }
+
+    /// Emits the body at `depth` (-1: the stage's root; d: inside loop order[d]).
+    void emitLevel(Ctx& c, int depth, int block)
+    {
+        const auto& sched = m_p.stages[c.s];
+        const ir::Stage& st = m_k.stages[c.s];
+        const int n = static_cast<int>(sched.order.size());
+        size_t scopeMark = m_scope.size();
+
+        // 1. guards at this depth
+        std::vector<Cond> conds;
+        for (const auto& g : c.guards)
+            if (g.depth == depth && g.cond.why != Cond::Why::Padding)
+                conds.push_back(g.cond);
+        if (!conds.empty()) {
+            int ifs = newStmt(Stmt::Kind::If);
+            m_n.stmts[ifs].conds = conds;
+            m_n.stmts[ifs].stage = c.s;
+            append(block, ifs);
+            block = ifs;
+        }
+        const int var = depth >= 0 ? sched.order[depth] : -1;
+
+        // 2. producers computed here
+        for (size_t p = 0; p < m_p.stages.size(); ++p) {
+            const auto& ps = m_p.stages[p];
+            if (ps.inlined || ps.computeAt.isRoot() || ps.computeAt.stage != c.s || ps.computeAt.var != var)
+                continue;
+            int t = m_k.stages[p].output.tensor;
+            Box reg = box(c, accessesOf(c, t), depth, st.padZero, true);
+            Buffer b;
+            b.name = m_k.tensors[t].name + "_" + levelName(ps.storeLevel);
+            b.tensor = t;
+            b.level = ps.storeLevel;
+            b.dtype = m_k.tensors[t].dtype;
+            b.role = Buffer::Role::Intermediate;
+            b.atStage = c.s;
+            b.atVar = var;
+            b.shape = reg.shape;
+            b.step.assign(b.shape.size(), 1);
+            b.origin = reg.region.min;
+            int bid = addBuffer(std::move(b));
+            int alloc = newStmt(Stmt::Kind::Alloc);
+            m_n.stmts[alloc].buffer = bid;
+            m_n.stmts[alloc].stage = static_cast<int>(p);
+            append(block, alloc);
+            block = alloc;
+            m_scope.push_back(bid);
+            emitStage(static_cast<int>(p), block, &reg);
+        }
+
+        // 3. cache stages placed here, outer levels first
+        std::vector<int> caches;
+        for (size_t i = 0; i < m_p.caches.size(); ++i)
+            if (m_p.caches[i].stage == c.s && m_p.caches[i].var == var)
+                caches.push_back(static_cast<int>(i));
+        std::stable_sort(caches.begin(), caches.end(), [&](int a, int b) {
+            return std::pair(m_p.caches[a].level, m_p.caches[a].tensor) < std::pair(m_p.caches[b].level, m_p.caches[b].tensor);
+        });
+        std::vector<std::pair<int, int>> writeBacks;  // (alloc block, copy stmt) to append after the body
+        for (int ci : caches) {
+            const sched::CacheStage& cs = m_p.caches[ci];
+            std::vector<ir::Access> accs;
+            if (cs.write)
+                accs.push_back(st.output);
+            else
+                accs = accessesOf(c, cs.tensor);
+            bool clamp = st.padZero && !cs.write;
+            Box bx;
+            if (accs.empty()) {
+                // Requantize parameters: indexed by the channel axis only.
+                accs.push_back(quantAccess(st, cs.tensor));
+            }
+            bx = box(c, accs, depth, clamp, false);
+            int src = lookup(cs.tensor, c.s);
+            Buffer b;
+            b.name = m_k.tensors[cs.tensor].name + "_" + levelName(cs.level);
+            b.tensor = cs.tensor;
+            b.level = cs.level;
+            b.dtype = m_k.tensors[cs.tensor].dtype;
+            b.role = Buffer::Role::Cache;
+            b.ownerStage = c.s;
+            b.cache = ci;
+            b.write = cs.write;
+            b.doubleBuffer = cs.doubleBuffer;
+            b.atStage = c.s;
+            b.atVar = var;
+            b.shape = bx.shape;
+            b.step = bx.region.step;
+            b.origin = bx.region.min;
+            int bid = addBuffer(std::move(b));
+            int alloc = newStmt(Stmt::Kind::Alloc);
+            m_n.stmts[alloc].buffer = bid;
+            m_n.stmts[alloc].stage = c.s;
+            append(block, alloc);
+            int copy = newStmt(Stmt::Kind::Copy);
+            Stmt& cp = m_n.stmts[copy];
+            cp.stage = c.s;
+            cp.region = bx.region;
+            cp.doubleBuffer = cs.doubleBuffer;
+            if (cs.write) {
+                cp.src = bid;
+                cp.buffer = src;
+                writeBacks.push_back({alloc, copy});
+            } else {
+                cp.src = src;
+                cp.buffer = bid;
+                append(alloc, copy);
+            }
+            block = alloc;
+            m_scope.push_back(bid);
+        }
+
+        // 4. the accumulator
+        int accAlloc = -1;
+        Region accRegion;
+        if (depth == c.accDepth) {
+            Box bx = box(c, {st.output}, depth, false, true);
+            Buffer b;
+            b.name = m_k.tensors[st.output.tensor].name + "_acc";
+            b.tensor = st.output.tensor;
+            b.dtype = m_k.isFloatKernel() ? ir::DType::Float32 : (st.requant ? ir::DType::Int32 : m_k.tensors[st.output.tensor].dtype);
+            b.role = Buffer::Role::Accumulator;
+            b.ownerStage = c.s;
+            b.atStage = c.s;
+            b.atVar = var;
+            b.shape = bx.shape;
+            b.step.assign(b.shape.size(), 1);
+            b.origin = bx.region.min;
+            b.level = accumulatorInRegisters(c, depth, b.elements()) ? -1 : m_p.target->innermostLevel();
+            int bid = addBuffer(std::move(b));
+            c.accBuffer = bid;
+            accAlloc = newStmt(Stmt::Kind::Alloc);
+            m_n.stmts[accAlloc].buffer = bid;
+            m_n.stmts[accAlloc].stage = c.s;
+            append(block, accAlloc);
+            int fill = newStmt(Stmt::Kind::Fill);
+            Stmt& f = m_n.stmts[fill];
+            f.stage = c.s;
+            f.buffer = bid;
+            f.region = bx.region;
+            if (st.requant && st.requant->bias >= 0) {
+                f.src = lookup(st.requant->bias, c.s);
+                f.channelDim = channelDim(st);
+            }
+            append(accAlloc, fill);
+            block = accAlloc;
+            accRegion = bx.region;  // written back after the body
+        }
+
+        // 5. loads hoisted to this depth (padded ones inside their guard, below)
+        for (const auto& l : c.loads)
+            if (l.depth == depth && !l.padded && !(depth == n - 1 && hasPadding(c)))
+                emitLoad(c, l, block);
+
+        // 6. the next loop, or the update
+        if (depth + 1 < n) {
+            int v = sched.order[depth + 1];
+            const LoopVar& lv = sched.vars[v];
+            int loop = newStmt(Stmt::Kind::For);
+            Stmt& f = m_n.stmts[loop];
+            f.stage = c.s;
+            f.name = m_n.slotNames[c.slot[v]];
+            f.slot = c.slot[v];
+            f.var = v;
+            f.extent = c.extent[v];
+            f.loopKind = lv.kind;
+            f.reduction = lv.reduction;
+            append(block, loop);
+            emitLevel(c, depth + 1, loop);
+        } else {
+            int target = block;
+            std::vector<Cond> pads;
+            for (const auto& g : c.guards)
+                if (g.cond.why == Cond::Why::Padding)
+                    pads.push_back(g.cond);
+            if (!pads.empty()) {
+                int ifs = newStmt(Stmt::Kind::If);
+                m_n.stmts[ifs].conds = pads;
+                m_n.stmts[ifs].stage = c.s;
+                append(block, ifs);
+                target = ifs;
+            }
+            for (const auto& l : c.loads)
+                if (l.depth == depth && (l.padded || hasPadding(c)))
+                    emitLoad(c, l, target);
+            for (const auto& l : c.loads)
+                if (l.padded && l.depth < depth)
+                    emitLoad(c, l, target);
+            int comp = newStmt(Stmt::Kind::Compute);
+            Stmt& cm = m_n.stmts[comp];
+            cm.stage = c.s;
+            cm.value = c.valueNode;
+            if (st.accumulate) {
+                cm.buffer = c.accBuffer;
+                cm.accumulate = true;
+            } else {
+                cm.buffer = lookup(st.output.tensor, c.s);
+            }
+            for (const auto& e : st.output.index)
+                cm.index.push_back(accessIndex(c, e));
+            append(target, comp);
+        }
+
+        // Closing: accumulator write-back, then cache write-backs (inner first).
+        if (accAlloc >= 0) {
+            int wb = newStmt(Stmt::Kind::Writeback);
+            Stmt& w = m_n.stmts[wb];
+            w.stage = c.s;
+            w.src = c.accBuffer;
+            w.buffer = lookup(st.output.tensor, c.s);
+            w.region = accRegion;
+            if (st.requant) {
+                w.channelDim = channelDim(st);
+                if (st.requant->multiplier.tensor >= 0)
+                    w.multBuffer = lookup(st.requant->multiplier.tensor, c.s);
+                if (st.requant->shift.tensor >= 0)
+                    w.shiftBuffer = lookup(st.requant->shift.tensor, c.s);
+            }
+            append(accAlloc, wb);
+        }
+        for (auto it = writeBacks.rbegin(); it != writeBacks.rend(); ++it)
+            append(it->first, it->second);
+        m_scope.resize(scopeMark);
+    }
+
+    bool hasPadding(const Ctx& c) const
+    {
+        return std::any_of(c.guards.begin(), c.guards.end(), [](const GuardInfo& g) { return g.cond.why == Cond::Why::Padding; });
+    }
+
+    void emitLoad(Ctx& c, const LoadInfo& l, int block)
+    {
+        int ld = newStmt(Stmt::Kind::Load);
+        Stmt& s = m_n.stmts[ld];
+        s.stage = c.s;
+        s.reg = l.reg;
+        s.buffer = lookup(l.access.tensor, c.s);
+        for (const auto& e : l.access.index)
+            s.index.push_back(accessIndex(c, e));
+        append(block, ld);
+    }
+
+    bool accumulatorInRegisters(const Ctx& c, int depth, int64_t elements) const
+    {
+        if (elements == 1)
+            return true;
+        if (elements > m_p.target->compute.registers)
+            return false;
+        const auto& sched = m_p.stages[c.s];
+        for (size_t i = depth + 1; i < sched.order.size(); ++i) {
+            const LoopVar& lv = sched.vars[sched.order[i]];
+            if (!lv.reduction && lv.kind != sched::LoopKind::Unrolled && lv.kind != sched::LoopKind::Vectorized && c.extent[sched.order[i]] > 1)
+                return false;
+        }
+        return true;
+    }
+
+    int channelDim(const ir::Stage& st) const
+    {
+        for (size_t d = 0; d < st.output.index.size(); ++d)
+            if (st.output.index[d].terms[0].axis == st.requant->channelAxis)
+                return static_cast<int>(d);
+        return -1;
+    }
+
+    /// The access of a requantize parameter tensor: [channel axis].
+    ir::Access quantAccess(const ir::Stage& st, int tensor) const
+    {
+        ir::Access a;
+        a.tensor = tensor;
+        ir::AffineExpr e;
+        e.terms.push_back({st.requant ? st.requant->channelAxis : 0, 1});
+        a.index.push_back(e);
+        return a;
+    }
+
+    std::string levelName(int l) const { return l < 0 ? "reg" : m_p.target->levels[l].name; }
+
+    const Program& m_p;
+    const ir::Kernel& m_k;
+    LoopNest m_n;
+    std::vector<int> m_home;
+    std::vector<int> m_scope;
+};
+
+} // namespace
+
+LoopNest lower(const sched::Program& program) { return Lowerer(program).run(); }
+
+} // namespace loopscope::lower

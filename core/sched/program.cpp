@@ -1,0 +1,190 @@
+// Program state queries, step names and descriptions, the initial (unscheduled) program.
+#include "sched/program.h"
+
+#include <array>
+#include <sstream>
+
+namespace loopscope::sched {
+
+namespace {
+constexpr std::array<std::pair<Primitive, const char*>, 12> kPrimitiveNames = {{
+    {Primitive::Split, "split"},
+    {Primitive::Tile, "tile"},
+    {Primitive::Reorder, "reorder"},
+    {Primitive::Fuse, "fuse"},
+    {Primitive::Unroll, "unroll"},
+    {Primitive::Vectorize, "vectorize"},
+    {Primitive::Parallel, "parallel"},
+    {Primitive::CacheRead, "cache_read"},
+    {Primitive::CacheWrite, "cache_write"},
+    {Primitive::ComputeAt, "compute_at"},
+    {Primitive::ComputeInline, "compute_inline"},
+    {Primitive::DoubleBuffer, "double_buffer"},
+}};
+
+std::string joinNames(const std::vector<std::string>& v, const char* sep = ", ")
+{
+    std::string out;
+    for (const auto& s : v)
+        out += (out.empty() ? "" : sep) + s;
+    return out;
+}
+} // namespace
+
+const char* primitiveName(Primitive p)
+{
+    for (const auto& [k, n] : kPrimitiveNames)
+        if (k == p)
+            return n;
+    return "?";
+}
+
+bool parsePrimitive(const std::string& name, Primitive& out)
+{
+    for (const auto& [k, n] : kPrimitiveNames)
+        if (name == n) {
+            out = k;
+            return true;
+        }
+    return false;
+}
+
+const char* loopKindName(LoopKind k)
+{
+    switch (k) {
+    case LoopKind::Serial: return "serial";
+    case LoopKind::Unrolled: return "unrolled";
+    case LoopKind::Vectorized: return "vectorized";
+    case LoopKind::Parallel: return "parallel";
+    }
+    return "?";
+}
+
+bool Step::operator==(const Step& o) const
+{
+    return primitive == o.primitive && stage == o.stage && loops == o.loops && factor == o.factor
+        && nparts == o.nparts && factors == o.factors && tensor == o.tensor && level == o.level
+        && at == o.at && producer == o.producer;
+}
+
+std::string describe(const Step& s)
+{
+    std::ostringstream os;
+    os << primitiveName(s.primitive);
+    switch (s.primitive) {
+    case Primitive::Split:
+        os << ' ' << (s.loops.empty() ? "?" : s.loops[0]);
+        if (s.nparts > 0)
+            os << " into " << s.nparts << " parts";
+        else
+            os << " by " << s.factor;
+        break;
+    case Primitive::Tile:
+        os << ' ' << joinNames(s.loops) << " by ";
+        for (size_t i = 0; i < s.factors.size(); ++i)
+            os << (i ? "x" : "") << s.factors[i];
+        break;
+    case Primitive::Reorder:
+    case Primitive::Fuse:
+        os << ' ' << joinNames(s.loops);
+        break;
+    case Primitive::Unroll:
+    case Primitive::Vectorize:
+    case Primitive::Parallel:
+        os << ' ' << (s.loops.empty() ? "?" : s.loops[0]);
+        break;
+    case Primitive::CacheRead:
+    case Primitive::CacheWrite:
+        os << ' ' << s.tensor << " into " << s.level << " at " << (s.at.empty() ? "root" : s.at);
+        break;
+    case Primitive::ComputeAt:
+        if (!s.producer.empty())
+            os << ' ' << s.producer;
+        else
+            os << ' ' << s.tensor << '@' << s.level;
+        os << " at " << s.at;
+        break;
+    case Primitive::ComputeInline:
+        os << ' ' << s.producer;
+        break;
+    case Primitive::DoubleBuffer:
+        os << ' ' << s.tensor << (s.level.empty() ? "" : "@" + s.level);
+        break;
+    }
+    return os.str();
+}
+
+int StageSchedule::findVar(const std::string& name) const
+{
+    for (size_t i = 0; i < vars.size(); ++i)
+        if (vars[i].name == name)
+            return static_cast<int>(i);
+    return -1;
+}
+
+int StageSchedule::findLoop(const std::string& name) const
+{
+    int v = findVar(name);
+    return v >= 0 && vars[v].active ? v : -1;
+}
+
+int StageSchedule::position(int var) const
+{
+    for (size_t i = 0; i < order.size(); ++i)
+        if (order[i] == var)
+            return static_cast<int>(i);
+    return -1;
+}
+
+Program Program::initial(std::shared_ptr<const ir::Kernel> kernel,
+                         std::shared_ptr<const hw::Target> target)
+{
+    Program p;
+    p.kernel = std::move(kernel);
+    p.target = std::move(target);
+    for (const auto& stage : p.kernel->stages) {
+        StageSchedule ss;
+        for (size_t a = 0; a < stage.axes.size(); ++a) {
+            LoopVar v;
+            v.name = stage.axes[a].name;
+            v.extent = stage.axes[a].extent;
+            v.reduction = stage.axes[a].reduction;
+            v.axis = static_cast<int>(a);
+            ss.order.push_back(static_cast<int>(ss.vars.size()));
+            ss.vars.push_back(v);
+        }
+        p.stages.push_back(std::move(ss));
+    }
+    return p;
+}
+
+int Program::findCache(int tensor, int level, int stage) const
+{
+    for (size_t i = 0; i < caches.size(); ++i)
+        if (caches[i].tensor == tensor && caches[i].level == level
+            && (stage < 0 || caches[i].stage == stage))
+            return static_cast<int>(i);
+    return -1;
+}
+
+std::string Program::loopLabel(int stage, int var) const
+{
+    if (var < 0)
+        return "root";
+    return stages[stage].vars[var].name;
+}
+
+std::string ScheduleError::str() const
+{
+    std::ostringstream os;
+    if (loc.known())
+        os << loc.str() << ": ";
+    if (stepIndex >= 0)
+        os << "step " << stepIndex + 1 << " (" << primitiveName(primitive) << "): ";
+    else
+        os << primitiveName(primitive) << ": ";
+    os << message;
+    return os.str();
+}
+
+} // namespace loopscope::sched

@@ -1,0 +1,390 @@
+// Reading, writing and replaying schedule files.
+#include "sched/schedule_file.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace loopscope::sched {
+
+namespace {
+
+SourceLoc locOf(const YAML::Node& n, const std::string& path)
+{
+    YAML::Mark m = n.Mark();
+    if (m.is_null())
+        return {path, 0, 0};
+    return {path, m.line + 1, m.column + 1};
+}
+
+struct Reader {
+    std::string path;
+    std::vector<Diagnostic> errors;
+
+    void error(const YAML::Node& n, const std::string& msg) { errors.push_back({Severity::Error, locOf(n, path), msg}); }
+
+    bool str(const YAML::Node& n, const std::string& field, std::string& out)
+    {
+        if (!n.IsScalar()) {
+            error(n, field + ": expected a string");
+            return false;
+        }
+        out = n.Scalar();
+        return true;
+    }
+
+    bool integer(const YAML::Node& n, const std::string& field, int64_t& out)
+    {
+        if (!n.IsScalar()) {
+            error(n, field + ": expected an integer");
+            return false;
+        }
+        const std::string& s = n.Scalar();
+        try {
+            size_t used = 0;
+            long long v = std::stoll(s, &used, 10);
+            if (used != s.size())
+                throw std::invalid_argument(s);
+            out = v;
+            return true;
+        } catch (const std::exception&) {
+            error(n, field + ": expected an integer, got '" + s + "'");
+            return false;
+        }
+    }
+
+    bool strList(const YAML::Node& n, const std::string& field, std::vector<std::string>& out)
+    {
+        if (!n.IsSequence()) {
+            error(n, field + ": expected a list of names");
+            return false;
+        }
+        for (const auto& e : n) {
+            std::string s;
+            if (!str(e, field, s))
+                return false;
+            out.push_back(s);
+        }
+        return true;
+    }
+
+    bool intList(const YAML::Node& n, const std::string& field, std::vector<int64_t>& out)
+    {
+        if (!n.IsSequence()) {
+            error(n, field + ": expected a list of integers");
+            return false;
+        }
+        for (const auto& e : n) {
+            int64_t v;
+            if (!integer(e, field, v))
+                return false;
+            out.push_back(v);
+        }
+        return true;
+    }
+
+    /// Fields each primitive accepts.
+    static std::vector<std::string> allowedFields(Primitive p)
+    {
+        switch (p) {
+        case Primitive::Split: return {"stage", "loop", "factor", "nparts"};
+        case Primitive::Tile: return {"stage", "loops", "factors"};
+        case Primitive::Reorder:
+        case Primitive::Fuse: return {"stage", "loops"};
+        case Primitive::Unroll:
+        case Primitive::Vectorize:
+        case Primitive::Parallel: return {"stage", "loop"};
+        case Primitive::CacheRead:
+        case Primitive::CacheWrite: return {"stage", "tensor", "level", "at"};
+        case Primitive::ComputeAt: return {"stage", "producer", "tensor", "level", "at"};
+        case Primitive::ComputeInline: return {"producer"};
+        case Primitive::DoubleBuffer: return {"stage", "tensor", "level"};
+        }
+        return {};
+    }
+
+    bool step(const YAML::Node& n, Step& out)
+    {
+        out.loc = locOf(n, path);
+        if (!n.IsMap() || n.size() != 1) {
+            error(n, "steps: each step is a map with one primitive, e.g. '- split: {loop: i, factor: 16}'");
+            return false;
+        }
+        auto it = n.begin();
+        const std::string name = it->first.Scalar();
+        if (!parsePrimitive(name, out.primitive)) {
+            error(it->first, "unknown primitive '" + name + "' (known: split, tile, reorder, fuse, unroll, vectorize, parallel, cache_read, cache_write, compute_at, compute_inline, double_buffer)");
+            return false;
+        }
+        const YAML::Node args = it->second;
+        if (!args.IsMap()) {
+            error(args, name + ": expected a map of parameters");
+            return false;
+        }
+        auto allowed = allowedFields(out.primitive);
+        bool ok = true;
+        for (const auto& kv : args) {
+            const std::string key = kv.first.Scalar();
+            if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
+                std::string list;
+                for (const auto& a : allowed)
+                    list += (list.empty() ? "" : ", ") + a;
+                error(kv.first, name + ": unknown parameter '" + key + "' (allowed: " + list + ")");
+                ok = false;
+                continue;
+            }
+            const std::string field = name + "." + key;
+            const YAML::Node& v = kv.second;
+            if (key == "stage")
+                ok &= str(v, field, out.stage);
+            else if (key == "loop") {
+                std::string l;
+                ok &= str(v, field, l);
+                out.loops = {l};
+            } else if (key == "loops")
+                ok &= strList(v, field, out.loops);
+            else if (key == "factor")
+                ok &= integer(v, field, out.factor);
+            else if (key == "nparts")
+                ok &= integer(v, field, out.nparts);
+            else if (key == "factors")
+                ok &= intList(v, field, out.factors);
+            else if (key == "tensor")
+                ok &= str(v, field, out.tensor);
+            else if (key == "level")
+                ok &= str(v, field, out.level);
+            else if (key == "at")
+                ok &= str(v, field, out.at);
+            else if (key == "producer")
+                ok &= str(v, field, out.producer);
+        }
+        return ok;
+    }
+};
+
+std::string quoteIfNeeded(const std::string& s)
+{
+    bool plain = !s.empty();
+    for (char c : s)
+        if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-' || c == '/'))
+            plain = false;
+    if (plain && (s.front() == '-' || s == "null" || s == "true" || s == "false" || s == "~"))
+        plain = false;
+    if (plain)
+        return s;
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"' || c == '\\')
+            out += '\\';
+        out += c;
+    }
+    return out + "\"";
+}
+
+std::string list(const std::vector<std::string>& v)
+{
+    std::string out = "[";
+    for (size_t i = 0; i < v.size(); ++i)
+        out += (i ? ", " : "") + quoteIfNeeded(v[i]);
+    return out + "]";
+}
+
+} // namespace
+
+Result<ScheduleFile> parseScheduleFile(const std::string& text, const std::string& path)
+{
+    YAML::Node root;
+    try {
+        root = YAML::Load(text);
+    } catch (const YAML::ParserException& e) {
+        return Diagnostic{Severity::Error, {path, e.mark.line + 1, e.mark.column + 1}, "YAML syntax error: " + e.msg};
+    }
+    Reader r{path, {}};
+    ScheduleFile f;
+    f.path = path;
+    if (!root.IsMap())
+        return Diagnostic{Severity::Error, locOf(root, path).known() ? locOf(root, path) : SourceLoc{path, 1, 1}, "a schedule file is a map with keys kernel, target, steps"};
+    bool haveKernel = false, haveTarget = false;
+    try {
+        for (const auto& kv : root) {
+            const std::string key = kv.first.Scalar();
+            const YAML::Node& v = kv.second;
+            if (key == "kernel")
+                haveKernel = r.str(v, "kernel", f.kernel);
+            else if (key == "target")
+                haveTarget = r.str(v, "target", f.target);
+            else if (key == "description")
+                r.str(v, "description", f.description);
+            else if (key == "params") {
+                if (!v.IsMap()) {
+                    r.error(v, "params: expected a map of size parameters, e.g. {M: 8}");
+                    continue;
+                }
+                for (const auto& p : v) {
+                    int64_t n;
+                    if (r.integer(p.second, "params." + p.first.Scalar(), n))
+                        f.params[p.first.Scalar()] = n;
+                }
+            } else if (key == "steps") {
+                if (v.IsNull())
+                    continue;
+                if (!v.IsSequence()) {
+                    r.error(v, "steps: expected a list of steps");
+                    continue;
+                }
+                for (const auto& s : v) {
+                    Step st;
+                    if (r.step(s, st))
+                        f.steps.push_back(st);
+                }
+            } else {
+                r.error(kv.first, "unknown key '" + key + "' (allowed: kernel, target, description, params, steps)");
+            }
+        }
+    } catch (const YAML::Exception& e) {
+        r.errors.push_back({Severity::Error, {path, e.mark.line + 1, e.mark.column + 1}, e.msg});
+    }
+    if (!haveKernel && r.errors.empty())
+        r.errors.push_back({Severity::Error, {path, 1, 1}, "missing key 'kernel' (path of the kernel file, relative to this file)"});
+    if (!haveTarget && r.errors.empty())
+        r.errors.push_back({Severity::Error, {path, 1, 1}, "missing key 'target' (a built-in target name or a target file)"});
+    if (!r.errors.empty())
+        return r.errors;
+    return f;
+}
+
+Result<ScheduleFile> loadScheduleFile(const std::string& path)
+{
+    std::string text, err;
+    if (!readTextFile(path, text, err))
+        return Diagnostic{Severity::Error, {path, 0, 0}, err};
+    return parseScheduleFile(text, path);
+}
+
+std::string formatScheduleFile(const ScheduleFile& f)
+{
+    std::ostringstream os;
+    if (!f.description.empty())
+        os << "description: " << quoteIfNeeded(f.description) << "\n";
+    os << "kernel: " << quoteIfNeeded(f.kernel) << "\n";
+    os << "target: " << quoteIfNeeded(f.target) << "\n";
+    if (!f.params.empty()) {
+        os << "params: {";
+        bool first = true;
+        for (const auto& [k, v] : f.params) {
+            os << (first ? "" : ", ") << k << ": " << v;
+            first = false;
+        }
+        os << "}\n";
+    }
+    if (f.steps.empty()) {
+        os << "steps: []\n";
+        return os.str();
+    }
+    os << "steps:\n";
+    for (const Step& s : f.steps) {
+        std::vector<std::string> fields;
+        if (!s.stage.empty())
+            fields.push_back("stage: " + quoteIfNeeded(s.stage));
+        if (!s.producer.empty())
+            fields.push_back("producer: " + quoteIfNeeded(s.producer));
+        if (!s.tensor.empty())
+            fields.push_back("tensor: " + quoteIfNeeded(s.tensor));
+        if (!s.level.empty())
+            fields.push_back("level: " + quoteIfNeeded(s.level));
+        bool single = s.primitive == Primitive::Split || s.primitive == Primitive::Unroll
+            || s.primitive == Primitive::Vectorize || s.primitive == Primitive::Parallel;
+        if (single && s.loops.size() == 1)
+            fields.push_back("loop: " + quoteIfNeeded(s.loops[0]));
+        else if (!s.loops.empty())
+            fields.push_back("loops: " + list(s.loops));
+        if (s.factor != 0)
+            fields.push_back("factor: " + std::to_string(s.factor));
+        if (s.nparts != 0)
+            fields.push_back("nparts: " + std::to_string(s.nparts));
+        if (!s.factors.empty()) {
+            std::string fl = "[";
+            for (size_t i = 0; i < s.factors.size(); ++i)
+                fl += (i ? ", " : "") + std::to_string(s.factors[i]);
+            fields.push_back("factors: " + fl + "]");
+        }
+        if (!s.at.empty())
+            fields.push_back("at: " + quoteIfNeeded(s.at));
+        os << "  - " << primitiveName(s.primitive) << ": {";
+        for (size_t i = 0; i < fields.size(); ++i)
+            os << (i ? ", " : "") << fields[i];
+        os << "}\n";
+    }
+    return os.str();
+}
+
+bool saveScheduleFile(const ScheduleFile& file, const std::string& path, std::string& error)
+{
+    const std::string tmp = path + ".tmp";
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        if (!out) {
+            error = "cannot write '" + tmp + "'";
+            return false;
+        }
+        out << formatScheduleFile(file);
+        if (!out.flush()) {
+            error = "cannot write '" + tmp + "'";
+            return false;
+        }
+    }
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+        std::remove(tmp.c_str());
+        error = "cannot replace '" + path + "'";
+        return false;
+    }
+    return true;
+}
+
+std::string directoryOf(const std::string& path)
+{
+    size_t slash = path.find_last_of('/');
+    return slash == std::string::npos ? std::string() : path.substr(0, slash);
+}
+
+std::string joinPath(const std::string& dir, const std::string& rel)
+{
+    if (rel.empty() || rel[0] == '/' || dir.empty())
+        return rel;
+    return dir + "/" + rel;
+}
+
+Result<OpenedSchedule> openSchedule(const std::string& path, const TargetResolver& resolveTarget)
+{
+    auto file = loadScheduleFile(path);
+    if (!file)
+        return file.errors();
+    OpenedSchedule o;
+    o.file = *file;
+    const std::string dir = directoryOf(path);
+    auto kernel = ir::loadKernelFile(joinPath(dir, o.file.kernel), o.file.params);
+    if (!kernel)
+        return kernel.errors();
+    auto target = resolveTarget(o.file.target, dir);
+    if (!target)
+        return target.errors();
+    o.kernel = std::make_shared<const ir::Kernel>(std::move(*kernel));
+    o.target = std::make_shared<const hw::Target>(std::move(*target));
+    ApplyResult r = replay(o.kernel, o.target, o.file.steps);
+    if (!r.ok()) {
+        const ScheduleError& e = r.error();
+        std::string msg = "step " + std::to_string(e.stepIndex + 1) + " (" + primitiveName(e.primitive) + "): " + e.message;
+        if (!e.detail.empty())
+            msg += " (" + e.detail + ")";
+        return Diagnostic{Severity::Error, e.loc.known() ? e.loc : SourceLoc{path, 0, 0}, msg};
+    }
+    o.program = std::move(r.program());
+    return o;
+}
+
+} // namespace loopscope::sched

@@ -1,0 +1,178 @@
+// The lowered loop-nest IR: loops with kinds, buffers tagged with a memory level, copy
+// stages between levels, guards for partial tiles, register temporaries. One walk of it
+// gives the interpreter, the printer, the cost model and the C generator what they need.
+#pragma once
+
+#include "hw/target.h"
+#include "ir/kernel.h"
+#include "sched/program.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace loopscope::lower {
+
+/// Id of an index expression in an IndexPool.
+using IndexId = int;
+inline constexpr IndexId kNoIndex = -1;
+
+/// Integer index expressions over variable slots (loop counters). Affine parts are kept in a
+/// canonical linear form so that differences such as (i.outer*16 + i.inner) - i.outer*16
+/// simplify to i.inner; division, modulo, min and max are nodes of their own (floor
+/// division and modulo).
+class IndexPool {
+public:
+    struct Term {
+        int atom;       ///< >= 0: a slot; < 0: -(node id + 1), a non-linear node
+        int64_t coeff;
+    };
+    struct Node {
+        enum class Op { Linear, Div, Mod, Min, Max };
+        Op op = Op::Linear;
+        std::vector<Term> terms;  ///< Linear
+        int64_t constant = 0;     ///< Linear: constant part; Div/Mod: the divisor
+        IndexId a = kNoIndex, b = kNoIndex;
+    };
+
+    IndexId constant(int64_t v);
+    IndexId slot(int s);
+    IndexId add(IndexId a, IndexId b);
+    IndexId sub(IndexId a, IndexId b);
+    IndexId mul(IndexId a, int64_t c);
+    IndexId addConst(IndexId a, int64_t c);
+    IndexId div(IndexId a, int64_t c);   ///< floor division by a positive constant
+    IndexId mod(IndexId a, int64_t c);   ///< floor modulo by a positive constant
+    IndexId min(IndexId a, IndexId b);
+    IndexId max(IndexId a, IndexId b);
+
+    bool isConst(IndexId id, int64_t* value = nullptr) const;
+    int64_t eval(IndexId id, const int64_t* slots) const;
+    /// Slots the expression depends on (appended, unsorted, may repeat).
+    void slotsOf(IndexId id, std::vector<int>& out) const;
+    std::string str(IndexId id, const std::vector<std::string>& slotNames) const;
+    const Node& node(IndexId id) const { return m_nodes[id]; }
+    size_t size() const { return m_nodes.size(); }
+
+private:
+    IndexId linear(std::vector<Term> terms, int64_t c);
+    /// Linear view of any node (a non-linear node becomes one atom).
+    void linearize(IndexId id, int64_t scale, std::vector<Term>& terms, int64_t& c) const;
+    std::vector<Node> m_nodes;
+};
+
+/// Value expressions computed by the stage body, over register temporaries.
+struct ValueNode {
+    enum class Op { Const, Reg, Add, Sub, Mul, Neg };
+    Op op = Op::Const;
+    int64_t intValue = 0;
+    double floatValue = 0;
+    int reg = -1;
+    int a = -1, b = -1;
+};
+
+/// Storage of (part of) a tensor in one memory level.
+struct Buffer {
+    enum class Role { Home, Cache, Intermediate, Accumulator };
+    std::string name;
+    int tensor = -1;
+    int level = -1;                 ///< index into Target::levels; -1 = registers
+    ir::DType dtype = ir::DType::Float32;
+    Role role = Role::Home;
+    int ownerStage = -1;            ///< stage allowed to use it; -1 = every stage
+    int cache = -1;                 ///< index into Program::caches for Role::Cache
+    bool write = false;             ///< cache_write buffer (written back when its scope ends)
+    bool doubleBuffer = false;
+    int atStage = -1;               ///< stage/loop var of the loop whose body holds it (-1: root)
+    int atVar = -1;
+    std::vector<int64_t> shape;     ///< elements per dimension (the largest tile)
+    std::vector<int64_t> step;      ///< global index distance between neighbours, per dimension
+    std::vector<IndexId> origin;    ///< global index of element 0, per dimension (kNoIndex: 0)
+
+    int64_t elements() const;
+    int64_t bytes() const { return elements() * ir::dtypeBytes(dtype); }
+    /// Bytes it occupies in its level: double buffers count twice.
+    int64_t footprintBytes() const { return bytes() * (doubleBuffer ? 2 : 1); }
+};
+
+/// A box of a tensor, in global indices: per dimension min, runtime count and step.
+struct Region {
+    std::vector<IndexId> min;
+    std::vector<IndexId> count;
+    std::vector<int64_t> step;
+};
+
+/// A guard condition lo <= expr <= hi (either bound may be kNoIndex).
+struct Cond {
+    IndexId expr = kNoIndex;
+    IndexId lo = kNoIndex;
+    IndexId hi = kNoIndex;
+    enum class Why { PartialTile, Padding, Region } why = Why::PartialTile;
+};
+
+struct Stmt {
+    enum class Kind {
+        Block,      ///< body
+        For,        ///< for slot in [0, extent): body
+        If,         ///< if all conds: body
+        Alloc,      ///< buffer live during body
+        Copy,       ///< region of src -> dst (cache fill or write-back)
+        Fill,       ///< accumulator region = 0 (or the bias)
+        Load,       ///< reg = buffer[index]
+        Compute,    ///< buffer[index] = value, or += value
+        Writeback,  ///< accumulator region -> output buffer (through the requantize epilogue)
+    };
+    Kind kind = Kind::Block;
+    std::vector<int> body;          ///< child statements (Block, For, If, Alloc)
+    int stage = -1;
+
+    // For
+    std::string name;
+    int slot = -1;
+    int var = -1;                   ///< loop variable of `stage`
+    int64_t extent = 0;
+    sched::LoopKind loopKind = sched::LoopKind::Serial;
+    bool reduction = false;
+
+    // If
+    std::vector<Cond> conds;
+
+    // Alloc, Load, Compute (target), Copy/Writeback (destination), Fill
+    int buffer = -1;
+    // Copy (source), Writeback (accumulator), Fill (bias buffer or -1)
+    int src = -1;
+    bool doubleBuffer = false;
+    Region region;                  ///< Copy, Fill, Writeback
+    std::vector<IndexId> index;     ///< Load, Compute: global index into the tensor
+    int reg = -1;                   ///< Load
+    int value = -1;                 ///< Compute: ValueNode id
+    bool accumulate = false;        ///< Compute: += instead of =
+    int multBuffer = -1;            ///< Writeback: buffers of per-channel multiplier / shift
+    int shiftBuffer = -1;
+    int channelDim = -1;            ///< Fill/Writeback: output dimension indexing bias/mult/shift
+};
+
+/// A lowered program: owns the index and value pools, the statements and the buffers.
+struct LoopNest {
+    std::shared_ptr<const ir::Kernel> kernel;
+    std::shared_ptr<const hw::Target> target;
+    IndexPool index;
+    std::vector<ValueNode> values;
+    std::vector<Stmt> stmts;
+    std::vector<Buffer> buffers;
+    std::vector<std::string> slotNames;
+    std::vector<std::string> regNames;
+    int root = -1;
+
+    /// Local (buffer) index of a global tensor index in a buffer, per dimension.
+    IndexId localIndex(const Buffer& b, int dim, IndexId global);
+};
+
+/// Lowers a scheduled program to its loop nest.
+LoopNest lower(const sched::Program& program);
+
+/// Readable pseudo-code of a loop nest, stable for golden tests.
+std::string print(const LoopNest& nest);
+
+} // namespace loopscope::lower

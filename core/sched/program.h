@@ -1,0 +1,130 @@
+// The state a schedule builds: per stage the loop variables and their order, and the
+// cache stages. `apply` (apply.h) is the only way to change it.
+#pragma once
+
+#include "hw/target.h"
+#include "ir/kernel.h"
+#include "sched/step.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace loopscope::sched {
+
+enum class LoopKind { Serial, Unrolled, Vectorized, Parallel };
+const char* loopKindName(LoopKind k);
+
+/// A loop variable of a stage. Variables are never removed: a split or fused variable stays
+/// in the list (no longer active) so that axis values can be derived from the active loops.
+struct LoopVar {
+    enum class Origin { Axis, SplitOuter, SplitInner, Fused };
+    std::string name;
+    int64_t extent = 1;
+    Origin origin = Origin::Axis;
+    bool reduction = false;
+    LoopKind kind = LoopKind::Serial;
+    int axis = -1;          ///< Origin::Axis: the stage axis
+    int parent = -1;        ///< SplitOuter/SplitInner: the variable that was split
+    int64_t factor = 1;     ///< SplitOuter/SplitInner: extent of the inner part
+    int fusedOuter = -1;    ///< Fused: its two parts
+    int fusedInner = -1;
+    int splitOuter = -1;    ///< set on a variable once split: its two parts
+    int splitInner = -1;
+    int fusedInto = -1;     ///< set on a variable once fused: the fused variable
+    bool active = true;
+};
+
+/// Where a stage's nest (or a cache stage's buffer) lives: at the root of its stage's nest
+/// or inside the body of a loop of some stage.
+struct Attach {
+    int stage = -1;         ///< -1: root of the whole program
+    int var = -1;           ///< -1: root of `stage`'s nest
+    bool isRoot() const { return var < 0; }
+    bool operator==(const Attach&) const = default;
+};
+
+struct StageSchedule {
+    std::vector<LoopVar> vars;
+    std::vector<int> order;     ///< active variables, outermost first
+    Attach computeAt;           ///< stage = consumer stage when computed at one of its loops
+    int storeLevel = -1;        ///< level of the produced intermediate when computed at a loop
+    bool inlined = false;
+
+    int findVar(const std::string& name) const;      ///< any variable (active or not)
+    int findLoop(const std::string& name) const;     ///< active only
+    int position(int var) const;                     ///< index in order, or -1
+};
+
+/// A cache_read or cache_write stage: a buffer of `tensor` in `level`, placed in the body of
+/// `at` (a loop of `stage`, or its root), filled (read) or written back (write) once per
+/// iteration of that body.
+struct CacheStage {
+    int tensor = -1;
+    int level = -1;
+    bool write = false;
+    int stage = -1;         ///< the stage whose loads (read) or stores (write) it serves
+    int var = -1;           ///< loop variable of `stage` it sits in; -1 = root of the stage
+    bool doubleBuffer = false;
+};
+
+/// A kernel, a target and the result of replaying a trace. Copyable value; apply() returns a
+/// new one.
+struct Program {
+    std::shared_ptr<const ir::Kernel> kernel;
+    std::shared_ptr<const hw::Target> target;
+    std::vector<StageSchedule> stages;
+    std::vector<CacheStage> caches;
+    std::vector<Step> trace;
+
+    /// The unscheduled program: one loop per axis in axis order, nothing cached.
+    static Program initial(std::shared_ptr<const ir::Kernel> kernel,
+                           std::shared_ptr<const hw::Target> target);
+
+    const LoopVar& var(int stage, int v) const { return stages[stage].vars[v]; }
+    /// Home level of every tensor (the outermost level).
+    int homeLevel() const { return 0; }
+    /// Cache stage for tensor/level (any stage), or -1.
+    int findCache(int tensor, int level, int stage = -1) const;
+    /// "i.outer" or "P/h" when a stage name is needed to be unambiguous.
+    std::string loopLabel(int stage, int var) const;
+};
+
+/// Typed schedule error: what failed, why, and what to highlight.
+struct ScheduleError {
+    int stepIndex = -1;         ///< 0-based index in the trace; -1 when not from a trace
+    Primitive primitive = Primitive::Split;
+    std::string message;        ///< short: "j.inner is not a loop of stage C"
+    std::string detail;         ///< longer explanation / how to fix it
+    std::vector<std::string> loops;    ///< loops to highlight
+    std::vector<std::string> tensors;  ///< tensors to highlight
+    SourceLoc loc;              ///< the step in its file, when known
+
+    /// "file:line:col: step 3 (reorder): j.inner is not a loop of stage C" (1-based step).
+    std::string str() const;
+};
+
+/// The result of applying one step: the new program or the error (the old program is untouched).
+class ApplyResult {
+public:
+    ApplyResult(Program p) : m_program(std::move(p)), m_ok(true) {}
+    ApplyResult(ScheduleError e) : m_error(std::move(e)), m_ok(false) {}
+    bool ok() const { return m_ok; }
+    const Program& program() const { return m_program; }
+    Program& program() { return m_program; }
+    const ScheduleError& error() const { return m_error; }
+
+private:
+    Program m_program;
+    ScheduleError m_error;
+    bool m_ok;
+};
+
+/// Applies one step to a program (pure). On success the step is appended to the trace.
+ApplyResult apply(const Program& program, const Step& step);
+
+/// Replays a whole trace from the initial program; stops at the first failing step.
+ApplyResult replay(std::shared_ptr<const ir::Kernel> kernel,
+                   std::shared_ptr<const hw::Target> target, const std::vector<Step>& steps);
+
+} // namespace loopscope::sched

@@ -1,0 +1,54 @@
+// Schedule files (*.sched.yaml): kernel path, target, optional size overrides and the trace.
+#pragma once
+
+#include "common/diagnostic.h"
+#include "hw/target.h"
+#include "sched/program.h"
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace loopscope::sched {
+
+/// A schedule file as written: paths are kept as the user wrote them.
+struct ScheduleFile {
+    std::string path;                       ///< where it was read from / will be written
+    std::string kernel;                     ///< kernel path, relative to the schedule file
+    std::string target;                     ///< built-in target name or target file path
+    std::string description;
+    std::map<std::string, int64_t> params;  ///< size overrides applied to the kernel
+    std::vector<Step> steps;
+};
+
+Result<ScheduleFile> parseScheduleFile(const std::string& text, const std::string& path);
+Result<ScheduleFile> loadScheduleFile(const std::string& path);
+
+/// Canonical text of a schedule; save, load, save gives the same bytes.
+std::string formatScheduleFile(const ScheduleFile& file);
+/// Writes formatScheduleFile(file) to `path` (atomically: a temporary file, then rename).
+bool saveScheduleFile(const ScheduleFile& file, const std::string& path, std::string& error);
+
+/// Resolves a target name or path (relative to baseDir). Supplied by hwdesc's loader.
+using TargetResolver = std::function<Result<hw::Target>(const std::string& nameOrPath, const std::string& baseDir)>;
+
+/// A loaded schedule: the file, its kernel and target, and the replayed program.
+struct OpenedSchedule {
+    ScheduleFile file;
+    std::shared_ptr<const ir::Kernel> kernel;
+    std::shared_ptr<const hw::Target> target;
+    Program program;
+};
+
+/// Loads a schedule file, its kernel and target, and replays the trace. A failing step
+/// becomes an error naming the step, its file:line:column, and the loops/tensors involved.
+Result<OpenedSchedule> openSchedule(const std::string& path, const TargetResolver& resolveTarget);
+
+/// Directory part of a path ("" for a bare file name).
+std::string directoryOf(const std::string& path);
+/// Joins a directory and a relative path (absolute paths are returned as they are).
+std::string joinPath(const std::string& dir, const std::string& rel);
+
+} // namespace loopscope::sched
