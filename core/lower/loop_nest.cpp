@@ -409,10 +409,9 @@ private:
                             + levelName(src.level) + " -> " + levelName(dst.level) + (s.doubleBuffer ? ", prefetched (double buffer)" : ""));
             break;
         }
-        case Stmt::Kind::Fill: {
-            const Buffer& b = m_n.buffers[s.buffer];
-            std::string init = s.src >= 0 ? m_n.buffers[s.src].name + "[channel]" : "0";
-            line(depth, "fill " + b.name + region(s.region) + " = " + init);
+        case Stmt::Kind::AccInit: {
+            std::string init = s.src >= 0 ? access(s.src, s.srcIndex) : "0";
+            line(depth, access(s.buffer, s.index) + " = " + init);
             break;
         }
         case Stmt::Kind::Load:
@@ -421,12 +420,10 @@ private:
         case Stmt::Kind::Compute:
             line(depth, access(s.buffer, s.index) + (s.accumulate ? " += " : " = ") + stripParens(value(s.value)));
             break;
-        case Stmt::Kind::Writeback: {
-            const Buffer& acc = m_n.buffers[s.src];
-            const Buffer& dst = m_n.buffers[s.buffer];
+        case Stmt::Kind::AccStore: {
             const auto& st = m_n.kernel->stages[s.stage];
-            std::string how = st.requant ? "requantize(" + acc.name + ")" : acc.name;
-            line(depth, "store " + dst.name + region(s.region) + " = " + how);
+            std::string acc = access(s.src, s.srcIndex);
+            line(depth, access(s.buffer, s.index) + " = " + (st.requant ? "requantize(" + acc + ")" : acc));
             break;
         }
         }

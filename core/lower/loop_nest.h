@@ -72,7 +72,8 @@ struct ValueNode {
     int a = -1, b = -1;
 };
 
-/// Storage of (part of) a tensor in one memory level.
+/// Storage of (part of) a tensor in one memory level. Accumulators have one dimension,
+/// indexed row-major by the spatial loops they span, not by tensor coordinates.
 struct Buffer {
     enum class Role { Home, Cache, Intermediate, Accumulator };
     std::string name;
@@ -118,10 +119,10 @@ struct Stmt {
         If,         ///< if all conds: body
         Alloc,      ///< buffer live during body
         Copy,       ///< region of src -> dst (cache fill or write-back)
-        Fill,       ///< accumulator region = 0 (or the bias)
+        AccInit,    ///< buffer[index] = 0, or = bias (src[srcIndex])
         Load,       ///< reg = buffer[index]
         Compute,    ///< buffer[index] = value, or += value
-        Writeback,  ///< accumulator region -> output buffer (through the requantize epilogue)
+        AccStore,   ///< buffer[index] = src[srcIndex] (through the requantize epilogue)
     };
     Kind kind = Kind::Block;
     std::vector<int> body;          ///< child statements (Block, For, If, Alloc)
@@ -138,19 +139,21 @@ struct Stmt {
     // If
     std::vector<Cond> conds;
 
-    // Alloc, Load, Compute (target), Copy/Writeback (destination), Fill
+    // Alloc, Load, Compute, AccInit, AccStore (target), Copy (destination)
     int buffer = -1;
-    // Copy (source), Writeback (accumulator), Fill (bias buffer or -1)
+    // Copy (source), AccStore (accumulator), AccInit (bias buffer or -1)
     int src = -1;
     bool doubleBuffer = false;
-    Region region;                  ///< Copy, Fill, Writeback
-    std::vector<IndexId> index;     ///< Load, Compute: global index into the tensor
+    Region region;                  ///< Copy
+    std::vector<IndexId> index;     ///< index into `buffer` (global tensor index, or loop
+                                    ///< index for accumulators)
+    std::vector<IndexId> srcIndex;  ///< AccInit (bias) / AccStore (accumulator): index into src
     int reg = -1;                   ///< Load
     int value = -1;                 ///< Compute: ValueNode id
     bool accumulate = false;        ///< Compute: += instead of =
-    int multBuffer = -1;            ///< Writeback: buffers of per-channel multiplier / shift
+    int multBuffer = -1;            ///< AccStore: buffers of per-channel multiplier / shift
     int shiftBuffer = -1;
-    int channelDim = -1;            ///< Fill/Writeback: output dimension indexing bias/mult/shift
+    IndexId channel = kNoIndex;     ///< AccStore: channel index for multiplier / shift
 };
 
 /// A lowered program: owns the index and value pools, the statements and the buffers.

@@ -158,7 +158,7 @@ private:
         int valueNode = -1;
         int accDepth = -2;                ///< depth of the accumulator; -2: none
         int accBuffer = -1;
-        int outDepthLimit = 0;
+        std::vector<IndexId> accIndex;    ///< accumulator index (flat, over its loops)
     };
 
     bool stageUses(int s, int t) const
@@ -689,11 +689,14 @@ private:
             m_scope.push_back(bid);
         }
 
-        // 4. the accumulator
+        // 4. the accumulator: one element per iteration of the spatial loops inside the
+        //    outermost reduction loop, initialised before it and stored after it.
         int accAlloc = -1;
-        Region accRegion;
+        std::vector<int> accLoops;
         if (depth == c.accDepth) {
-            Box bx = box(c, {st.output}, depth, false, true);
+            for (int i = depth + 1; i < n; ++i)
+                if (!sched.vars[sched.order[i]].reduction)
+                    accLoops.push_back(sched.order[i]);
             Buffer b;
             b.name = m_k.tensors[st.output.tensor].name + "_acc";
             b.tensor = st.output.tensor;
@@ -702,28 +705,34 @@ private:
             b.ownerStage = c.s;
             b.atStage = c.s;
             b.atVar = var;
-            b.shape = bx.shape;
-            b.step.assign(b.shape.size(), 1);
-            b.origin = bx.region.min;
+            // One dimension, row-major over the accumulator's loops (the layout C code uses).
+            int64_t elements = 1;
+            IndexId flat = ix().constant(0);
+            for (int v : accLoops) {
+                flat = ix().add(ix().mul(flat, c.extent[v]), ix().slot(c.slot[v]));
+                elements *= c.extent[v];
+            }
+            b.shape = {elements};
+            b.step = {1};
+            b.origin = {kNoIndex};
             b.level = accumulatorInRegisters(c, depth, b.elements()) ? -1 : m_p.target->innermostLevel();
             int bid = addBuffer(std::move(b));
             c.accBuffer = bid;
+            c.accIndex = {flat};
             accAlloc = newStmt(Stmt::Kind::Alloc);
             m_n.stmts[accAlloc].buffer = bid;
             m_n.stmts[accAlloc].stage = c.s;
             append(block, accAlloc);
-            int fill = newStmt(Stmt::Kind::Fill);
-            Stmt& f = m_n.stmts[fill];
-            f.stage = c.s;
-            f.buffer = bid;
-            f.region = bx.region;
+            int init = newStmt(Stmt::Kind::AccInit);
+            m_n.stmts[init].stage = c.s;
+            m_n.stmts[init].buffer = bid;
+            m_n.stmts[init].index = c.accIndex;
             if (st.requant && st.requant->bias >= 0) {
-                f.src = lookup(st.requant->bias, c.s);
-                f.channelDim = channelDim(st);
+                m_n.stmts[init].src = lookup(st.requant->bias, c.s);
+                m_n.stmts[init].srcIndex = {c.axisExpr[st.requant->channelAxis]};
             }
-            append(accAlloc, fill);
+            append(accAlloc, accNest(c, depth, accLoops, init));
             block = accAlloc;
-            accRegion = bx.region;  // written back after the body
         }
 
         // 5. loads hoisted to this depth (padded ones inside their guard, below)
@@ -772,34 +781,81 @@ private:
             if (st.accumulate) {
                 cm.buffer = c.accBuffer;
                 cm.accumulate = true;
+                cm.index = c.accIndex;
             } else {
                 cm.buffer = lookup(st.output.tensor, c.s);
+                for (const auto& e : st.output.index)
+                    cm.index.push_back(accessIndex(c, e));
             }
-            for (const auto& e : st.output.index)
-                cm.index.push_back(accessIndex(c, e));
             append(target, comp);
         }
 
-        // Closing: accumulator write-back, then cache write-backs (inner first).
+        // Closing: accumulator store, then cache write-backs (inner first).
         if (accAlloc >= 0) {
-            int wb = newStmt(Stmt::Kind::Writeback);
-            Stmt& w = m_n.stmts[wb];
+            int store = newStmt(Stmt::Kind::AccStore);
+            Stmt& w = m_n.stmts[store];
             w.stage = c.s;
             w.src = c.accBuffer;
+            w.srcIndex = c.accIndex;
             w.buffer = lookup(st.output.tensor, c.s);
-            w.region = accRegion;
+            for (const auto& e : st.output.index)
+                w.index.push_back(accessIndex(c, e));
             if (st.requant) {
-                w.channelDim = channelDim(st);
+                w.channel = c.axisExpr[st.requant->channelAxis];
                 if (st.requant->multiplier.tensor >= 0)
                     w.multBuffer = lookup(st.requant->multiplier.tensor, c.s);
                 if (st.requant->shift.tensor >= 0)
                     w.shiftBuffer = lookup(st.requant->shift.tensor, c.s);
             }
-            append(accAlloc, wb);
+            append(accAlloc, accNest(c, depth, accLoops, store));
         }
         for (auto it = writeBacks.rbegin(); it != writeBacks.rend(); ++it)
             append(it->first, it->second);
         m_scope.resize(scopeMark);
+    }
+
+    /// Wraps `leaf` in copies of the accumulator's loops (same slots, same kinds) and the
+    /// partial-tile / region guards of the spatial axes that those loops bound.
+    int accNest(Ctx& c, int depth, const std::vector<int>& loops, int leaf)
+    {
+        const auto& sched = m_p.stages[c.s];
+        std::vector<int> reductionSlots;
+        for (int v : sched.order)
+            if (sched.vars[v].reduction)
+                reductionSlots.push_back(c.slot[v]);
+        std::vector<Cond> conds;
+        for (const auto& g : c.guards) {
+            if (g.cond.why == Cond::Why::Padding || g.depth <= depth)
+                continue;
+            std::vector<int> slots;
+            m_n.index.slotsOf(g.cond.expr, slots);
+            bool spatial = std::none_of(slots.begin(), slots.end(), [&](int sl) {
+                return std::find(reductionSlots.begin(), reductionSlots.end(), sl) != reductionSlots.end();
+            });
+            if (spatial)
+                conds.push_back(g.cond);
+        }
+        int cur = leaf;
+        if (!conds.empty()) {
+            int ifs = newStmt(Stmt::Kind::If);
+            m_n.stmts[ifs].conds = conds;
+            m_n.stmts[ifs].stage = c.s;
+            m_n.stmts[ifs].body.push_back(cur);
+            cur = ifs;
+        }
+        for (auto it = loops.rbegin(); it != loops.rend(); ++it) {
+            int loop = newStmt(Stmt::Kind::For);
+            Stmt& f = m_n.stmts[loop];
+            f.stage = c.s;
+            f.name = m_n.slotNames[c.slot[*it]];
+            f.slot = c.slot[*it];
+            f.var = *it;
+            f.extent = c.extent[*it];
+            f.loopKind = sched.vars[*it].kind == sched::LoopKind::Parallel ? sched::LoopKind::Serial : sched.vars[*it].kind;
+            f.body.push_back(cur);
+            cur = loop;
+        }
+        return cur;
     }
 
     bool hasPadding(const Ctx& c) const

@@ -442,8 +442,8 @@ private:
         return {users[0], -1};
     }
 
-    // cache_read / cache_write: require a tensor, a memory level of the target inside the
-    // tensor's home level, and a placement (a loop of the stage that reads / writes it, or
+    // cache_read / cache_write: require a stored tensor (not inlined), a memory level of the
+    // target inside the tensor's home level, and a placement (a loop of the stage that reads / writes it, or
     // root). cache_read: the stage reads the tensor and does not write it. cache_write: the
     // stage writes the tensor, the placement is outside every reduction loop of the stage
     // (the tile is final when written back). No second cache of the same tensor and level
@@ -453,6 +453,9 @@ private:
         int t = tensorByName(m_step.tensor);
         const std::string& tn = kernel().tensors[t].name;
         int level = levelByName(m_step.level);
+        int prod = kernel().producerOf(t);
+        if (prod >= 0 && m_p.stages[prod].inlined)
+            fail("can't cache " + tn + ": its stage was inlined, so it is never stored", {}, {tn});
         LoopRef at = placement(m_step.at, t, write);
         const std::string& sn = stageName(at.stage);
         if (write) {
@@ -629,6 +632,15 @@ private:
             const auto& ss = m_p.stages[c.stage];
             const auto& v = ss.vars[c.var];
             int pos = ss.position(c.var);
+            const auto& stage = kernel().stages[c.stage];
+            for (int a = 0; a < stage.spatialCount(); ++a)
+                if (!axisContiguousInside(ss, a, c.var))
+                    fail("cache_write " + kernel().tensors[c.tensor].name + "@" + m_p.target->levels[c.level].name
+                             + " at " + v.name + ": the tile of " + kernel().tensors[c.tensor].name
+                             + " computed in its body is not contiguous along " + stage.axes[a].name,
+                         {v.name}, {kernel().tensors[c.tensor].name},
+                         "the outer part of a split of " + stage.axes[a].name + " runs inside " + v.name
+                             + " while the inner part runs outside; reorder them or place the cache elsewhere");
             const std::string where = kernel().tensors[c.tensor].name + "@" + m_p.target->levels[c.level].name;
             if (v.reduction)
                 fail("cache_write " + where + " can't sit at reduction loop " + v.name

@@ -174,6 +174,47 @@ std::string Program::loopLabel(int stage, int var) const
     return stages[stage].vars[var].name;
 }
 
+namespace {
+struct Range {
+    bool point = true;
+    bool contiguous = true;
+    bool full = true;
+};
+
+Range rangeInside(const StageSchedule& ss, int v, int pos)
+{
+    const LoopVar& lv = ss.vars[v];
+    if (lv.extent <= 1)
+        return {};
+    if (lv.active) {
+        if (ss.position(v) <= pos)
+            return {true, true, false};
+        return {false, true, true};
+    }
+    if (lv.splitOuter >= 0) {
+        Range o = rangeInside(ss, lv.splitOuter, pos);
+        Range i = rangeInside(ss, lv.splitInner, pos);
+        if (o.point && i.point)
+            return {true, true, false};
+        if (o.point)
+            return {false, i.contiguous, false};
+        if (i.point)
+            return {false, ss.vars[lv.splitInner].extent <= 1, false};
+        return {false, o.contiguous && i.full, o.full && i.full};
+    }
+    Range f = rangeInside(ss, lv.fusedInto, pos);
+    if (f.point)
+        return {true, true, false};
+    return {false, true, true};
+}
+} // namespace
+
+bool axisContiguousInside(const StageSchedule& ss, int axis, int var)
+{
+    int pos = var < 0 ? -1 : ss.position(var);
+    return rangeInside(ss, axis, pos).contiguous;
+}
+
 std::string ScheduleError::str() const
 {
     std::ostringstream os;

@@ -90,6 +90,11 @@ struct Program {
     std::string loopLabel(int stage, int var) const;
 };
 
+/// Whether the values a stage's axis takes inside the body of loop `var` (every loop outside
+/// it fixed) form one contiguous range. False, for example, for i when i.outer runs inside
+/// the body and i.inner outside it: the values are strided.
+bool axisContiguousInside(const StageSchedule& ss, int axis, int var);
+
 /// Typed schedule error: what failed, why, and what to highlight.
 struct ScheduleError {
     int stepIndex = -1;         ///< 0-based index in the trace; -1 when not from a trace

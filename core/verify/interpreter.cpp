@@ -15,6 +15,9 @@ using lower::LoopNest;
 using lower::Stmt;
 using lower::ValueNode;
 
+/// Largest tensor rank the interpreter handles.
+constexpr size_t kMaxRank = 16;
+
 /// An access outside a buffer: unwinds the interpreter, reported as an error value.
 struct OutOfBounds {
     std::string message;
@@ -47,6 +50,11 @@ public:
                 m_store[b].assign(td.ints.begin(), td.ints.end());
             m_store[b].resize(buf.elements());
         }
+        for (const auto& st : m_n.stmts)
+            if (st.index.size() > kMaxRank || st.srcIndex.size() > kMaxRank) {
+                r.error = "tensors of more than " + std::to_string(kMaxRank) + " dimensions are not supported";
+                return r;
+            }
         try {
             exec(m_n.root);
         } catch (const OutOfBounds& e) {
@@ -228,28 +236,28 @@ private:
         case Stmt::Kind::Copy:
             forRegion(s.region, [&](const int64_t* g) { write(s.buffer, g, read(s.src, g)); });
             break;
-        case Stmt::Kind::Fill: {
-            const auto& st = m_n.kernel->stages[s.stage];
-            forRegion(s.region, [&](const int64_t* g) {
-                T v{};
-                if (s.src >= 0) {
-                    int64_t c = g[s.channelDim];
-                    v = read(s.src, &c);
-                }
-                write(s.buffer, g, v);
-            });
-            (void)st;
+        case Stmt::Kind::AccInit: {
+            int64_t g[kMaxRank], b[kMaxRank];
+            for (size_t d = 0; d < s.index.size(); ++d)
+                g[d] = ev(s.index[d]);
+            T v{};
+            if (s.src >= 0) {
+                for (size_t d = 0; d < s.srcIndex.size(); ++d)
+                    b[d] = ev(s.srcIndex[d]);
+                v = read(s.src, b);
+            }
+            write(s.buffer, g, v);
             break;
         }
         case Stmt::Kind::Load: {
-            int64_t g[8];
+            int64_t g[kMaxRank];
             for (size_t d = 0; d < s.index.size(); ++d)
                 g[d] = ev(s.index[d]);
             m_regs[s.reg] = read(s.buffer, g);
             break;
         }
         case Stmt::Kind::Compute: {
-            int64_t g[8];
+            int64_t g[kMaxRank];
             for (size_t d = 0; d < s.index.size(); ++d)
                 g[d] = ev(s.index[d]);
             T v = value(s.value);
@@ -258,21 +266,24 @@ private:
             write(s.buffer, g, v);
             break;
         }
-        case Stmt::Kind::Writeback: {
+        case Stmt::Kind::AccStore: {
             const auto& st = m_n.kernel->stages[s.stage];
-            forRegion(s.region, [&](const int64_t* g) {
-                T acc = read(s.src, g);
-                if constexpr (!std::is_same_v<T, float>) {
-                    if (st.requant) {
-                        const auto& rq = *st.requant;
-                        int64_t c = s.channelDim >= 0 ? g[s.channelDim] : 0;
-                        int64_t mult = s.multBuffer >= 0 ? read(s.multBuffer, &c) : rq.multiplier.value;
-                        int64_t shift = s.shiftBuffer >= 0 ? read(s.shiftBuffer, &c) : rq.shift.value;
-                        acc = requantizeValue(acc, static_cast<int32_t>(mult), static_cast<int>(shift), rq.outputOffset, rq.actMin, rq.actMax);
-                    }
+            int64_t g[kMaxRank], a[kMaxRank];
+            for (size_t d = 0; d < s.index.size(); ++d)
+                g[d] = ev(s.index[d]);
+            for (size_t d = 0; d < s.srcIndex.size(); ++d)
+                a[d] = ev(s.srcIndex[d]);
+            T acc = read(s.src, a);
+            if constexpr (!std::is_same_v<T, float>) {
+                if (st.requant) {
+                    const auto& rq = *st.requant;
+                    int64_t c = s.channel != lower::kNoIndex ? ev(s.channel) : 0;
+                    int64_t mult = s.multBuffer >= 0 ? read(s.multBuffer, &c) : rq.multiplier.value;
+                    int64_t shift = s.shiftBuffer >= 0 ? read(s.shiftBuffer, &c) : rq.shift.value;
+                    acc = requantizeValue(acc, static_cast<int32_t>(mult), static_cast<int>(shift), rq.outputOffset, rq.actMin, rq.actMax);
                 }
-                write(s.buffer, g, acc);
-            });
+            }
+            write(s.buffer, g, acc);
             break;
         }
         }

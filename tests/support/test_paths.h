@@ -1,0 +1,18 @@
+// Paths of example and test data files, and small loaders shared by the tests.
+#pragma once
+
+#include "hw/target.h"
+
+#include <memory>
+#include <string>
+
+namespace loopscope::test {
+
+/// Repository root (set by CMake).
+inline std::string sourceDir() { return LOOPSCOPE_SOURCE_DIR; }
+/// examples/kernels/<name>.kernel.yaml, or tests/data/kernels/<name>.kernel.yaml if it exists.
+std::string kernelPath(const std::string& name);
+/// A built-in target; aborts the calling test (via ADD_FAILURE) and returns null if missing.
+std::shared_ptr<const hw::Target> builtinTarget(const std::string& name);
+
+} // namespace loopscope::test
