@@ -2,6 +2,7 @@
 #include "lower/loop_nest.h"
 
 #include <algorithm>
+#include <tuple>
 #include <sstream>
 
 namespace loopscope::lower {
@@ -126,12 +127,36 @@ IndexId IndexPool::mod(IndexId a, int64_t k)
     return static_cast<IndexId>(m_nodes.size() - 1);
 }
 
+bool IndexPool::same(IndexId a, IndexId b) const
+{
+    if (a == b)
+        return true;
+    const Node& x = m_nodes[a];
+    const Node& y = m_nodes[b];
+    if (x.op != y.op || x.constant != y.constant)
+        return false;
+    if (x.op == Node::Op::Linear) {
+        if (x.terms.size() != y.terms.size())
+            return false;
+        for (size_t i = 0; i < x.terms.size(); ++i) {
+            const Term& p = x.terms[i];
+            const Term& q = y.terms[i];
+            if (p.coeff != q.coeff)
+                return false;
+            if (p.atom != q.atom && !(p.atom < 0 && q.atom < 0 && same(-p.atom - 1, -q.atom - 1)))
+                return false;
+        }
+        return true;
+    }
+    return same(x.a, y.a) && (x.b == kNoIndex ? y.b == kNoIndex : (y.b != kNoIndex && same(x.b, y.b)));
+}
+
 IndexId IndexPool::min(IndexId a, IndexId b)
 {
     int64_t x, y;
     if (isConst(a, &x) && isConst(b, &y))
         return constant(std::min(x, y));
-    if (a == b)
+    if (same(a, b))
         return a;
     Node d;
     d.op = Node::Op::Min;
@@ -146,7 +171,7 @@ IndexId IndexPool::max(IndexId a, IndexId b)
     int64_t x, y;
     if (isConst(a, &x) && isConst(b, &y))
         return constant(std::max(x, y));
-    if (a == b)
+    if (same(a, b))
         return a;
     Node d;
     d.op = Node::Op::Max;
@@ -182,6 +207,49 @@ int64_t IndexPool::eval(IndexId id, const int64_t* slots) const
     case Node::Op::Max: return std::max(eval(n.a, slots), eval(n.b, slots));
     }
     return 0;
+}
+
+std::pair<int64_t, int64_t> IndexPool::bounds(IndexId id, const std::vector<int64_t>& slotExtent) const
+{
+    const Node& n = m_nodes[id];
+    switch (n.op) {
+    case Node::Op::Linear: {
+        int64_t lo = n.constant, hi = n.constant;
+        for (const Term& t : n.terms) {
+            int64_t a, b;
+            if (t.atom >= 0) {
+                a = 0;
+                b = t.atom < static_cast<int>(slotExtent.size()) ? slotExtent[t.atom] - 1 : 0;
+            } else {
+                std::tie(a, b) = bounds(-t.atom - 1, slotExtent);
+            }
+            lo += t.coeff >= 0 ? t.coeff * a : t.coeff * b;
+            hi += t.coeff >= 0 ? t.coeff * b : t.coeff * a;
+        }
+        return {lo, hi};
+    }
+    case Node::Op::Div: {
+        auto [a, b] = bounds(n.a, slotExtent);
+        return {floorDiv(a, n.constant), floorDiv(b, n.constant)};
+    }
+    case Node::Op::Mod: {
+        auto [a, b] = bounds(n.a, slotExtent);
+        if (floorDiv(a, n.constant) == floorDiv(b, n.constant))
+            return {floorMod(a, n.constant), floorMod(b, n.constant)};
+        return {0, n.constant - 1};
+    }
+    case Node::Op::Min: {
+        auto [a, b] = bounds(n.a, slotExtent);
+        auto [c, d] = bounds(n.b, slotExtent);
+        return {std::min(a, c), std::min(b, d)};
+    }
+    case Node::Op::Max: {
+        auto [a, b] = bounds(n.a, slotExtent);
+        auto [c, d] = bounds(n.b, slotExtent);
+        return {std::max(a, c), std::max(b, d)};
+    }
+    }
+    return {0, 0};
 }
 
 void IndexPool::slotsOf(IndexId id, std::vector<int>& out) const
@@ -220,7 +288,14 @@ std::string IndexPool::str(IndexId id, const std::vector<std::string>& names) co
     case Node::Op::Linear: {
         std::ostringstream os;
         bool first = true;
-        for (const Term& t : n.terms) {
+        std::vector<Term> ordered;
+        for (const Term& t : n.terms)
+            if (t.atom >= 0)
+                ordered.push_back(t);
+        for (const Term& t : n.terms)
+            if (t.atom < 0)
+                ordered.push_back(t);
+        for (const Term& t : ordered) {
             int64_t c = t.coeff;
             if (first) {
                 if (c < 0) {

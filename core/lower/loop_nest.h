@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace loopscope::lower {
@@ -48,6 +49,10 @@ public:
     IndexId max(IndexId a, IndexId b);
 
     bool isConst(IndexId id, int64_t* value = nullptr) const;
+    /// Structural equality.
+    bool same(IndexId a, IndexId b) const;
+    /// Smallest and largest value when every slot s ranges over [0, slotExtent[s]).
+    std::pair<int64_t, int64_t> bounds(IndexId id, const std::vector<int64_t>& slotExtent) const;
     int64_t eval(IndexId id, const int64_t* slots) const;
     /// Slots the expression depends on (appended, unsorted, may repeat).
     void slotsOf(IndexId id, std::vector<int>& out) const;
@@ -165,6 +170,7 @@ struct LoopNest {
     std::vector<Stmt> stmts;
     std::vector<Buffer> buffers;
     std::vector<std::string> slotNames;
+    std::vector<int64_t> slotExtents;  ///< extent of the loop that drives each slot
     std::vector<std::string> regNames;
     int root = -1;
 

@@ -202,9 +202,10 @@ private:
         m_n.stmts.push_back(std::move(s));
         return static_cast<int>(m_n.stmts.size() - 1);
     }
-    int newSlot(const std::string& name)
+    int newSlot(const std::string& name, int64_t extent)
     {
         m_n.slotNames.push_back(name);
+        m_n.slotExtents.push_back(extent);
         return static_cast<int>(m_n.slotNames.size() - 1);
     }
     void append(int block, int child) { m_n.stmts[block].body.push_back(child); }
@@ -468,7 +469,7 @@ private:
             }
         }
         for (int v : sched.order)
-            c.slot[v] = newSlot(slotName(s, sched.vars[v]));
+            c.slot[v] = newSlot(slotName(s, sched.vars[v]), c.extent[v]);
 
         if (region) {
             c.regionMin.assign(st.axes.size(), kNoIndex);
@@ -590,6 +591,7 @@ private:
         for (const auto& g : c.guards)
             if (g.depth == depth && g.cond.why != Cond::Why::Padding)
                 conds.push_back(g.cond);
+        conds = needed(conds);
         if (!conds.empty()) {
             int ifs = newStmt(Stmt::Kind::If);
             m_n.stmts[ifs].conds = conds;
@@ -761,6 +763,7 @@ private:
             for (const auto& g : c.guards)
                 if (g.cond.why == Cond::Why::Padding)
                     pads.push_back(g.cond);
+            pads = needed(pads);
             if (!pads.empty()) {
                 int ifs = newStmt(Stmt::Kind::If);
                 m_n.stmts[ifs].conds = pads;
@@ -836,6 +839,7 @@ private:
                 conds.push_back(g.cond);
         }
         int cur = leaf;
+        conds = needed(conds);
         if (!conds.empty()) {
             int ifs = newStmt(Stmt::Kind::If);
             m_n.stmts[ifs].conds = conds;
@@ -856,6 +860,19 @@ private:
             cur = loop;
         }
         return cur;
+    }
+
+    /// Drops conditions that hold for every value of the loops involved.
+    std::vector<Cond> needed(const std::vector<Cond>& conds)
+    {
+        std::vector<Cond> out;
+        for (const Cond& c : conds) {
+            bool loOk = c.lo == kNoIndex || ix().bounds(ix().sub(c.expr, c.lo), m_n.slotExtents).first >= 0;
+            bool hiOk = c.hi == kNoIndex || ix().bounds(ix().sub(c.hi, c.expr), m_n.slotExtents).first >= 0;
+            if (!(loOk && hiOk))
+                out.push_back(c);
+        }
+        return out;
     }
 
     bool hasPadding(const Ctx& c) const

@@ -67,10 +67,12 @@ TEST_P(RandomSchedules, InterpreterMatchesReference)
                       sched::Primitive::CacheRead, sched::Primitive::CacheWrite, sched::Primitive::ComputeAt,
                       sched::Primitive::DoubleBuffer})
         EXPECT_GE(used[prim], 20) << sched::primitiveName(prim);
-    if (k->stages.size() > 1)
+    if (k->stages.size() > 1) {
         EXPECT_GE(producersAtLoops, 50);
-    if (c.kernel == std::string("scaled_matmul"))
+    }
+    if (c.kernel == std::string("scaled_matmul")) {
         EXPECT_GE(used[sched::Primitive::ComputeInline], 20);
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(
