@@ -1,6 +1,7 @@
 // Reads hardware targets from YAML into hw::Target, checking the schema with file:line:column errors.
 #include "target_loader.h"
 
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <sstream>
 #include <string_view>
 #include <system_error>
 
@@ -706,27 +708,67 @@ private:
     std::vector<Diagnostic> m_errors;
 };
 
+/// Records where each document of a YAML stream starts; parses without building nodes.
+class DocumentStarts : public YAML::EventHandler {
+public:
+    std::vector<YAML::Mark> starts;
+
+    void OnDocumentStart(const YAML::Mark& mark) override { starts.push_back(mark); }
+    void OnDocumentEnd() override {}
+    void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+    void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+    void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+    void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+    void OnSequenceEnd() override {}
+    void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+    void OnMapEnd() override {}
+};
+
 Result<Target> parseTargetImpl(const std::string& text, const std::string& path)
 {
     TargetReader reader(path);
-    std::vector<YAML::Node> docs;
+
+    // Pass 1: syntax and document count. Not YAML::LoadAll: in yaml-cpp 0.7 it loops forever,
+    // allocating, on a stray ',' (jbeder/yaml-cpp#1040, fixed upstream in #1319). Two documents
+    // are enough to know the file is wrong, and a document that starts where the previous one
+    // did means the parser is stuck on a character it cannot use.
+    DocumentStarts documents;
     try {
-        docs = YAML::LoadAll(text);
+        std::istringstream in(text);
+        YAML::Parser parser(in);
+        while (documents.starts.size() < 2 && parser.HandleNextDocument(documents)) {
+        }
     } catch (const YAML::Exception& e) {
         reader.error(e.mark, "", "YAML syntax error: " + (e.msg.empty() ? std::string(e.what()) : e.msg));
         return reader.errors();
     }
-    if (docs.empty() || (docs.size() == 1 && docs[0].IsNull())) {
-        reader.error(YAML::Mark::null_mark(), "",
+    if (documents.starts.size() == 2) {
+        const YAML::Mark& first = documents.starts[0];
+        const YAML::Mark& second = documents.starts[1];
+        if (second.pos == first.pos) {
+            const size_t at = second.pos >= 0 ? static_cast<size_t>(second.pos) : 0;
+            const std::string what = at < text.size() ? "'" + std::string(1, text[at]) + "'" : "input";
+            reader.error(second, "", "YAML syntax error: unexpected " + what);
+        } else {
+            reader.error(second, "", "a target file holds one YAML document; a second one starts here");
+        }
+        return reader.errors();
+    }
+
+    // Pass 2: the one document as nodes.
+    YAML::Node root;
+    try {
+        root = YAML::Load(text);
+    } catch (const YAML::Exception& e) {
+        reader.error(e.mark, "", "YAML syntax error: " + (e.msg.empty() ? std::string(e.what()) : e.msg));
+        return reader.errors();
+    }
+    if (documents.starts.empty() || root.IsNull()) {
+        reader.error(documents.starts.empty() ? YAML::Mark::null_mark() : documents.starts[0], "",
                      "the file is empty; expected a target mapping with name, clock_mhz, compute and memory");
         return reader.errors();
     }
-    if (docs.size() > 1) {
-        reader.error(docs[1].Mark(), "", "a target file holds one YAML document, found " +
-                                             std::to_string(docs.size()));
-        return reader.errors();
-    }
-    Target t = reader.read(docs[0]);
+    Target t = reader.read(root);
     if (!reader.errors().empty()) {
         // Checks run section by section; report in file order, as a compiler would.
         auto errors = reader.errors();
