@@ -28,67 +28,6 @@ struct Box {
     std::vector<int64_t> shape; ///< static elements per dimension
 };
 
-/// Replaces loads of inlined stages by their expressions (affine composition).
-ir::ExprPtr substituteInlined(const Program& p, const ir::ExprPtr& e);
-
-ir::AffineExpr compose(const ir::AffineExpr& inner, const std::vector<ir::AffineExpr>& byAxis)
-{
-    ir::AffineExpr out;
-    out.constant = inner.constant;
-    for (const auto& t : inner.terms) {
-        const ir::AffineExpr& sub = byAxis[t.axis];
-        out.constant += t.coeff * sub.constant;
-        for (const auto& st : sub.terms) {
-            bool merged = false;
-            for (auto& o : out.terms)
-                if (o.axis == st.axis) {
-                    o.coeff += t.coeff * st.coeff;
-                    merged = true;
-                }
-            if (!merged)
-                out.terms.push_back({st.axis, t.coeff * st.coeff});
-        }
-    }
-    return out;
-}
-
-ir::ExprPtr inlineInto(const Program& p, const ir::ExprPtr& producerValue,
-                       const std::vector<ir::AffineExpr>& byAxis)
-{
-    const ir::Expr& e = *producerValue;
-    switch (e.kind) {
-    case ir::Expr::Kind::Const: return producerValue;
-    case ir::Expr::Kind::Load: {
-        ir::Access acc = e.access;
-        for (auto& ix : acc.index)
-            ix = compose(ix, byAxis);
-        return substituteInlined(p, ir::Expr::makeLoad(acc));
-    }
-    case ir::Expr::Kind::Neg: return ir::Expr::makeNeg(inlineInto(p, e.a, byAxis));
-    default: return ir::Expr::makeBinary(e.kind, inlineInto(p, e.a, byAxis), inlineInto(p, e.b, byAxis));
-    }
-}
-
-ir::ExprPtr substituteInlined(const Program& p, const ir::ExprPtr& e)
-{
-    switch (e->kind) {
-    case ir::Expr::Kind::Const: return e;
-    case ir::Expr::Kind::Load: {
-        int prod = p.kernel->producerOf(e->access.tensor);
-        if (prod < 0 || !p.stages[prod].inlined)
-            return e;
-        const ir::Stage& ps = p.kernel->stages[prod];
-        // Producer axis a (spatial, output dim d) takes the consumer's index expression d.
-        std::vector<ir::AffineExpr> byAxis(ps.axes.size());
-        for (size_t d = 0; d < ps.output.index.size(); ++d)
-            byAxis[ps.output.index[d].terms[0].axis] = e->access.index[d];
-        return inlineInto(p, ps.value, byAxis);
-    }
-    case ir::Expr::Kind::Neg: return ir::Expr::makeNeg(substituteInlined(p, e->a));
-    default: return ir::Expr::makeBinary(e->kind, substituteInlined(p, e->a), substituteInlined(p, e->b));
-    }
-}
-
 class Lowerer {
 public:
     explicit Lowerer(const Program& p) : m_p(p), m_k(*p.kernel)
@@ -168,7 +107,7 @@ private:
         const auto& st = m_k.stages[s];
         if (st.output.tensor == t)
             return true;
-        for (const auto& a : loadsOf(substituteInlined(m_p, st.value)))
+        for (const auto& a : loadsOf(sched::effectiveValue(m_p, s)))
             if (a.tensor == t)
                 return true;
         return st.requant && (st.requant->bias == t || st.requant->multiplier.tensor == t || st.requant->shift.tensor == t);
@@ -515,7 +454,7 @@ private:
                 }
 
         // Loads (after inlining), their registers and depths.
-        c.value = substituteInlined(m_p, st.value);
+        c.value = sched::effectiveValue(m_p, s);
         std::map<std::string, int> regUse;
         for (const auto& acc : loadsOf(c.value)) {
             LoadInfo li;

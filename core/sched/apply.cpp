@@ -408,9 +408,34 @@ private:
         return t;
     }
 
+    /// Caches and producer regions are boxes computed from one index pattern: every load of
+    /// the tensor in the stage must share its coefficients (constants may differ).
+    void requireOnePattern(int s, int t) const
+    {
+        const ir::Access* first = nullptr;
+        const auto loads = effectiveLoads(m_p, s);
+        for (const auto& acc : loads) {
+            if (acc.tensor != t)
+                continue;
+            if (!first) {
+                first = &acc;
+                continue;
+            }
+            for (size_t d = 0; d < acc.index.size(); ++d) {
+                const auto& a = acc.index[d];
+                const auto& b = first->index[d];
+                for (size_t x = 0; x < kernel().stages[s].axes.size(); ++x)
+                    if (a.coeffOf(static_cast<int>(x)) != b.coeffOf(static_cast<int>(x)))
+                        fail("stage " + stageName(s) + " reads " + kernel().tensors[t].name
+                                 + " through index patterns that differ in more than a constant; a buffer of it would not be one box",
+                             {}, {kernel().tensors[t].name});
+            }
+        }
+    }
+
     bool stageReads(int s, int t) const
     {
-        for (const auto& acc : kernel().stages[s].loads())
+        for (const auto& acc : effectiveLoads(m_p, s))
             if (acc.tensor == t)
                 return true;
         const auto& rq = kernel().stages[s].requant;
@@ -464,6 +489,7 @@ private:
         } else {
             if (!stageReads(at.stage, t))
                 fail("stage " + sn + " does not read " + tn, {}, {tn});
+            requireOnePattern(at.stage, t);
         }
         if (level == m_p.homeLevel())
             fail("can't cache " + tn + " into " + m_p.target->levels[level].name
@@ -534,6 +560,7 @@ private:
             fail("can't compute " + pn + " at " + m_step.at + ": stage " + stageName(r.stage)
                      + " does not read " + kernel().tensors[t].name,
                  {m_step.at}, {kernel().tensors[t].name});
+        requireOnePattern(r.stage, t);
         for (size_t s = 0; s < m_p.stages.size(); ++s)
             if (static_cast<int>(s) != r.stage && static_cast<int>(s) != p && stageReads(static_cast<int>(s), t))
                 fail("can't compute " + pn + " inside " + stageName(r.stage) + ": stage "

@@ -90,6 +90,11 @@ struct Program {
     std::string loopLabel(int stage, int var) const;
 };
 
+/// A stage's value expression with the stages inlined by compute_inline substituted.
+ir::ExprPtr effectiveValue(const Program& p, int stage);
+/// The loads of effectiveValue, in evaluation order.
+std::vector<ir::Access> effectiveLoads(const Program& p, int stage);
+
 /// Whether the values a stage's axis takes inside the body of loop `var` (every loop outside
 /// it fixed) form one contiguous range. False, for example, for i when i.outer runs inside
 /// the body and i.inner outside it: the values are strided.

@@ -38,7 +38,7 @@ const T& pick(const std::vector<T>& v, Rng& rng)
 std::vector<int> readTensors(const Program& p, int s)
 {
     std::vector<int> out;
-    for (const auto& a : p.kernel->stages[s].loads())
+    for (const auto& a : sched::effectiveLoads(p, s))
         if (std::find(out.begin(), out.end(), a.tensor) == out.end())
             out.push_back(a.tensor);
     const auto& rq = p.kernel->stages[s].requant;
