@@ -377,8 +377,9 @@ public:
         size_t unitStart = text.size();
         while (unitStart > 0 && std::isalpha(static_cast<unsigned char>(text[unitStart - 1])))
             --unitStart;
-        // "0x10" ends in a hex digit, not a unit: keep hex numbers whole.
-        if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X'))
+        // "0x1F" ends in a hex digit, not a unit: keep hex numbers whole.
+        const size_t sign = (!text.empty() && (text[0] == '+' || text[0] == '-')) ? 1 : 0;
+        if (text.size() > sign + 2 && text[sign] == '0' && (text[sign + 1] == 'x' || text[sign + 1] == 'X'))
             unitStart = text.size();
         const std::string number = trim(std::string_view(text).substr(0, unitStart));
         std::string unit = text.substr(unitStart);

@@ -316,6 +316,23 @@ INSTANTIATE_TEST_SUITE_P(Targets, EachBuiltin, ::testing::Values("cortex-m4", "c
                              return s;
                          });
 
+TEST(Documentation, ExampleTargetInDocsLoads)
+{
+    // The first ```yaml block of docs/hwdesc.md is a complete target; keep it loadable.
+    const std::string doc = readFile(fs::path(kSourceDir) / "docs/hwdesc.md");
+    const std::string open = "```yaml\n";
+    const auto begin = doc.find(open);
+    ASSERT_NE(begin, std::string::npos);
+    const auto end = doc.find("```", begin + open.size());
+    ASSERT_NE(end, std::string::npos);
+    const auto r = parseTarget(doc.substr(begin + open.size(), end - begin - open.size()), "docs/hwdesc.md");
+    ASSERT_TRUE(r.ok()) << r.errorText();
+    EXPECT_EQ(r->name, "my-board");
+    ASSERT_EQ(r->levels.size(), 2u);
+    EXPECT_EQ(r->levels[1].sizeBytes, 512 * KiB);
+    expectValidTarget(*r, "docs example");
+}
+
 // ---------------------------------------------------------------------------------------------
 // Resolution and files
 
@@ -429,7 +446,7 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(SizeCase{"524288", 524288}, SizeCase{"512 KiB", 512 * KiB}, SizeCase{"512KiB", 512 * KiB},
                       SizeCase{"\"512 KiB\"", 512 * KiB}, SizeCase{"8 MiB", 8 * MiB}, SizeCase{"1 GiB", 1024 * MiB},
                       SizeCase{"2 kib", 2 * KiB}, SizeCase{"64 B", 64}, SizeCase{"1.5 KiB", 1536},
-                      SizeCase{"0x40000", 0x40000}, SizeCase{"+16", 16}, SizeCase{"1e3", 1000},
+                      SizeCase{"0x40000", 0x40000}, SizeCase{"0x1F", 31}, SizeCase{"+0x1F", 31}, SizeCase{"+16", 16}, SizeCase{"1e3", 1000},
                       SizeCase{"-4", 0}, SizeCase{"0", 0}, SizeCase{"0 KiB", 0}, SizeCase{"-1 MiB", 0},
                       SizeCase{"512 KB", 0}, SizeCase{"8 MB", 0}, SizeCase{"1 k", 0}, SizeCase{"1.5", 0},
                       SizeCase{"0.5 B", 0}, SizeCase{"lots", 0}, SizeCase{"KiB", 0}, SizeCase{"12 parsecs", 0},
