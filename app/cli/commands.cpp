@@ -140,6 +140,19 @@ int runCounts(const std::string& schedule, bool json, uint64_t seed, std::ostrea
     return kExitOk;
 }
 
+namespace {
+std::string humanBytes(int64_t b)
+{
+    const char* units[] = {"B", "KiB", "MiB", "GiB"};
+    int u = 0;
+    while (u < 3 && b >= 1024 && b % 1024 == 0) {
+        b /= 1024;
+        ++u;
+    }
+    return std::to_string(b) + " " + units[u];
+}
+} // namespace
+
 int runTargets(std::ostream& out, std::ostream& err)
 {
     int rc = kExitOk;
@@ -152,7 +165,7 @@ int runTargets(std::ostream& out, std::ostream& err)
         }
         out << name << "  " << t->clockMhz << " MHz";
         for (const auto& l : t->levels)
-            out << "  " << l.name << " " << l.sizeBytes / 1024 << " KiB";
+            out << "  " << l.name << " " << humanBytes(l.sizeBytes);
         if (!t->description.empty())
             out << "  - " << t->description;
         out << "\n";
