@@ -20,6 +20,14 @@ std::string examplePath(const std::string& name)
     return kSourceDir + "/examples/kernels/" + name + ".kernel.yaml";
 }
 
+std::string readFile(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
 Kernel loadExample(const std::string& name, const std::map<std::string, int64_t>& overrides = {})
 {
     Result<Kernel> r = loadKernelFile(examplePath(name), overrides);
@@ -239,6 +247,19 @@ TEST(ExampleKernels, OverrideOfAnUnknownParameterIsAnError)
     EXPECT_EQ(r.errors().front().str(),
               examplePath("matmul_f32")
                   + ":4:1: error: override of unknown parameter 'Q' (the kernel's parameters are: K, M, N)");
+}
+
+TEST(ExampleKernels, TheDocumentedExampleLoads)
+{
+    // The first yaml block of docs/kernels.md is a complete kernel file.
+    const std::string doc = readFile(kSourceDir + "/docs/kernels.md");
+    const size_t begin = doc.find("```yaml\n");
+    ASSERT_NE(begin, std::string::npos);
+    const size_t end = doc.find("```", begin + 8);
+    Result<Kernel> r = parseKernel(doc.substr(begin + 8, end - begin - 8), "docs/kernels.md");
+    ASSERT_TRUE(r.ok()) << r.errorText();
+    EXPECT_EQ(axesOf(r->stages.at(0)), "n=1 oh=16 ow=16 k=16 r=3/r s=3/r c=8/r");
+    EXPECT_EQ(r->stages[0].requant->outputOffset, 5);
 }
 
 TEST(ExampleKernels, MissingFile)
@@ -605,14 +626,6 @@ public:
 private:
     uint64_t m_s;
 };
-
-std::string readFile(const std::string& path)
-{
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 
 std::string mutate(const std::string& s, Rng& rng)
 {
