@@ -451,7 +451,8 @@ private:
             NodePtr right = term();
             if (!right)
                 return nullptr;
-            left = binary(op.text == "+" ? Node::Kind::Add : Node::Kind::Sub, op.pos, std::move(left), std::move(right));
+            Node::Kind k = op.text == "+" ? Node::Kind::Add : Node::Kind::Sub;
+            left = binary(k, op.pos, std::move(left), std::move(right));
         }
         return left;
     }
@@ -468,7 +469,8 @@ private:
             NodePtr right = unary();
             if (!right)
                 return nullptr;
-            left = binary(op.text == "*" ? Node::Kind::Mul : Node::Kind::Div, op.pos, std::move(left), std::move(right));
+            Node::Kind k = op.text == "*" ? Node::Kind::Mul : Node::Kind::Div;
+            left = binary(k, op.pos, std::move(left), std::move(right));
         }
         return left;
     }
@@ -864,7 +866,8 @@ bool StageBuilder::build(Stage& st, StageInfo& info)
     NodePtr lhs, rhs;
     size_t opPos = 0;
     if (!parser.parseStatement(lhs, st.accumulate, opPos, rhs))
-        return failAt(parser.error ? parser.error->pos : 0, parser.error ? parser.error->message : "invalid expression");
+        return failAt(parser.error ? parser.error->pos : 0,
+                      parser.error ? parser.error->message : std::string("invalid expression"));
     if (!buildLhs(*lhs))
         return false;
     st.value = convert(*rhs);
@@ -1122,21 +1125,21 @@ bool StageBuilder::inferExtents(const std::vector<Entry>* axesEntries)
     if (axesEntries) {
         for (const Entry& e : *axesEntries) {
             int a = st.findAxis(e.key);
-            if (a < 0)
+            if (a < 0) {
+                std::vector<std::string> names;
+                for (const Axis& ax : st.axes)
+                    names.push_back(ax.name);
                 return failNode(e.keyNode, "'" + e.key + "' is not an axis of stage " + std::to_string(m_number)
-                                               + " (its axes: " + [&] {
-                                                     std::vector<std::string> names;
-                                                     for (const Axis& ax : st.axes)
-                                                         names.push_back(ax.name);
-                                                     return joinNames(names);
-                                                 }() + ")");
+                                               + " (its axes: " + joinNames(names) + ")");
+            }
             if (!requireValue(m_ctx, e, "an extent"))
                 return false;
             int64_t extent = 0;
             if (!evalSize(m_ctx, e.value, m_kernel.params, extent))
                 return false;
             if (extent < 1)
-                return failNode(e.value, "extent of axis '" + e.key + "' must be positive, got " + std::to_string(extent));
+                return failNode(e.value,
+                                "extent of axis '" + e.key + "' must be positive, got " + std::to_string(extent));
             if (!st.axes[a].reduction && extent != st.axes[a].extent)
                 return failNode(e.value, "axis '" + e.key + "' is given extent " + std::to_string(extent)
                                              + " but the output '" + st.name + "' gives it "
@@ -1519,8 +1522,9 @@ bool KernelReader::readTensors(const Entry& tensors)
             continue;
         }
         if (!dtype->value.IsScalar() || !parseDType(dtype->value.Scalar(), t.dtype)) {
-            m_ctx.error(m_map.of(dtype->value), "unknown dtype '" + (dtype->value.IsScalar() ? dtype->value.Scalar() : std::string("?"))
-                                                    + "' (expected int8, int16, int32 or float32)");
+            const std::string given = dtype->value.IsScalar() ? dtype->value.Scalar() : std::string("?");
+            m_ctx.error(m_map.of(dtype->value),
+                        "unknown dtype '" + given + "' (expected int8, int16, int32 or float32)");
             ok = false;
             continue;
         }
@@ -1529,7 +1533,8 @@ bool KernelReader::readTensors(const Entry& tensors)
             continue;
         }
         if (!shape->value.IsSequence() || shape->value.size() == 0) {
-            m_ctx.error(m_map.of(shape->value), "shape of '" + e.key + "' must be a non-empty list of sizes, e.g. [M, K]");
+            m_ctx.error(m_map.of(shape->value),
+                        "shape of '" + e.key + "' must be a non-empty list of sizes, e.g. [M, K]");
             ok = false;
             continue;
         }
@@ -1603,9 +1608,10 @@ bool KernelReader::checkPipeline()
                 return false;
             }
         }
-        if (isFloat(m_kernel.tensors[st.output.tensor].dtype) != isFloat(m_kernel.tensors[m_kernel.stages[0].output.tensor].dtype)) {
+        const bool fl = isFloat(m_kernel.tensors[st.output.tensor].dtype);
+        if (fl != isFloat(m_kernel.tensors[m_kernel.stages[0].output.tensor].dtype)) {
             m_ctx.error(at(s, m_infos[s].lhsPos), "stage " + std::to_string(s + 1) + " computes in "
-                                                      + (isFloat(m_kernel.tensors[st.output.tensor].dtype) ? "float32" : "integers")
+                                                      + (fl ? "float32" : "integers")
                                                       + " but stage 1 does not; a kernel is all float32 or all integer");
             return false;
         }

@@ -68,7 +68,9 @@ size_t flatten(const Expr& e, const Dataset& data, Program& p, size_t depth)
         deepest = std::max(deepest, flatten(*e.a, data, p, depth));
         deepest = std::max(deepest, flatten(*e.b, data, p, depth + 1));
         Op op;
-        op.code = e.kind == Expr::Kind::Add ? Op::Code::Add : e.kind == Expr::Kind::Sub ? Op::Code::Sub : Op::Code::Mul;
+        op.code = e.kind == Expr::Kind::Add   ? Op::Code::Add
+                  : e.kind == Expr::Kind::Sub ? Op::Code::Sub
+                                              : Op::Code::Mul;
         push(op);
         break;
     }
@@ -99,9 +101,20 @@ int64_t loadOffset(const LoadPlan& l, const int64_t* x)
 }
 
 /// Integer arithmetic in int64 with two's complement wrap-around (never undefined).
-int64_t wrapAdd(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b)); }
-int64_t wrapSub(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b)); }
-int64_t wrapMul(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b)); }
+int64_t wrapAdd(int64_t a, int64_t b)
+{
+    return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+}
+
+int64_t wrapSub(int64_t a, int64_t b)
+{
+    return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
+}
+
+int64_t wrapMul(int64_t a, int64_t b)
+{
+    return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+}
 
 class StageRunner {
 public:
@@ -237,7 +250,8 @@ private:
         } while (advance(nSpatial, nAxes));
         if (!q)
             return wrapTo(outType, acc);
-        const int64_t mult = q->multiplier.tensor >= 0 ? perChannel(q->multiplier.tensor, channel) : q->multiplier.value;
+        const int64_t mult =
+            q->multiplier.tensor >= 0 ? perChannel(q->multiplier.tensor, channel) : q->multiplier.value;
         const int64_t shift = q->shift.tensor >= 0 ? perChannel(q->shift.tensor, channel) : q->shift.value;
         // The accumulator is an int32, as in TFLite and CMSIS-NN.
         return requantizeValue(wrapTo(ir::DType::Int32, acc), static_cast<int32_t>(wrapTo(ir::DType::Int32, mult)),
