@@ -1,6 +1,7 @@
 // Implementation of the loopscope-cli subcommands.
 #include "commands.h"
 
+#include "analysis/cost_report.h"
 #include "ir/kernel.h"
 #include "lower/loop_nest.h"
 #include "sched/schedule_file.h"
@@ -141,6 +142,31 @@ int runCounts(const std::string& schedule, bool json, uint64_t seed, std::ostrea
 }
 
 namespace {
+
+/// The program of a schedule (or an unscheduled kernel), optionally replayed on another target.
+Result<sched::Program> programFor(const std::string& file, const std::string& target)
+{
+    if (endsWith(file, ".kernel.yaml"))
+        return openKernel(file, target);
+    auto o = open(file);
+    if (!o)
+        return o.errors();
+    if (target.empty())
+        return std::move(o->program);
+    auto t = hw::resolveTarget(target, "");
+    if (!t)
+        return t.errors();
+    auto r = sched::replay(o->program.kernel, std::make_shared<const hw::Target>(std::move(*t)), o->program.trace);
+    if (!r.ok())
+        return Diagnostic{Severity::Error, r.error().loc, r.error().str() + " (on target " + target + ")"};
+    return std::move(r.program());
+}
+
+const char* severityName(Severity s)
+{
+    return s == Severity::Error ? "error" : s == Severity::Warning ? "warning" : "hint";
+}
+
 std::string humanBytes(int64_t b)
 {
     const char* units[] = {"B", "KiB", "MiB", "GiB"};
@@ -152,6 +178,84 @@ std::string humanBytes(int64_t b)
     return std::to_string(b) + " " + units[u];
 }
 } // namespace
+
+int runAnalyze(const std::string& schedule, const std::string& target, bool json, std::ostream& out, std::ostream& err)
+{
+    auto p = programFor(schedule, target);
+    if (!p) {
+        err << p.errorText() << "\n";
+        return kExitBadInput;
+    }
+    lower::LoopNest nest = lower::lower(*p);
+    analysis::CostReport r = analysis::analyze(nest, *p->target);
+    if (json) {
+        nlohmann::ordered_json j;
+        j["kernel"] = r.kernel;
+        j["target"] = r.target;
+        j["macs"] = r.macs;
+        j["cycles"] = {{"total", r.cycles.total}, {"compute", r.cycles.compute}, {"transfer", r.cycles.transfer}, {"overlap_ratio", r.cycles.overlapRatio}};
+        j["latency_ms"] = r.latencyMs;
+        j["energy_uj"] = r.energyUj;
+        j["levels"] = nlohmann::ordered_json::array();
+        for (const auto& l : r.levels) {
+            nlohmann::ordered_json buffers = nlohmann::ordered_json::array();
+            for (const auto& b : l.buffers)
+                buffers.push_back({{"name", b.name}, {"tensor", b.tensor}, {"loop", b.loop}, {"shape", b.shape}, {"bytes", b.bytes}, {"double_buffered", b.doubleBuffered}});
+            j["levels"].push_back({{"name", l.name}, {"capacity_bytes", l.capacityBytes}, {"used_bytes", l.usedBytes}, {"read_bytes", l.readBytes},
+                                   {"write_bytes", l.writeBytes}, {"buffers", buffers}});
+        }
+        j["tensors"] = nlohmann::ordered_json::array();
+        for (const auto& t : r.tensors)
+            j["tensors"].push_back({{"name", t.name}, {"level", t.level}, {"read_bytes", t.readBytes}, {"write_bytes", t.writeBytes}});
+        j["bounds"] = {{"compute_cycles", r.bounds.computeCycles}, {"compulsory_bytes", r.bounds.compulsoryBytes}};
+        if (r.bounds.ioLowerBoundBytes)
+            j["bounds"]["io_lower_bound_bytes"] = *r.bounds.ioLowerBoundBytes;
+        else
+            j["bounds"]["io_lower_bound_bytes"] = nullptr;
+        j["diagnostics"] = nlohmann::ordered_json::array();
+        for (const auto& d : r.diagnostics) {
+            nlohmann::ordered_json e = {{"severity", severityName(d.severity)}, {"code", d.code}, {"message", d.message}};
+            e["step"] = d.step ? nlohmann::ordered_json(*d.step) : nlohmann::ordered_json(nullptr);
+            j["diagnostics"].push_back(e);
+        }
+        out << j.dump(2) << "\n";
+        return kExitOk;
+    }
+    char line[256];
+    out << r.kernel << " on " << r.target << ": " << r.macs << " MACs\n\n";
+    std::snprintf(line, sizeof line, "cycles   %14lld  (compute %lld, transfer %lld, %.0f%% of transfer hidden)\n", static_cast<long long>(r.cycles.total),
+                  static_cast<long long>(r.cycles.compute), static_cast<long long>(r.cycles.transfer), r.cycles.overlapRatio * 100);
+    out << line;
+    std::snprintf(line, sizeof line, "bound    %14lld  compute cycles at peak (estimate is %.1fx the bound)\n", static_cast<long long>(r.bounds.computeCycles),
+                  r.bounds.computeCycles > 0 ? static_cast<double>(r.cycles.total) / r.bounds.computeCycles : 0.0);
+    out << line;
+    std::snprintf(line, sizeof line, "latency  %14.3f  ms\nenergy   %14.3f  uJ\n\n", r.latencyMs, r.energyUj);
+    out << line;
+    out << "level        capacity        used   used%     read bytes    write bytes\n";
+    for (const auto& l : r.levels) {
+        std::snprintf(line, sizeof line, "%-10s %10s  %10s  %5.1f%%  %13lld  %13lld\n", l.name.c_str(), humanBytes(l.capacityBytes).c_str(), humanBytes(l.usedBytes).c_str(),
+                      l.capacityBytes ? 100.0 * l.usedBytes / l.capacityBytes : 0.0, static_cast<long long>(l.readBytes), static_cast<long long>(l.writeBytes));
+        out << line;
+    }
+    int64_t homeBytes = r.levels.empty() ? 0 : r.levels[0].readBytes + r.levels[0].writeBytes;
+    std::snprintf(line, sizeof line, "\n%s traffic %lld bytes; compulsory %lld bytes (%.1fx)", r.levels.empty() ? "" : r.levels[0].name.c_str(),
+                  static_cast<long long>(homeBytes), static_cast<long long>(r.bounds.compulsoryBytes),
+                  r.bounds.compulsoryBytes ? static_cast<double>(homeBytes) / r.bounds.compulsoryBytes : 0.0);
+    out << line;
+    if (r.bounds.ioLowerBoundBytes)
+        out << "; I/O lower bound " << *r.bounds.ioLowerBoundBytes << " bytes";
+    out << "\n\ntensor     level        read bytes   write bytes\n";
+    for (const auto& t : r.tensors) {
+        std::snprintf(line, sizeof line, "%-10s %-10s %12lld  %12lld\n", t.name.c_str(), t.level.c_str(), static_cast<long long>(t.readBytes), static_cast<long long>(t.writeBytes));
+        out << line;
+    }
+    if (!r.diagnostics.empty()) {
+        out << "\n";
+        for (const auto& d : r.diagnostics)
+            out << severityName(d.severity) << " [" << d.code << "]" << (d.step ? " step " + std::to_string(*d.step + 1) : std::string()) << ": " << d.message << "\n";
+    }
+    return kExitOk;
+}
 
 int runTargets(std::ostream& out, std::ostream& err)
 {
@@ -196,6 +300,11 @@ int runCli(int argc, char** argv, std::ostream& out, std::ostream& err)
     countsCmd->add_flag("--json", json, "print JSON");
     countsCmd->add_option("--seed", seed, "seed of the pseudo-random inputs");
 
+    auto* analyzeCmd = app.add_subcommand("analyze", "Occupancy, traffic, cycles, energy and bounds of a schedule (the analytical cost model)");
+    analyzeCmd->add_option("SCHEDULE", file, "a *.sched.yaml (or *.kernel.yaml) file")->required();
+    analyzeCmd->add_option("--target", target, "analyse on another target (name or file) with the same memory level names");
+    analyzeCmd->add_flag("--json", json, "print JSON");
+
     auto* targetsCmd = app.add_subcommand("targets", "List the built-in targets");
 
     try {
@@ -222,6 +331,8 @@ int runCli(int argc, char** argv, std::ostream& out, std::ostream& err)
         return runVerify(file, seed, out, err);
     if (countsCmd->parsed())
         return runCounts(file, json, seed, out, err);
+    if (analyzeCmd->parsed())
+        return runAnalyze(file, target, json, out, err);
     if (targetsCmd->parsed())
         return runTargets(out, err);
     return kExitBadInput;

@@ -172,6 +172,8 @@ struct LoopNest {
     std::vector<std::string> slotNames;
     std::vector<int64_t> slotExtents;  ///< extent of the loop that drives each slot
     std::vector<std::string> regNames;
+    std::vector<sched::Step> trace;            ///< the schedule it came from (for messages)
+    std::vector<sched::CacheStage> caches;     ///< Program::caches (Buffer::cache indexes it)
     int root = -1;
 
     /// Local (buffer) index of a global tensor index in a buffer, per dimension.

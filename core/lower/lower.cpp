@@ -34,6 +34,8 @@ public:
     {
         m_n.kernel = p.kernel;
         m_n.target = p.target;
+        m_n.trace = p.trace;
+        m_n.caches = p.caches;
     }
 
     LoopNest run()
@@ -365,7 +367,10 @@ private:
 
     std::string slotName(int s, const LoopVar& v) const
     {
-        if (m_k.stages.size() == 1)
+        int live = 0;
+        for (const auto& st : m_p.stages)
+            live += st.inlined ? 0 : 1;
+        if (live == 1)
             return v.name;
         return m_k.stages[s].name + ":" + v.name;
     }
@@ -668,7 +673,7 @@ private:
             m_n.stmts[init].stage = c.s;
             m_n.stmts[init].buffer = bid;
             m_n.stmts[init].index = c.accIndex;
-            if (st.requant && st.requant->bias >= 0) {
+            if (st.requant && st.requant->bias >= 0 && st.requant->channelAxis >= 0) {
                 m_n.stmts[init].src = lookup(st.requant->bias, c.s);
                 m_n.stmts[init].srcIndex = {c.axisExpr[st.requant->channelAxis]};
             }
@@ -743,7 +748,7 @@ private:
             for (const auto& e : st.output.index)
                 w.index.push_back(accessIndex(c, e));
             if (st.requant) {
-                w.channel = c.axisExpr[st.requant->channelAxis];
+                w.channel = st.requant->channelAxis >= 0 ? c.axisExpr[st.requant->channelAxis] : kNoIndex;
                 if (st.requant->multiplier.tensor >= 0)
                     w.multBuffer = lookup(st.requant->multiplier.tensor, c.s);
                 if (st.requant->shift.tensor >= 0)
@@ -846,21 +851,13 @@ private:
         return true;
     }
 
-    int channelDim(const ir::Stage& st) const
-    {
-        for (size_t d = 0; d < st.output.index.size(); ++d)
-            if (st.output.index[d].terms[0].axis == st.requant->channelAxis)
-                return static_cast<int>(d);
-        return -1;
-    }
-
     /// The access of a requantize parameter tensor: [channel axis].
     ir::Access quantAccess(const ir::Stage& st, int tensor) const
     {
         ir::Access a;
         a.tensor = tensor;
         ir::AffineExpr e;
-        e.terms.push_back({st.requant ? st.requant->channelAxis : 0, 1});
+        e.terms.push_back({st.requant && st.requant->channelAxis >= 0 ? st.requant->channelAxis : 0, 1});
         a.index.push_back(e);
         return a;
     }

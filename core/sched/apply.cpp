@@ -681,7 +681,8 @@ private:
                          "the written-back tile would not be final");
         }
         // A consumer's cache of an intermediate computed inside one of its loops must sit
-        // inside that loop (before it, the intermediate does not exist yet).
+        // inside that loop (before it, the intermediate does not exist yet), in a level inside
+        // the one the intermediate lives in.
         for (const auto& c : m_p.caches) {
             if (c.write)
                 continue;
@@ -689,7 +690,17 @@ private:
             if (prod < 0)
                 continue;
             const Attach& a = m_p.stages[prod].computeAt;
-            if (a.isRoot() || a.stage != c.stage)
+            if (a.isRoot())
+                continue;
+            const int store = m_p.stages[prod].storeLevel;
+            if (c.level <= store) {
+                const std::string tn = kernel().tensors[c.tensor].name;
+                fail("can't cache " + tn + " into " + m_p.target->levels[c.level].name + ": " + tn + " is computed at "
+                         + m_p.stages[a.stage].vars[a.var].name + " into " + m_p.target->levels[store].name
+                         + "; a cache must be in a level inside that one",
+                     {m_p.stages[a.stage].vars[a.var].name}, {tn});
+            }
+            if (a.stage != c.stage)
                 continue;
             const auto& ss = m_p.stages[c.stage];
             if (c.var < 0 || ss.position(c.var) < ss.position(a.var))

@@ -128,8 +128,14 @@ struct Reader {
         }
         auto allowed = allowedFields(out.primitive);
         bool ok = true;
+        std::set<std::string> seen;
         for (const auto& kv : args) {
             const std::string key = kv.first.Scalar();
+            if (!seen.insert(key).second) {
+                error(kv.first, "duplicate key '" + key + "'");
+                ok = false;
+                continue;
+            }
             if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
                 std::string list;
                 for (const auto& a : allowed)
@@ -173,15 +179,29 @@ std::string quoteIfNeeded(const std::string& s)
     for (char c : s)
         if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-' || c == '/'))
             plain = false;
-    if (plain && (s.front() == '-' || s == "null" || s == "true" || s == "false" || s == "~"))
+    std::string lower = s;
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+    // Words YAML reads as null, booleans or numbers must stay strings.
+    static const char* const kReserved[] = {"null", "true", "false", "yes", "no", "on", "off", "y", "n", "~", ".nan", ".inf", "-.inf"};
+    for (const char* r : kReserved)
+        if (lower == r)
+            plain = false;
+    auto digitAt = [&](size_t i) { return i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])); };
+    bool numberLike = digitAt(0) || ((s.front() == '-' || s.front() == '.') && (digitAt(1) || (s.size() > 1 && s[1] == '.' && digitAt(2))));
+    if (plain && (numberLike || s.front() == '-'))
         plain = false;
     if (plain)
         return s;
     std::string out = "\"";
     for (char c : s) {
-        if (c == '"' || c == '\\')
-            out += '\\';
-        out += c;
+        switch (c) {
+        case '"': out += "\\\""; break;
+        case '\\': out += "\\\\"; break;
+        case '\n': out += "\\n"; break;
+        case '\t': out += "\\t"; break;
+        case '\r': out += "\\r"; break;
+        default: out += c;
+        }
     }
     return out + "\"";
 }
@@ -210,14 +230,22 @@ Result<ScheduleFile> parseScheduleFile(const std::string& text, const std::strin
     if (!root.IsMap())
         return Diagnostic{Severity::Error, locOf(root, path).known() ? locOf(root, path) : SourceLoc{path, 1, 1}, "a schedule file is a map with keys kernel, target, steps"};
     bool haveKernel = false, haveTarget = false;
+    std::set<std::string> seen;
     try {
         for (const auto& kv : root) {
             const std::string key = kv.first.Scalar();
             const YAML::Node& v = kv.second;
-            if (key == "kernel")
+            if (!seen.insert(key).second) {
+                r.error(kv.first, "duplicate key '" + key + "'");
+                continue;
+            }
+            if (key == "kernel") {
                 haveKernel = r.str(v, "kernel", f.kernel);
-            else if (key == "target")
+                f.kernelLoc = locOf(v, path);
+            } else if (key == "target") {
                 haveTarget = r.str(v, "target", f.target);
+                f.targetLoc = locOf(v, path);
+            }
             else if (key == "description")
                 r.str(v, "description", f.description);
             else if (key == "params") {
@@ -227,8 +255,10 @@ Result<ScheduleFile> parseScheduleFile(const std::string& text, const std::strin
                 }
                 for (const auto& p : v) {
                     int64_t n;
-                    if (r.integer(p.second, "params." + p.first.Scalar(), n))
+                    if (r.integer(p.second, "params." + p.first.Scalar(), n)) {
                         f.params[p.first.Scalar()] = n;
+                        f.paramLocs[p.first.Scalar()] = locOf(p.first, path);
+                    }
                 }
             } else if (key == "steps") {
                 if (v.IsNull())
@@ -367,12 +397,29 @@ Result<OpenedSchedule> openSchedule(const std::string& path, const TargetResolve
     OpenedSchedule o;
     o.file = *file;
     const std::string dir = directoryOf(path);
-    auto kernel = ir::loadKernelFile(joinPath(dir, o.file.kernel), o.file.params);
-    if (!kernel)
-        return kernel.errors();
+    const std::string kernelPath = joinPath(dir, o.file.kernel);
+    std::string probe, why;
+    if (!readTextFile(kernelPath, probe, why))
+        return Diagnostic{Severity::Error, o.file.kernelLoc, why + " (the kernel file, relative to the schedule)"};
+    auto kernel = ir::loadKernelFile(kernelPath, o.file.params);
+    if (!kernel) {
+        // An override naming no parameter is this file's mistake: point at it here.
+        std::vector<Diagnostic> errors = kernel.errors();
+        for (auto& d : errors)
+            for (const auto& [name, loc] : o.file.paramLocs)
+                if (d.message.find("override of unknown parameter '" + name + "'") != std::string::npos)
+                    d.loc = loc;
+        return errors;
+    }
     auto target = resolveTarget(o.file.target, dir);
-    if (!target)
-        return target.errors();
+    if (!target) {
+        // Errors inside a target file keep their position; an unknown name points here.
+        std::vector<Diagnostic> errors = target.errors();
+        for (auto& d : errors)
+            if (!d.loc.known())
+                d.loc = o.file.targetLoc;
+        return errors;
+    }
     o.kernel = std::make_shared<const ir::Kernel>(std::move(*kernel));
     o.target = std::make_shared<const hw::Target>(std::move(*target));
     ApplyResult r = replay(o.kernel, o.target, o.file.steps);

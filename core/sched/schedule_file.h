@@ -21,6 +21,10 @@ struct ScheduleFile {
     std::string description;
     std::map<std::string, int64_t> params;  ///< size overrides applied to the kernel
     std::vector<Step> steps;
+    // Where the values were written (for messages about them).
+    SourceLoc kernelLoc;
+    SourceLoc targetLoc;
+    std::map<std::string, SourceLoc> paramLocs;
 };
 
 Result<ScheduleFile> parseScheduleFile(const std::string& text, const std::string& path);

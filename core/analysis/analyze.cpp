@@ -1,0 +1,808 @@
+// The analytical cost model: one walk of the loop nest computes occupancy, exact traffic,
+// cycles, energy, bounds and teaching diagnostics. It mirrors what the generated code does:
+// the same statements the interpreter executes, counted instead of run.
+#include "analysis/cost_report.h"
+
+#include "analysis/lattice_count.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+#include <sstream>
+
+namespace loopscope::analysis {
+
+using lower::Buffer;
+using lower::Cond;
+using lower::IndexId;
+using lower::kNoIndex;
+using lower::LoopNest;
+using lower::Stmt;
+
+bool CostReport::hasErrors() const
+{
+    return std::any_of(diagnostics.begin(), diagnostics.end(), [](const CostDiagnostic& d) { return d.severity == Severity::Error; });
+}
+
+std::vector<int> cacheSteps(const sched::Program& program)
+{
+    std::vector<int> out(program.caches.size(), -1);
+    const auto& k = *program.kernel;
+    for (size_t c = 0; c < program.caches.size(); ++c) {
+        const auto& cs = program.caches[c];
+        for (size_t i = 0; i < program.trace.size(); ++i) {
+            const auto& s = program.trace[i];
+            bool about = (s.primitive == sched::Primitive::CacheRead || s.primitive == sched::Primitive::CacheWrite
+                          || (s.primitive == sched::Primitive::ComputeAt && s.producer.empty()))
+                && s.tensor == k.tensors[cs.tensor].name && s.level == program.target->levels[cs.level].name;
+            if (about)
+                out[c] = static_cast<int>(i);
+        }
+    }
+    return out;
+}
+
+namespace {
+
+std::string fmtBytes(int64_t b)
+{
+    std::ostringstream os;
+    auto unit = [&](double v, const char* u) {
+        os.setf(std::ios::fixed);
+        os.precision(v == std::floor(v) ? 0 : 1);
+        os << v << ' ' << u;
+    };
+    if (b < 1024)
+        os << b << " B";
+    else if (b < 1024 * 1024)
+        unit(b / 1024.0, "KiB");
+    else
+        unit(b / 1048576.0, "MiB");
+    return os.str();
+}
+
+std::string shapeStr(const std::vector<int64_t>& s)
+{
+    std::string out;
+    for (size_t i = 0; i < s.size(); ++i)
+        out += (i ? "x" : "") + std::to_string(s[i]);
+    return out;
+}
+
+/// Totals of one subtree, for the cycle model.
+struct Sub {
+    double compute = 0;
+    double transfer = 0;
+    double hidden = 0;
+};
+
+class Analyzer {
+public:
+    Analyzer(const LoopNest& n, const hw::Target& t) : m_n(n), m_t(t), m_k(*n.kernel)
+    {
+        size_t levels = t.levels.size();
+        m_read.assign(levels, std::vector<int64_t>(m_k.tensors.size(), 0));
+        m_write = m_read;
+    }
+
+    CostReport run()
+    {
+        CostReport r;
+        r.kernel = m_k.name;
+        r.target = m_t.name;
+        if (m_t.levels.size() != m_n.target->levels.size()) {
+            r.diagnostics.push_back({Severity::Error, "target-mismatch", "target " + m_t.name + " has " + std::to_string(m_t.levels.size())
+                + " memory levels but the schedule was lowered for " + m_n.target->name + " with " + std::to_string(m_n.target->levels.size()), std::nullopt, {}, {}});
+            return r;
+        }
+        Sub total = walk(m_n.root);
+        occupancy(r);
+        // Traffic.
+        for (size_t l = 0; l < m_t.levels.size(); ++l) {
+            LevelReport& lr = r.levels[l];
+            for (size_t t = 0; t < m_k.tensors.size(); ++t) {
+                lr.readBytes += m_read[l][t];
+                lr.writeBytes += m_write[l][t];
+            }
+        }
+        for (size_t t = 0; t < m_k.tensors.size(); ++t)
+            for (size_t l = 0; l < m_t.levels.size(); ++l)
+                if (m_read[l][t] || m_write[l][t])
+                    r.tensors.push_back({m_k.tensors[t].name, m_t.levels[l].name, m_read[l][t], m_write[l][t]});
+        // Cycles.
+        r.macs = m_macs;
+        double hidden = std::min({total.hidden, total.transfer, total.compute});
+        r.cycles.compute = static_cast<int64_t>(std::ceil(total.compute));
+        r.cycles.transfer = static_cast<int64_t>(std::ceil(total.transfer));
+        r.cycles.total = static_cast<int64_t>(std::ceil(total.compute + total.transfer - hidden));
+        r.cycles.total = std::max({r.cycles.total, r.cycles.compute, r.cycles.transfer});
+        r.cycles.overlapRatio = total.transfer > 0 ? hidden / total.transfer : 0.0;
+        r.latencyMs = m_t.clockMhz > 0 ? r.cycles.total / (m_t.clockMhz * 1000.0) : 0.0;
+        double pj = 0;
+        for (size_t l = 0; l < m_t.levels.size(); ++l)
+            pj += static_cast<double>(r.levels[l].readBytes + r.levels[l].writeBytes) * m_t.levels[l].energyPjPerByte;
+        pj += static_cast<double>(m_macs) * m_t.compute.energyPjPerMac;
+        r.energyUj = pj * 1e-6;
+        bounds(r);
+        diagnostics(r);
+        return r;
+    }
+
+private:
+    // ---- counting -------------------------------------------------------------------------
+
+    struct Loop {
+        int slot;
+        int64_t extent;
+        sched::LoopKind kind;
+        int stmt;
+    };
+
+    std::vector<int> enclosingSlots() const
+    {
+        std::vector<int> out;
+        for (const Loop& l : m_loops)
+            out.push_back(l.slot);
+        return out;
+    }
+
+    void addSlots(IndexId e, std::vector<int>& out) const
+    {
+        if (e != kNoIndex)
+            m_n.index.slotsOf(e, out);
+        std::sort(out.begin(), out.end());
+        out.erase(std::unique(out.begin(), out.end()), out.end());
+    }
+
+    std::vector<Factor> guardFactors() const
+    {
+        std::vector<Factor> fs;
+        for (const Cond* c : m_conds) {
+            Factor f;
+            addSlots(c->expr, f.vars);
+            addSlots(c->lo, f.vars);
+            addSlots(c->hi, f.vars);
+            const lower::IndexPool* ix = &m_n.index;
+            Cond cond = *c;
+            f.eval = [ix, cond](const int64_t* v) -> int64_t {
+                int64_t x = ix->eval(cond.expr, v);
+                if (cond.lo != kNoIndex && x < ix->eval(cond.lo, v))
+                    return 0;
+                if (cond.hi != kNoIndex && x > ix->eval(cond.hi, v))
+                    return 0;
+                return 1;
+            };
+            fs.push_back(std::move(f));
+        }
+        return fs;
+    }
+
+    /// Executions of the current statement (enclosing loops, guards holding).
+    int64_t executions() const
+    {
+        return sumOfProducts(enclosingSlots(), m_n.slotExtents, guardFactors());
+    }
+
+    /// Elements moved by a region statement over all its executions.
+    int64_t regionElements(const lower::Region& reg) const
+    {
+        std::vector<Factor> fs = guardFactors();
+        for (size_t d = 0; d < reg.count.size(); ++d) {
+            Factor f;
+            addSlots(reg.count[d], f.vars);
+            const lower::IndexPool* ix = &m_n.index;
+            IndexId e = reg.count[d];
+            f.eval = [ix, e](const int64_t* v) -> int64_t { return std::max<int64_t>(0, ix->eval(e, v)); };
+            fs.push_back(std::move(f));
+        }
+        return sumOfProducts(enclosingSlots(), m_n.slotExtents, fs);
+    }
+
+    void countAccess(int buffer, bool write, int64_t elements)
+    {
+        const Buffer& b = m_n.buffers[buffer];
+        if (b.level < 0)
+            return;
+        (write ? m_write : m_read)[b.level][b.tensor] += elements * ir::dtypeBytes(b.dtype);
+    }
+
+    /// Cycles the core spends on direct accesses to levels outside the innermost.
+    double accessCycles(int buffer, int64_t elements) const
+    {
+        const Buffer& b = m_n.buffers[buffer];
+        if (b.level < 0 || b.level == static_cast<int>(m_t.levels.size()) - 1)
+            return 0;
+        const auto& lv = m_t.levels[b.level];
+        return elements * (ir::dtypeBytes(b.dtype) / lv.bandwidthBytesPerCycle + static_cast<double>(lv.latencyCycles));
+    }
+
+    double macRate(int stage) const
+    {
+        const ir::Stage& st = m_k.stages[stage];
+        std::string dtype = "float32";
+        auto loads = st.loads();
+        if (!loads.empty())
+            dtype = ir::dtypeName(m_k.tensors[loads[0].tensor].dtype);
+        double peak = peakRate(dtype);
+        int64_t lanes = 1, rows = 1;
+        if (!m_loops.empty() && m_loops.back().kind == sched::LoopKind::Vectorized)
+            lanes = m_loops.back().extent;
+        if (m_t.compute.peArray) {
+            for (auto it = m_loops.rbegin(); it != m_loops.rend(); ++it)
+                if (it->kind == sched::LoopKind::Unrolled) {
+                    rows = it->extent;
+                    break;
+                }
+            lanes = std::min<int64_t>(lanes, m_t.compute.peArray->cols);
+            rows = std::min<int64_t>(rows, m_t.compute.peArray->rows);
+            return std::min(peak, static_cast<double>(lanes * rows));
+        }
+        return std::min(peak, static_cast<double>(lanes));
+    }
+
+    double peakRate(const std::string& dtype) const
+    {
+        auto it = m_t.compute.macsPerCycle.find(dtype);
+        if (it != m_t.compute.macsPerCycle.end() && it->second > 0)
+            return it->second;
+        return 1.0;
+    }
+
+    // ---- the walk -------------------------------------------------------------------------
+
+    Sub walk(int id)
+    {
+        const Stmt& s = m_n.stmts[id];
+        Sub out;
+        switch (s.kind) {
+        case Stmt::Kind::Block:
+            for (int c : s.body)
+                add(out, walk(c));
+            break;
+        case Stmt::Kind::For: {
+            if (s.loopKind != sched::LoopKind::Unrolled) {
+                int64_t runs = executions();
+                double iters = static_cast<double>(runs) * s.extent;
+                if (s.loopKind == sched::LoopKind::Vectorized)
+                    iters = static_cast<double>(runs) * std::ceil(s.extent / static_cast<double>(std::max(1, m_t.compute.simdLanes)));
+                out.compute += iters * m_t.loopOverheadCycles;
+            }
+            m_loops.push_back({s.slot, s.extent, s.loopKind, id});
+            for (int c : s.body)
+                add(out, walk(c));
+            m_loops.pop_back();
+            break;
+        }
+        case Stmt::Kind::If:
+            for (const Cond& c : s.conds)
+                m_conds.push_back(&c);
+            for (int c : s.body)
+                add(out, walk(c));
+            m_conds.resize(m_conds.size() - s.conds.size());
+            break;
+        case Stmt::Kind::Alloc: {
+            const Buffer& b = m_n.buffers[s.buffer];
+            m_allocLoop[s.buffer] = m_loops.empty() ? -1 : m_loops.back().slot;
+            m_allocRuns[s.buffer] = executions();
+            Sub body;
+            double copyCycles = 0;
+            for (int c : s.body) {
+                Sub sub = walk(c);
+                if (m_n.stmts[c].kind == Stmt::Kind::Copy)
+                    copyCycles += sub.transfer;
+                add(body, sub);
+            }
+            if (b.doubleBuffer && m_allocRuns[s.buffer] > 1) {
+                // Ping-pong: while one iteration computes, the next one's copy runs.
+                double runs = static_cast<double>(m_allocRuns[s.buffer]);
+                double computePer = (body.compute) / runs;
+                double transferPer = copyCycles / runs;
+                double hide = (runs - 1) * std::min(computePer, transferPer);
+                body.hidden += hide;
+                m_doubleBuffers.push_back({s.buffer, computePer, transferPer});
+            }
+            add(out, body);
+            break;
+        }
+        case Stmt::Kind::Copy: {
+            int64_t elems = regionElements(s.region);
+            int64_t runs = executions();
+            countAccess(s.src, false, elems);
+            countAccess(s.buffer, true, elems);
+            const Buffer& src = m_n.buffers[s.src];
+            const Buffer& dst = m_n.buffers[s.buffer];
+            int outer = std::min(src.level, dst.level);
+            double bw = std::min(src.level >= 0 ? m_t.levels[src.level].bandwidthBytesPerCycle : 1e9,
+                                 dst.level >= 0 ? m_t.levels[dst.level].bandwidthBytesPerCycle : 1e9);
+            double latency = outer >= 0 ? static_cast<double>(m_t.levels[outer].latencyCycles) : 0.0;
+            out.transfer += elems * ir::dtypeBytes(dst.dtype) / bw + runs * latency;
+            m_copies.push_back({id, s.src, s.buffer, elems, runs});
+            break;
+        }
+        case Stmt::Kind::AccInit: {
+            int64_t n = executions();
+            countAccess(s.buffer, true, n);
+            out.transfer += accessCycles(s.buffer, n);
+            if (s.src >= 0) {
+                countAccess(s.src, false, n);
+                out.transfer += accessCycles(s.src, n);
+            }
+            break;
+        }
+        case Stmt::Kind::Load: {
+            int64_t n = executions();
+            countAccess(s.buffer, false, n);
+            out.transfer += accessCycles(s.buffer, n);
+            m_loadsAt.push_back({id, n, m_loops.empty() ? -1 : m_loops.back().slot});
+            checkVectorStride(s);
+            break;
+        }
+        case Stmt::Kind::Compute: {
+            int64_t n = executions();
+            if (s.accumulate) {
+                countAccess(s.buffer, false, n);
+                out.transfer += accessCycles(s.buffer, n);
+                m_macs += n;
+                m_stageMacs[s.stage] += n;
+            }
+            countAccess(s.buffer, true, n);
+            out.transfer += accessCycles(s.buffer, n);
+            out.compute += n / macRate(s.stage);
+            break;
+        }
+        case Stmt::Kind::AccStore: {
+            int64_t n = executions();
+            countAccess(s.src, false, n);
+            countAccess(s.buffer, true, n);
+            out.transfer += accessCycles(s.src, n) + accessCycles(s.buffer, n);
+            for (int q : {s.multBuffer, s.shiftBuffer})
+                if (q >= 0) {
+                    countAccess(q, false, n);
+                    out.transfer += accessCycles(q, n);
+                }
+            break;
+        }
+        }
+        return out;
+    }
+
+    static void add(Sub& a, const Sub& b)
+    {
+        a.compute += b.compute;
+        a.transfer += b.transfer;
+        a.hidden += b.hidden;
+    }
+
+    // ---- occupancy ------------------------------------------------------------------------
+
+    struct Peak {
+        std::vector<int64_t> bytes;              ///< per level
+        std::vector<std::vector<int>> buffers;   ///< per level: buffers live at the peak
+    };
+
+    Peak peak(int id) const
+    {
+        const Stmt& s = m_n.stmts[id];
+        size_t L = m_t.levels.size();
+        Peak p{std::vector<int64_t>(L, 0), std::vector<std::vector<int>>(L)};
+        for (int c : s.body) {
+            Peak q = peak(c);
+            for (size_t l = 0; l < L; ++l)
+                if (q.bytes[l] > p.bytes[l]) {
+                    p.bytes[l] = q.bytes[l];
+                    p.buffers[l] = q.buffers[l];
+                }
+        }
+        if (s.kind == Stmt::Kind::Alloc) {
+            const Buffer& b = m_n.buffers[s.buffer];
+            if (b.level >= 0) {
+                p.bytes[b.level] += alignedFootprint(b);
+                p.buffers[b.level].insert(p.buffers[b.level].begin(), s.buffer);
+            }
+        }
+        return p;
+    }
+
+    int64_t alignedFootprint(const Buffer& b) const
+    {
+        int64_t bytes = b.bytes();
+        if (b.role != Buffer::Role::Home && b.level > 0) {
+            int64_t a = std::max<int64_t>(1, m_t.constraints.alignmentBytes);
+            bytes = (bytes + a - 1) / a * a;
+        }
+        return bytes * (b.doubleBuffer ? 2 : 1);
+    }
+
+    std::string loopOf(const Buffer& b) const
+    {
+        if (b.role == Buffer::Role::Home || b.atVar < 0)
+            return "root";
+        for (size_t i = 0; i < m_n.stmts.size(); ++i) {
+            const Stmt& s = m_n.stmts[i];
+            if (s.kind == Stmt::Kind::For && s.stage == b.atStage && s.var == b.atVar)
+                return s.name;
+        }
+        return "root";
+    }
+
+    BufferUse use(int id) const
+    {
+        const Buffer& b = m_n.buffers[id];
+        BufferUse u;
+        u.name = b.name;
+        u.tensor = m_k.tensors[b.tensor].name;
+        u.loop = loopOf(b);
+        u.shape = b.shape;
+        u.bytes = alignedFootprint(b);
+        u.doubleBuffered = b.doubleBuffer;
+        u.home = b.role == Buffer::Role::Home;
+        return u;
+    }
+
+    void occupancy(CostReport& r) const
+    {
+        Peak p = peak(m_n.root);
+        // Home buffers live for the whole program.
+        for (size_t b = 0; b < m_n.buffers.size(); ++b) {
+            const Buffer& buf = m_n.buffers[b];
+            if (buf.role == Buffer::Role::Home && buf.level >= 0) {
+                p.bytes[buf.level] += buf.bytes();
+                p.buffers[buf.level].insert(p.buffers[buf.level].begin(), static_cast<int>(b));
+            }
+        }
+        for (size_t l = 0; l < m_t.levels.size(); ++l) {
+            LevelReport lr;
+            lr.name = m_t.levels[l].name;
+            lr.capacityBytes = m_t.levels[l].sizeBytes;
+            lr.usedBytes = p.bytes[l];
+            for (int b : p.buffers[l])
+                lr.buffers.push_back(use(b));
+            r.levels.push_back(lr);
+        }
+    }
+
+    // ---- bounds ---------------------------------------------------------------------------
+
+    /// Distinct elements of a tensor that one access pattern touches over all axis values.
+    int64_t touched(const ir::Stage& st, const ir::Access& acc) const
+    {
+        const ir::Tensor& t = m_k.tensors[acc.tensor];
+        int64_t n = 1;
+        for (size_t d = 0; d < acc.index.size(); ++d) {
+            const auto& e = acc.index[d];
+            int64_t lo = e.constant, hi = e.constant, step = 0;
+            for (const auto& term : e.terms) {
+                int64_t ext = st.axes[term.axis].extent - 1;
+                (term.coeff >= 0 ? hi : lo) += term.coeff * ext;
+                if (ext > 0)
+                    step = std::gcd(step, std::abs(term.coeff));
+            }
+            if (step == 0)
+                step = 1;
+            if (lo < 0)
+                lo += (-lo + step - 1) / step * step;
+            hi = std::min(hi, t.shape[d] - 1);
+            n *= hi < lo ? 0 : (hi - lo) / step + 1;
+        }
+        return n;
+    }
+
+    void bounds(CostReport& r) const
+    {
+        // Compute: every MAC at the peak rate of its dtype.
+        double cycles = 0;
+        for (const auto& [stage, macs] : m_stageMacs) {
+            auto loads = m_k.stages[stage].loads();
+            std::string dtype = loads.empty() ? "float32" : ir::dtypeName(m_k.tensors[loads[0].tensor].dtype);
+            cycles += macs / peakRate(dtype);
+        }
+        r.bounds.computeCycles = static_cast<int64_t>(std::floor(cycles));
+        // Compulsory: inputs used, read once; outputs written once.
+        int64_t bytes = 0;
+        for (size_t t = 0; t < m_k.tensors.size(); ++t) {
+            const ir::Tensor& ten = m_k.tensors[t];
+            if (m_k.isOutput(static_cast<int>(t))) {
+                bytes += ten.bytes();
+                continue;
+            }
+            if (!m_k.isInput(static_cast<int>(t)))
+                continue;
+            int64_t most = 0;
+            for (const auto& st : m_k.stages) {
+                for (const auto& acc : st.loads())
+                    if (acc.tensor == static_cast<int>(t))
+                        most = std::max(most, touched(st, acc));
+                if (st.requant && (st.requant->bias == static_cast<int>(t) || st.requant->multiplier.tensor == static_cast<int>(t) || st.requant->shift.tensor == static_cast<int>(t)))
+                    most = std::max(most, ten.elements());
+            }
+            bytes += most * ir::dtypeBytes(ten.dtype);
+        }
+        r.bounds.compulsoryBytes = bytes;
+        r.bounds.ioLowerBoundBytes = ioLowerBound();
+    }
+
+    /// Smith et al. 2017 for a single matmul-like stage: Q >= 2mnk/sqrt(S) - 2S words moved
+    /// between the outermost level and everything inside it (S words).
+    std::optional<int64_t> ioLowerBound() const
+    {
+        if (m_k.stages.size() != 1)
+            return std::nullopt;
+        const ir::Stage& st = m_k.stages[0];
+        auto loads = st.loads();
+        if (!st.accumulate || loads.size() != 2)
+            return std::nullopt;
+        int spatial = st.spatialCount();
+        std::vector<int> owner(st.axes.size(), 0);  // bit 1: A, bit 2: B
+        for (int which = 0; which < 2; ++which)
+            for (const auto& e : loads[which].index) {
+                if (e.terms.size() != 1 || e.terms[0].coeff != 1 || e.constant != 0)
+                    return std::nullopt;
+                owner[e.terms[0].axis] |= 1 << which;
+            }
+        int64_t m = 1, n = 1, k = 1;
+        for (size_t a = 0; a < st.axes.size(); ++a) {
+            bool red = static_cast<int>(a) >= spatial;
+            if (red && owner[a] == 3)
+                k *= st.axes[a].extent;
+            else if (!red && owner[a] == 1)
+                m *= st.axes[a].extent;
+            else if (!red && owner[a] == 2)
+                n *= st.axes[a].extent;
+            else
+                return std::nullopt;
+        }
+        int64_t minElem = 8;
+        for (const auto& t : m_k.tensors)
+            minElem = std::min<int64_t>(minElem, ir::dtypeBytes(t.dtype));
+        double s = m_t.compute.registers;
+        for (size_t l = 1; l < m_t.levels.size(); ++l)
+            s += static_cast<double>(m_t.levels[l].sizeBytes) / minElem;
+        double q = 2.0 * m * n * k / std::sqrt(s) - 2.0 * s;
+        return static_cast<int64_t>(std::max(0.0, std::floor(q))) * minElem;
+    }
+
+    // ---- diagnostics ----------------------------------------------------------------------
+
+    std::optional<int> stepOfCache(int cache) const
+    {
+        if (cache < 0)
+            return std::nullopt;
+        const auto& cs = m_n.caches[cache];
+        std::optional<int> found;
+        for (size_t i = 0; i < m_n.trace.size(); ++i) {
+            const auto& s = m_n.trace[i];
+            bool about = s.tensor == m_k.tensors[cs.tensor].name && s.level == m_t.levels[cs.level].name
+                && (s.primitive == sched::Primitive::CacheRead || s.primitive == sched::Primitive::CacheWrite
+                    || s.primitive == sched::Primitive::ComputeAt);
+            if (about)
+                found = static_cast<int>(i);
+        }
+        return found;
+    }
+
+    std::optional<int> stepOfLoop(const std::string& loopName, sched::Primitive prim) const
+    {
+        std::optional<int> found;
+        for (size_t i = 0; i < m_n.trace.size(); ++i) {
+            const auto& s = m_n.trace[i];
+            if (s.primitive == prim && !s.loops.empty() && (loopName.size() >= s.loops[0].size())
+                && loopName.compare(loopName.size() - s.loops[0].size(), s.loops[0].size(), s.loops[0]) == 0)
+                found = static_cast<int>(i);
+        }
+        return found;
+    }
+
+    std::string bareLoopName(const std::string& slotName) const
+    {
+        size_t colon = slotName.find(':');
+        return colon == std::string::npos ? slotName : slotName.substr(colon + 1);
+    }
+
+    void checkVectorStride(const Stmt& s)
+    {
+        if (m_loops.empty() || m_loops.back().kind != sched::LoopKind::Vectorized)
+            return;
+        int vslot = m_loops.back().slot;
+        const Buffer& b = m_n.buffers[s.buffer];
+        // Element distance in the buffer between neighbouring lanes.
+        std::vector<int64_t> v(m_n.slotExtents.size(), 0);
+        auto flat = [&](const std::vector<int64_t>& vals) {
+            int64_t off = 0;
+            for (size_t d = 0; d < s.index.size(); ++d) {
+                int64_t g = m_n.index.eval(s.index[d], vals.data());
+                int64_t o = b.origin[d] == kNoIndex ? 0 : m_n.index.eval(b.origin[d], vals.data());
+                off = off * b.shape[d] + (g - o) / b.step[d];
+            }
+            return off;
+        };
+        if (s.index.size() != b.shape.size())
+            return;
+        int64_t a = flat(v);
+        v[vslot] = 1;
+        int64_t stride = flat(v) - a;
+        if (stride != 1 && stride != 0)
+            m_strided.push_back({m_n.slotNames[vslot], m_k.tensors[b.tensor].name, stride});
+    }
+
+    void diagnostics(CostReport& r)
+    {
+        auto& out = r.diagnostics;
+        // Over capacity.
+        for (size_t l = 0; l < r.levels.size(); ++l) {
+            const LevelReport& lr = r.levels[l];
+            if (lr.usedBytes <= lr.capacityBytes)
+                continue;
+            std::string list;
+            std::vector<std::string> tensors;
+            std::optional<int> step;
+            for (const auto& b : lr.buffers) {
+                list += (list.empty() ? "" : ", ") + b.name + " " + shapeStr(b.shape) + (b.doubleBuffered ? " x2" : "") + " = " + fmtBytes(b.bytes);
+                tensors.push_back(b.tensor);
+            }
+            for (int b = static_cast<int>(m_n.buffers.size()) - 1; b >= 0 && !step; --b)
+                if (m_n.buffers[b].level == static_cast<int>(l))
+                    step = stepOfCache(m_n.buffers[b].cache);
+            out.push_back({Severity::Error, "over-capacity",
+                           lr.name + " holds " + fmtBytes(lr.usedBytes) + " at once but has " + fmtBytes(lr.capacityBytes) + ": " + list,
+                           step, {}, tensors});
+        }
+        // A cache stage that reloads the same tile.
+        for (const auto& c : m_copies) {
+            const Stmt& s = m_n.stmts[c.stmt];
+            const Buffer& dst = m_n.buffers[c.dst];
+            const Buffer& cacheBuf = dst.role == Buffer::Role::Cache ? dst : m_n.buffers[c.src];
+            if (cacheBuf.role != Buffer::Role::Cache || cacheBuf.write)
+                continue;
+            std::vector<int> used;
+            for (IndexId e : s.region.min)
+                m_n.index.slotsOf(e, used);
+            for (IndexId e : s.region.count)
+                m_n.index.slotsOf(e, used);
+            // Loops enclosing the copy, outermost first.
+            std::vector<std::pair<int, std::string>> loops;
+            collectEnclosing(m_n.root, c.stmt, loops);
+            int innermostUsed = -1;
+            for (size_t i = 0; i < loops.size(); ++i)
+                if (std::find(used.begin(), used.end(), loops[i].first) != used.end())
+                    innermostUsed = static_cast<int>(i);
+            std::vector<std::string> idle;
+            for (size_t i = innermostUsed + 1; i < loops.size(); ++i)
+                if (m_n.slotExtents[loops[i].first] > 1)
+                    idle.push_back(loops[i].second);
+            if (idle.empty())
+                continue;
+            std::string tn = m_k.tensors[cacheBuf.tensor].name;
+            std::string lvl = m_t.levels[cacheBuf.level].name;
+            std::string where = innermostUsed >= 0 ? bareLoopName(loops[innermostUsed].second) : "root";
+            std::string idleList;
+            for (const auto& n : idle)
+                idleList += (idleList.empty() ? "" : ", ") + n;
+            out.push_back({Severity::Warning, "redundant-reload",
+                           tn + "@" + lvl + " reloads the same tile on every iteration of " + idleList + ": its tile does not depend on "
+                               + (idle.size() == 1 ? "that loop" : "those loops") + "; compute_at {tensor: " + tn + ", level: " + lvl + ", at: " + where
+                               + "} loads it once instead",
+                           stepOfCache(cacheBuf.cache), idle, {tn}});
+        }
+        // Vectorized loops with non-unit stride.
+        for (const auto& sv : m_strided)
+            out.push_back({Severity::Warning, "vector-stride",
+                           "vectorized loop " + sv.loop + " reads " + sv.tensor + " with a stride of " + std::to_string(sv.stride)
+                               + " elements; lanes need neighbouring elements (reorder so that " + sv.loop + " indexes the last dimension, or cache " + sv.tensor + " transposed)",
+                           stepOfLoop(bareLoopName(sv.loop), sched::Primitive::Vectorize), {sv.loop}, {sv.tensor}});
+        // SIMD lanes / PE rows left idle.
+        for (const Stmt& s : m_n.stmts) {
+            if (s.kind != Stmt::Kind::For || s.loopKind != sched::LoopKind::Vectorized)
+                continue;
+            int64_t lanes = m_t.compute.peArray ? m_t.compute.peArray->cols : m_t.compute.simdLanes;
+            if (lanes > 1 && s.extent % lanes != 0) {
+                int64_t used = s.extent % lanes;
+                out.push_back({Severity::Hint, "idle-lanes",
+                               "vectorized loop " + s.name + " has extent " + std::to_string(s.extent) + ": the last vector uses "
+                                   + std::to_string(used) + " of " + std::to_string(lanes) + " lanes; a split factor that is a multiple of "
+                                   + std::to_string(lanes) + " keeps them busy",
+                               stepOfLoop(bareLoopName(s.name), sched::Primitive::Vectorize), {s.name}, {}});
+            }
+        }
+        if (m_t.compute.peArray)
+            for (const Stmt& s : m_n.stmts)
+                if (s.kind == Stmt::Kind::For && s.loopKind == sched::LoopKind::Unrolled && s.extent % m_t.compute.peArray->rows != 0
+                    && s.extent < m_t.compute.peArray->rows)
+                    out.push_back({Severity::Hint, "idle-pe-rows",
+                                   "unrolled loop " + s.name + " feeds " + std::to_string(s.extent) + " of the " + std::to_string(m_t.compute.peArray->rows)
+                                       + " PE rows; the rest idle",
+                                   stepOfLoop(bareLoopName(s.name), sched::Primitive::Unroll), {s.name}, {}});
+        // Target constraints.
+        for (size_t b = 0; b < m_n.buffers.size(); ++b) {
+            const Buffer& buf = m_n.buffers[b];
+            if (buf.role == Buffer::Role::Home || buf.level < 0)
+                continue;
+            if (m_t.constraints.maxTileSize > 0)
+                for (int64_t d : buf.shape)
+                    if (d > m_t.constraints.maxTileSize) {
+                        out.push_back({Severity::Error, "max-tile-size",
+                                       buf.name + " has a dimension of " + std::to_string(d) + " elements; " + m_t.name + " allows at most "
+                                           + std::to_string(m_t.constraints.maxTileSize) + " per tile dimension",
+                                       stepOfCache(buf.cache), {}, {m_k.tensors[buf.tensor].name}});
+                        break;
+                    }
+            int64_t align = m_t.constraints.alignmentBytes;
+            if (align > 1 && buf.role == Buffer::Role::Cache) {
+                int64_t row = buf.shape.back() * ir::dtypeBytes(buf.dtype);
+                if (row % align != 0)
+                    out.push_back({Severity::Hint, "alignment",
+                                   buf.name + " rows are " + std::to_string(row) + " bytes, not a multiple of the " + std::to_string(align)
+                                       + "-byte alignment " + m_t.name + " asks for DMA buffers; rows after the first start unaligned",
+                                   stepOfCache(buf.cache), {}, {m_k.tensors[buf.tensor].name}});
+            }
+        }
+        // Double buffering that cannot hide its transfers.
+        for (const auto& d : m_doubleBuffers) {
+            if (d.transferPer <= d.computePer)
+                continue;
+            const Buffer& b = m_n.buffers[d.buffer];
+            std::ostringstream msg;
+            msg.precision(0);
+            msg << std::fixed << "double buffering " << b.name << " cannot hide its transfer: " << d.transferPer << " cycles per tile against "
+                << d.computePer << " cycles of compute; the loop is transfer-bound (larger tiles raise the compute per byte)";
+            out.push_back({Severity::Warning, "transfer-bound", msg.str(), stepOfCache(b.cache), {}, {m_k.tensors[b.tensor].name}});
+        }
+    }
+
+    bool collectEnclosing(int id, int target, std::vector<std::pair<int, std::string>>& loops) const
+    {
+        if (id == target)
+            return true;
+        const Stmt& s = m_n.stmts[id];
+        if (s.kind == Stmt::Kind::For)
+            loops.push_back({s.slot, s.name});
+        for (int c : s.body)
+            if (collectEnclosing(c, target, loops))
+                return true;
+        if (s.kind == Stmt::Kind::For)
+            loops.pop_back();
+        return false;
+    }
+
+    struct CopyInfo {
+        int stmt, src, dst;
+        int64_t elements, runs;
+    };
+    struct LoadInfo {
+        int stmt;
+        int64_t runs;
+        int innermostSlot;
+    };
+    struct Strided {
+        std::string loop, tensor;
+        int64_t stride;
+    };
+    struct DoubleBufferInfo {
+        int buffer;
+        double computePer, transferPer;
+    };
+
+    const LoopNest& m_n;
+    const hw::Target& m_t;
+    const ir::Kernel& m_k;
+    std::vector<Loop> m_loops;
+    std::vector<const Cond*> m_conds;
+    std::vector<std::vector<int64_t>> m_read, m_write;
+    int64_t m_macs = 0;
+    std::map<int, int64_t> m_stageMacs;
+    std::map<int, int> m_allocLoop;
+    std::map<int, int64_t> m_allocRuns;
+    std::vector<CopyInfo> m_copies;
+    std::vector<LoadInfo> m_loadsAt;
+    std::vector<Strided> m_strided;
+    std::vector<DoubleBufferInfo> m_doubleBuffers;
+};
+
+} // namespace
+
+CostReport analyze(const lower::LoopNest& nest, const hw::Target& target)
+{
+    return Analyzer(nest, target).run();
+}
+
+} // namespace loopscope::analysis
