@@ -144,6 +144,8 @@ const std::map<std::string, KernelSpec>& kernelSpecs()
         {"dw", {"dwsep_conv", {{"H", 4}, {"W", 5}, {"C", 3}, {"K", 2}}}},  // D(h,w,c,r,s) -> O(h,w,k,c)
         {"sm", {"scaled_matmul", {}}},                                     // T(i,k) -> C(i,j,k)
         {"fo", {"fanout_pipeline", {}}},                                   // T -> U -> C -> E
+        {"sq", {"square_pipeline", {}}},                                   // T -> C = T * T
+        {"ch", {"chain_pipeline", {}}},                                    // T -> U -> C
     };
     return specs;
 }
@@ -341,6 +343,10 @@ std::vector<ErrorCase> errorCases()
          .bad = reorder({"k", "j"}),
          .message = "reduction loop k would be outside j, where cache_write C@SRAM sits", .loops = {"k", "j"},
          .tensors = {"C"}, .detail = "the written-back tile would not be final"},
+        {.name = "reorder_moves_consumer_cache_outside_producer", .kernel = "dw",
+         .setup = {computeAt("D", "w", "O", "DRAM"), cacheRead("D", "SRAM", "k", "O")}, .bad = reorder({"k", "w"}, "O"),
+         .message = "cache_read D@SRAM sits outside w, where its producer D is computed", .loops = {"w"},
+         .tensors = {"D"}},
         {.name = "reorder_makes_cache_write_strided", .kernel = "mm", .setup = {split("i", 4), cacheWrite("C", "SRAM", "j")},
          .bad = reorder({"i.inner", "j", "i.outer"}),
          .message = "cache_write C@SRAM at j: the tile of C computed in its body is not contiguous along i",
@@ -436,14 +442,31 @@ std::vector<ErrorCase> errorCases()
         {.name = "cache_read_inlined_tensor", .kernel = "sm", .setup = {computeInline("T")},
          .bad = cacheRead("T", "SRAM", "j", "C"),
          .message = "can't cache T: its stage was inlined, so it is never stored", .tensors = {"T"}},
-        {.name = "cache_read_outside_producer", .kernel = "dw", .setup = {computeAt("D", "w", "O")},
+        {.name = "cache_read_outside_producer", .kernel = "dw", .setup = {computeAt("D", "w", "O", "DRAM")},
          .bad = cacheRead("D", "SRAM", "h", "O"),
          .message = "cache_read D@SRAM sits outside w, where its producer D is computed", .loops = {"w"},
          .tensors = {"D"}},
-        {.name = "cache_read_root_with_producer_at_loop", .kernel = "dw", .setup = {computeAt("D", "w", "O")},
+        {.name = "cache_read_root_with_producer_at_loop", .kernel = "dw", .setup = {computeAt("D", "w", "O", "DRAM")},
          .bad = cacheRead("D", "SRAM", "root", "O"),
          .message = "cache_read D@SRAM sits outside w, where its producer D is computed", .loops = {"w"},
          .tensors = {"D"}},
+        {.name = "cache_read_two_index_patterns", .kernel = "sq", .bad = cacheRead("T", "SRAM", "j", "C"),
+         .message = "stage C reads T through index patterns that differ in more than a constant; a buffer of it would not be one box",
+         .tensors = {"T"}},
+        {.name = "cache_read_two_index_patterns_after_inline", .kernel = "sq", .setup = {computeInline("T")},
+         .bad = cacheRead("A", "SRAM", "k"),
+         .message = "stage C reads A through index patterns that differ in more than a constant; a buffer of it would not be one box",
+         .tensors = {"A"}},
+        {.name = "cache_read_input_of_inlined_stage_for_non_reader", .kernel = "fo", .setup = {computeInline("T")},
+         .bad = cacheRead("A", "SRAM", "root", "E"), .message = "stage E does not read A", .tensors = {"A"}},
+        {.name = "cache_read_intermediate_into_its_level", .kernel = "dw",
+         .setup = {split("h", 2, "O"), computeAt("D", "h.outer", "O", "SRAM")}, .bad = cacheRead("D", "SRAM", "w", "O"),
+         .message = "can't cache D into SRAM: D is computed at h.outer into SRAM; a cache must be in a level inside that one",
+         .loops = {"h.outer"}, .tensors = {"D"}},
+        {.name = "cache_read_intermediate_into_outer_level", .kernel = "dw", .target = "gemmini-16x16",
+         .setup = {computeAt("D", "w", "O")}, .bad = cacheRead("D", "scratchpad", "k", "O"),
+         .message = "can't cache D into scratchpad: D is computed at w into accumulator; a cache must be in a level inside that one",
+         .loops = {"w"}, .tensors = {"D"}},
         {.name = "cache_write_no_writer", .kernel = "mm", .bad = cacheWrite("A", "SRAM"),
          .message = "no stage writes A", .tensors = {"A"}},
         {.name = "cache_write_input_at_loop", .kernel = "mm", .bad = cacheWrite("A", "SRAM", "j"),
@@ -495,12 +518,12 @@ std::vector<ErrorCase> errorCases()
          .message = "cache_write C@SRAM at j: the tile of C computed in its body is not contiguous along i",
          .loops = {"j"}, .tensors = {"C"}},
         {.name = "move_cache_outside_producer", .kernel = "dw",
-         .setup = {computeAt("D", "w", "O"), cacheRead("D", "SRAM", "w", "O")},
+         .setup = {computeAt("D", "w", "O", "DRAM"), cacheRead("D", "SRAM", "w", "O")},
          .bad = moveCache("D", "SRAM", "h", "O"),
          .message = "cache_read D@SRAM sits outside w, where its producer D is computed", .loops = {"w"},
          .tensors = {"D"}},
         {.name = "move_cache_to_root_outside_producer", .kernel = "dw",
-         .setup = {computeAt("D", "w", "O"), cacheRead("D", "SRAM", "c", "O")},
+         .setup = {computeAt("D", "w", "O", "DRAM"), cacheRead("D", "SRAM", "c", "O")},
          .bad = moveCache("D", "SRAM", "root", "O"),
          .message = "cache_read D@SRAM sits outside w, where its producer D is computed", .loops = {"w"},
          .tensors = {"D"}},
@@ -518,6 +541,13 @@ std::vector<ErrorCase> errorCases()
          .message = "can't compute T at k: stage C does not read T", .loops = {"k"}, .tensors = {"T"}},
         {.name = "compute_at_other_reader", .kernel = "fo", .bad = computeAt("U", "k"),
          .message = "can't compute U inside C: stage E also reads U", .tensors = {"U"}},
+        {.name = "compute_at_two_index_patterns", .kernel = "sq", .bad = computeAt("T", "j", "C"),
+         .message = "stage C reads T through index patterns that differ in more than a constant; a buffer of it would not be one box",
+         .tensors = {"T"}},
+        {.name = "compute_at_into_level_of_consumer_cache", .kernel = "dw", .setup = {cacheRead("D", "SRAM", "k", "O")},
+         .bad = computeAt("D", "w", "O"),
+         .message = "can't cache D into SRAM: D is computed at w into SRAM; a cache must be in a level inside that one",
+         .loops = {"w"}, .tensors = {"D"}},
         {.name = "compute_at_cache_written_output", .kernel = "dw", .setup = {cacheWrite("D", "SRAM", "h", "D")},
          .bad = computeAt("D", "w", "O"),
          .message = "can't compute D at w: its output D has a cache_write stage", .tensors = {"D"}},
@@ -528,7 +558,7 @@ std::vector<ErrorCase> errorCases()
         {.name = "compute_at_unknown_level", .kernel = "dw", .bad = computeAt("D", "w", "O", "L2"),
          .message = "target cortex-m7 has no memory level 'L2' " + m7Levels},
         {.name = "compute_at_inside_consumer_cache", .kernel = "dw", .setup = {cacheRead("D", "SRAM", "h", "O")},
-         .bad = computeAt("D", "w", "O"),
+         .bad = computeAt("D", "w", "O", "DRAM"),
          .message = "cache_read D@SRAM sits outside w, where its producer D is computed", .loops = {"w"},
          .tensors = {"D"}},
 
@@ -671,6 +701,36 @@ TEST(PrimitiveErrorInMemory, DoubleBufferInSingleBufferLevel)
     ASSERT_TRUE(r.ok()) << r.error().str();
     expectError(r.program(), doubleBuffer("A"),
                 {"can't double-buffer A in SRAM: the level's buffer_count is 1", {}, {"A"}});
+}
+
+// ---- missing preconditions (bugs, reported) ---------------------------------------------------
+// A precondition must hold whichever step comes first. These reproduce steps core/ accepts
+// although it refuses the same situation reached in the other order.
+
+/// The error must come from `bad`, name `tensor`, and leave the program untouched.
+void expectRefused(const Program& p, const Step& bad, const std::string& tensor)
+{
+    const std::string before = snapshot(p);
+    sched::ApplyResult r = sched::apply(p, bad);
+    EXPECT_EQ(snapshot(p), before);
+    ASSERT_FALSE(r.ok()) << sched::describe(bad) << " was accepted, giving:\n"
+                         << snapshot(r.program());
+    EXPECT_EQ(r.error().primitive, bad.primitive);
+    EXPECT_EQ(r.error().stepIndex, static_cast<int>(p.trace.size()));
+    EXPECT_EQ(r.error().tensors, std::vector<std::string>{tensor}) << r.error().str();
+    EXPECT_NE(r.error().message.find(tensor), std::string::npos) << r.error().str();
+}
+
+// compute_at D refuses a D whose output has a cache_write stage ("can't compute D at w: its
+// output D has a cache_write stage"), but cache_write D after compute_at D is accepted; it
+// lowers to two buffers both named D_SRAM and a copy "D_SRAM -> D_SRAM // SRAM -> SRAM".
+TEST(MissingPrecondition, CacheWriteOfAProducerComputedAtAConsumerLoop)
+{
+    Program p = programFor(kernel("dw"), "cortex-m7", {split("h", 2, "O"), computeAt("D", "h.outer", "O")});
+    for (const std::string at : {"root", "h", "c"}) {
+        SCOPED_TRACE("cache_write D at " + at);
+        expectRefused(p, cacheWrite("D", "SRAM", at, "D"), "D");
+    }
 }
 
 // ---- messages with their source location ---------------------------------------------------
