@@ -170,12 +170,18 @@ const char* severityName(Severity s)
 std::string humanBytes(int64_t b)
 {
     const char* units[] = {"B", "KiB", "MiB", "GiB"};
+    double v = static_cast<double>(b);
     int u = 0;
-    while (u < 3 && b >= 1024 && b % 1024 == 0) {
-        b /= 1024;
+    while (u < 3 && v >= 1024) {
+        v /= 1024;
         ++u;
     }
-    return std::to_string(b) + " " + units[u];
+    char buf[32];
+    if (v == static_cast<int64_t>(v))
+        std::snprintf(buf, sizeof buf, "%lld %s", static_cast<long long>(v), units[u]);
+    else
+        std::snprintf(buf, sizeof buf, "%.1f %s", v, units[u]);
+    return buf;
 }
 } // namespace
 
@@ -307,6 +313,18 @@ int runCli(int argc, char** argv, std::ostream& out, std::ostream& err)
 
     auto* targetsCmd = app.add_subcommand("targets", "List the built-in targets");
 
+    if (argc > 1 && argv[1][0] != '-') {
+        bool known = false;
+        std::string names;
+        for (const auto* sub : app.get_subcommands({})) {
+            known = known || sub->get_name() == argv[1];
+            names += (names.empty() ? "" : ", ") + sub->get_name();
+        }
+        if (!known) {
+            err << "unknown subcommand '" << argv[1] << "' (known: " << names << ")\nrun 'loopscope-cli --help' for usage\n";
+            return kExitBadInput;
+        }
+    }
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

@@ -269,6 +269,7 @@ private:
                 out.compute += iters * m_t.loopOverheadCycles;
             }
             m_loops.push_back({s.slot, s.extent, s.loopKind, id});
+            m_slotStage[s.slot] = s.stage;
             for (int c : s.body)
                 add(out, walk(c));
             m_loops.pop_back();
@@ -659,9 +660,13 @@ private:
                 m_n.index.slotsOf(e, used);
             for (IndexId e : s.region.count)
                 m_n.index.slotsOf(e, used);
-            // Loops enclosing the copy, outermost first.
-            std::vector<std::pair<int, std::string>> loops;
-            collectEnclosing(m_n.root, c.stmt, loops);
+            // Loops of the cache's own stage enclosing the copy, outermost first (a cache
+            // can only be placed at loops of its stage).
+            std::vector<std::pair<int, std::string>> all, loops;
+            collectEnclosing(m_n.root, c.stmt, all);
+            for (const auto& l : all)
+                if (m_slotStage.count(l.first) && m_slotStage.at(l.first) == cacheBuf.ownerStage)
+                    loops.push_back(l);
             int innermostUsed = -1;
             for (size_t i = 0; i < loops.size(); ++i)
                 if (std::find(used.begin(), used.end(), loops[i].first) != used.end())
@@ -791,6 +796,7 @@ private:
     int64_t m_macs = 0;
     std::map<int, int64_t> m_stageMacs;
     std::map<int, int> m_allocLoop;
+    std::map<int, int> m_slotStage;
     std::map<int, int64_t> m_allocRuns;
     std::vector<CopyInfo> m_copies;
     std::vector<LoadInfo> m_loadsAt;

@@ -53,8 +53,25 @@ void IndexPool::linearize(IndexId id, int64_t scale, std::vector<Term>& terms, i
 IndexId IndexPool::constant(int64_t v) { return linear({}, v); }
 IndexId IndexPool::slot(int s) { return linear({{s, 1}}, 0); }
 
+bool IndexPool::isPureLinear(IndexId id) const
+{
+    const Node& n = m_nodes[id];
+    return n.op == Node::Op::Linear && std::all_of(n.terms.begin(), n.terms.end(), [](const Term& t) { return t.atom >= 0; });
+}
+
 IndexId IndexPool::add(IndexId a, IndexId b)
 {
+    // min(x, y) + e = min(x + e, y + e) for affine e: bounds stay flat and simplify.
+    for (int pass = 0; pass < 2; ++pass) {
+        IndexId mm = pass == 0 ? a : b;
+        IndexId other = pass == 0 ? b : a;
+        const Node& n = m_nodes[mm];
+        if ((n.op == Node::Op::Min || n.op == Node::Op::Max) && isPureLinear(other)) {
+            const Node copy = n;
+            IndexId x = add(copy.a, other), y = add(copy.b, other);
+            return copy.op == Node::Op::Min ? min(x, y) : max(x, y);
+        }
+    }
     std::vector<Term> t;
     int64_t c = 0;
     linearize(a, 1, t, c);
@@ -64,6 +81,8 @@ IndexId IndexPool::add(IndexId a, IndexId b)
 
 IndexId IndexPool::sub(IndexId a, IndexId b)
 {
+    if (m_nodes[a].op == Node::Op::Min || m_nodes[a].op == Node::Op::Max || m_nodes[b].op == Node::Op::Min || m_nodes[b].op == Node::Op::Max)
+        return add(a, mul(b, -1));
     std::vector<Term> t;
     int64_t c = 0;
     linearize(a, 1, t, c);
@@ -73,6 +92,12 @@ IndexId IndexPool::sub(IndexId a, IndexId b)
 
 IndexId IndexPool::mul(IndexId a, int64_t k)
 {
+    if (k != 0 && (m_nodes[a].op == Node::Op::Min || m_nodes[a].op == Node::Op::Max)) {
+        const Node copy = m_nodes[a];
+        IndexId x = mul(copy.a, k), y = mul(copy.b, k);
+        bool isMin = (copy.op == Node::Op::Min) == (k > 0);
+        return isMin ? min(x, y) : max(x, y);
+    }
     std::vector<Term> t;
     int64_t c = 0;
     linearize(a, k, t, c);
@@ -81,6 +106,12 @@ IndexId IndexPool::mul(IndexId a, int64_t k)
 
 IndexId IndexPool::addConst(IndexId a, int64_t k)
 {
+    // min(x, c) + k = min(x + k, c + k), and the same for max: keeps bounds flat.
+    const Node& n = m_nodes[a];
+    if (k != 0 && (n.op == Node::Op::Min || n.op == Node::Op::Max) && (isConst(n.a) || isConst(n.b))) {
+        IndexId x = addConst(n.a, k), y = addConst(n.b, k);
+        return n.op == Node::Op::Min ? min(x, y) : max(x, y);
+    }
     std::vector<Term> t;
     int64_t c = k;
     linearize(a, 1, t, c);
@@ -158,6 +189,14 @@ IndexId IndexPool::min(IndexId a, IndexId b)
         return constant(std::min(x, y));
     if (same(a, b))
         return a;
+    // min(min(e, c1), c2) = min(e, min(c1, c2))
+    if (isConst(b, &y) && m_nodes[a].op == Node::Op::Min) {
+        const Node n = m_nodes[a];
+        if (isConst(n.b, &x))
+            return min(n.a, constant(std::min(x, y)));
+        if (isConst(n.a, &x))
+            return min(n.b, constant(std::min(x, y)));
+    }
     Node d;
     d.op = Node::Op::Min;
     d.a = a;
@@ -480,7 +519,7 @@ private:
         case Stmt::Kind::Copy: {
             const Buffer& src = m_n.buffers[s.src];
             const Buffer& dst = m_n.buffers[s.buffer];
-            line(depth, "copy " + src.name + region(s.region) + " -> " + dst.name + "  // "
+            line(depth, "copy " + m_n.kernel->tensors[src.tensor].name + region(s.region) + ": " + src.name + " -> " + dst.name + "  // "
                             + levelName(src.level) + " -> " + levelName(dst.level) + (s.doubleBuffer ? ", prefetched (double buffer)" : ""));
             break;
         }

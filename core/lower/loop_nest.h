@@ -49,6 +49,8 @@ public:
     IndexId max(IndexId a, IndexId b);
 
     bool isConst(IndexId id, int64_t* value = nullptr) const;
+    /// A linear combination of slots only (no min, max, division or modulo inside).
+    bool isPureLinear(IndexId id) const;
     /// Structural equality.
     bool same(IndexId a, IndexId b) const;
     /// Smallest and largest value when every slot s ranges over [0, slotExtent[s]).

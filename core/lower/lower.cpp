@@ -266,6 +266,7 @@ private:
         std::vector<Interval> ax(st.axes.size());
         for (size_t a = 0; a < st.axes.size(); ++a)
             ax[a] = axisInterval(c, static_cast<int>(a), depth);
+        const bool clampAll = clamp;
         for (size_t d = 0; d < t.shape.size(); ++d) {
             const ir::AffineExpr& e = accs[0].index[d];
             IndexId lo = ix().constant(0), hi = ix().constant(0);
@@ -294,15 +295,26 @@ private:
             lo = ix().addConst(lo, kmin);
             hi = ix().addConst(hi, kmax);
             width += kmax - kmin;
-            if (clamp) {
+            // Clip to the tensor only where the index can leave it (zero padding).
+            int64_t staticLo = e.constant, staticHi = e.constant;
+            for (const auto& term : e.terms)
+                (term.coeff >= 0 ? staticHi : staticLo) += term.coeff * (st.axes[term.axis].extent - 1);
+            staticLo += kmin - e.constant;
+            staticHi += kmax - e.constant;
+            bool clipLo = clamp && staticLo < 0;
+            bool clipHi = clamp && staticHi > t.shape[d] - 1;
+            if (clipLo) {
                 IndexId neg = ix().max(ix().constant(0), ix().mul(lo, -1));
                 lo = step == 1 ? ix().max(lo, ix().constant(0))
                                : ix().add(lo, ix().mul(ix().div(ix().addConst(neg, step - 1), step), step));
-                hi = ix().min(hi, ix().constant(t.shape[d] - 1));
             }
+            if (clipHi)
+                hi = ix().min(hi, ix().constant(t.shape[d] - 1));
+            clamp = clamp && (clipLo || clipHi);
             IndexId count = ix().addConst(ix().div(ix().sub(hi, lo), step), 1);
-            if (clamp || !ix().isConst(count))
+            if (clamp && !ix().isConst(count))
                 count = ix().max(ix().constant(0), count);
+            clamp = clampAll;
             b.region.min.push_back(lo);
             b.region.count.push_back(count);
             b.region.step.push_back(step);

@@ -199,8 +199,8 @@ Range rangeInside(const StageSchedule& ss, int v, int pos)
             return {true, true, false};
         if (o.point)
             return {false, i.contiguous, false};
-        if (i.point)
-            return {false, ss.vars[lv.splitInner].extent <= 1, false};
+        if (i.point)  // values o*f + fixed: contiguous only when f is 1
+            return {false, o.contiguous && ss.vars[lv.splitInner].extent <= 1, false};
         return {false, o.contiguous && i.full, o.full && i.full};
     }
     Range f = rangeInside(ss, lv.fusedInto, pos);

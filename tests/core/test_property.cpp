@@ -46,7 +46,7 @@ TEST_P(RandomSchedules, InterpreterMatchesReference)
     int producersAtLoops = 0;
     for (int i = 0; i < kSchedulesPerKernel; ++i) {
         test::Rng rng(0x1000 + i * 7919);
-        int steps = 1 + static_cast<int>(rng.below(10));
+        int steps = 1 + static_cast<int>(rng.below(i % 4 == 0 ? 30 : 10));
         sched::Program p = test::randomSchedule(initial, rng, steps);
         nonTrivial += p.trace.empty() ? 0 : 1;
         for (const auto& s : p.trace)
