@@ -562,7 +562,7 @@ private:
                  {m_step.at}, {kernel().tensors[t].name});
         requireOnePattern(r.stage, t);
         for (size_t s = 0; s < m_p.stages.size(); ++s)
-            if (static_cast<int>(s) != r.stage && static_cast<int>(s) != p && stageReads(static_cast<int>(s), t))
+            if (static_cast<int>(s) != r.stage && static_cast<int>(s) != p && !m_p.stages[s].inlined && stageReads(static_cast<int>(s), t))
                 fail("can't compute " + pn + " inside " + stageName(r.stage) + ": stage "
                          + stageName(static_cast<int>(s)) + " also reads "
                          + kernel().tensors[t].name,
@@ -654,7 +654,14 @@ private:
                          {ss.vars[ss.order[i]].name});
         }
         for (const auto& c : m_p.caches) {
-            if (!c.write || c.var < 0)
+            if (!c.write)
+                continue;
+            const auto& prodAt = m_p.stages[c.stage].computeAt;
+            if (!prodAt.isRoot())
+                fail("can't cache_write " + kernel().tensors[c.tensor].name + ": stage " + stageName(c.stage) + " is computed at "
+                         + m_p.stages[prodAt.stage].vars[prodAt.var].name + ", where its output already has a buffer of its own",
+                     {}, {kernel().tensors[c.tensor].name});
+            if (c.var < 0)
                 continue;
             const auto& ss = m_p.stages[c.stage];
             const auto& v = ss.vars[c.var];
