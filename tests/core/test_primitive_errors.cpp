@@ -733,6 +733,42 @@ TEST(MissingPrecondition, CacheWriteOfAProducerComputedAtAConsumerLoop)
     }
 }
 
+// BUG (reported): cache_read refuses a cache of a tensor that the stage reads through two
+// index patterns ("stage C reads A through index patterns that differ in more than a
+// constant"), but compute_inline can create the second pattern under an existing cache. In
+// fanout_pipeline with U inlined, C reads T[i, k] and A[k, j]; cache A for C at j (one
+// pattern), then inline T: C now also reads A[i, k]. The step is accepted, the buffer A_SRAM
+// is a box for only one of the patterns, and the interpreter fails with "access A[1, 0] is
+// outside buffer A_SRAM" (an out-of-bounds access in generated code).
+TEST(MissingPrecondition, InlineThatGivesACachedTensorASecondIndexPattern)
+{
+    Program p = programFor(kernel("fo"), "cortex-m7", {computeInline("U"), cacheRead("A", "SRAM", "j", "C")});
+    ASSERT_EQ(p.trace.size(), 2u);
+    expectRefused(p, computeInline("T"), "A");
+}
+
+// BUG (reported): a split by 1 hides a strided tile from the contiguity check. With j split
+// by 1 and j.outer split again, j.outer.outer runs inside j.outer.inner, so the values of j in
+// the body of j.outer.inner are strided (j.outer.inner + 3 * j.outer.outer), exactly as in
+// cache_write_strided_tile. axisContiguousInside() answers "contiguous" because the inner part
+// j.inner (extent 1) is fixed, without asking whether the outer part j.outer is. The step is
+// accepted and the interpreter then reads uninitialised buffer elements: verify reports
+// "mismatch at C[0, 3]: got 1e+30".
+TEST(MissingPrecondition, CacheWriteOfATileMadeStridedBehindASplitByOne)
+{
+    Program p = programFor(kernel("mm"), "cortex-m7",
+                           {split("j", 1), split("j.outer", 3), reorder({"j.outer.inner", "j.outer.outer"})});
+    ASSERT_EQ(p.trace.size(), 3u);
+    expectError(p, cacheWrite("C", "SRAM", "j.outer.inner"),
+                {"cache_write C@SRAM at j.outer.inner: the tile of C computed in its body is not contiguous along j",
+                 {"j.outer.inner"}, {"C"}});
+    const auto& ss = p.stages[0];
+    EXPECT_FALSE(sched::axisContiguousInside(ss, 1, ss.findVar("j.outer.inner")));
+    // The same shape without the split by 1 is refused.
+    Program q = programFor(kernel("mm"), "cortex-m7", {split("j", 3), reorder({"j.inner", "j.outer"})});
+    EXPECT_FALSE(sched::axisContiguousInside(q.stages[0], 1, q.stages[0].findVar("j.inner")));
+}
+
 // ---- messages with their source location ---------------------------------------------------
 
 TEST(ScheduleErrorText, NamesFileLineColumnStepAndPrimitive)

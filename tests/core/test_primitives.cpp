@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <memory>
@@ -150,6 +151,8 @@ const std::map<std::string, KernelSpec>& kernelSpecs()
         {"sm", {"scaled_matmul", {}}},                                           // T: i k; C: i j | k
         {"fo", {"fanout_pipeline", {{"N", 5}}}},                                 // T, U, C, E
         {"ch", {"chain_pipeline", {}}},                                          // T -> U -> C
+        {"halo", {"halo_pipeline", {}}},     // T(h,w,c) -> O(h,w,c | r,s) reads T[h+r-1, w+s-1, c]
+        {"stride", {"stride_pipeline", {}}}, // T(y,x,c) -> O(h,w,c | r,s) reads T[2h+r, 2w+s, c]
         {"mm_k256", {"matmul_f32", {{"M", 2}, {"N", 2}, {"K", 256}}}},
         {"mm_k64", {"matmul_f32", {{"M", 2}, {"N", 2}, {"K", 64}}}},
     };
@@ -1068,6 +1071,60 @@ TEST(ComputeAtProducerMore, CacheOfTheIntermediateInALevelInsideItsStore)
     EXPECT_TRUE(contains(lower::print(n), "-> D_accumulator  // scratchpad -> accumulator")) << lower::print(n);
     verify::Traffic t = expectVerified(p);
     EXPECT_EQ(tensorBytes(t, "D", "DRAM"), (Bytes{0, 0})) << trafficText(t);
+}
+
+// ---- producers read with a halo or a stride ----------------------------------------------
+
+class HaloProducer : public ::testing::TestWithParam<int64_t> {};
+
+TEST_P(HaloProducer, OverlappingWindowsClippedAtTheEdges)
+{
+    const int64_t f = GetParam();
+    Program p = build("halo", "cortex-m7", {split("h", f, "O"), computeAt("T", "h.outer", "O")});
+    // Each row tile of O needs its rows of T plus one above and one below, clipped to [0, 6);
+    // T is 6x5x2 int16.
+    int64_t rows = 0;
+    for (int64_t t = 0; t * f < 6; ++t)
+        rows += std::min<int64_t>(t * f + f, 5) - std::max<int64_t>(t * f - 1, 0) + 1;
+    verify::Traffic tr = expectVerified(p);
+    EXPECT_EQ(tensorBytes(tr, "T", "SRAM").written, rows * 5 * 2 * 2) << trafficText(tr);
+    EXPECT_EQ(tensorBytes(tr, "T", "DRAM"), (Bytes{0, 0})) << trafficText(tr);
+    EXPECT_EQ(tensorBytes(tr, "I", "DRAM").read, rows * 5 * 2 * 2) << trafficText(tr);
+}
+
+INSTANTIATE_TEST_SUITE_P(RowTiles, HaloProducer, ::testing::Values(1, 2, 3, 4, 5, 6));
+
+TEST(HaloProducerMore, TileWithHaloInBothDimensionsAndInline)
+{
+    Program p = build("halo", "cortex-m4", {tile("h", "w", 4, 2, "O"), computeAt("T", "w.outer", "O"),
+                                            cacheRead("F", "SRAM", "root", "O")});
+    expectVerified(p);
+
+    // Inlined into the padded consumer: I is read with the halo, and padding skips the whole
+    // term, including the "+ 1" of T's expression.
+    p = build("halo", "cortex-m7", {computeInline("T"), tile("h", "w", 4, 2), cacheRead("I", "SRAM", "w.outer")});
+    lower::LoopNest n = lower::lower(p);
+    ASSERT_TRUE(findBuffer(n, "I_SRAM"));
+    EXPECT_EQ(findBuffer(n, "I_SRAM")->shape, (std::vector<int64_t>{6, 4, 2}));
+    EXPECT_FALSE(contains(lower::print(n), "T[")) << lower::print(n);
+    expectVerified(p);
+}
+
+TEST(StrideProducer, RowBandsOfTheIntermediate)
+{
+    Program p = build("stride", "cortex-m7", {split("h", 3, "O"), computeAt("T", "h.outer", "O")});
+    lower::LoopNest n = lower::lower(p);
+    ASSERT_TRUE(findBuffer(n, "T_SRAM"));
+    EXPECT_EQ(findBuffer(n, "T_SRAM")->shape, (std::vector<int64_t>{7, 7, 2}));
+    verify::Traffic t = expectVerified(p);
+    // Rows 0..6 for h in 0..2, rows 6..8 for h = 3: 10 rows of 7x2 int16.
+    EXPECT_EQ(tensorBytes(t, "T", "SRAM").written, 10 * 7 * 2 * 2) << trafficText(t);
+
+    p = build("stride", "gemmini-16x16", {computeAt("T", "w", "O", "scratchpad"), cacheRead("T", "accumulator", "r", "O")});
+    n = lower::lower(p);
+    ASSERT_TRUE(findBuffer(n, "T_scratchpad"));
+    EXPECT_EQ(findBuffer(n, "T_scratchpad")->shape, (std::vector<int64_t>{3, 3, 2}));
+    expectVerified(p);
 }
 
 // ---- compute_inline --------------------------------------------------------------------------
