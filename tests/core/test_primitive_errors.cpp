@@ -752,6 +752,30 @@ TEST(MissingPrecondition, InlineThatGivesACachedTensorASecondIndexPattern)
     expectRefused(p, computeInline("T"), "A");
 }
 
+// BUG (reported, misleading message): when the step names a stage, compute_at (first form)
+// and double_buffer look only at that stage's caches but say the tensor has no cache stage at
+// all. dwsep_conv with PW cached for O: "compute_at PW@SRAM at k [stage X]" (no stage X) and
+// "double_buffer PW [stage D]" both answer "PW has no cache stage in SRAM; add one with
+// cache_read or cache_write", which sends the user to add a cache that exists. The message
+// should name the stage that was asked for (and say when no such stage exists).
+TEST(MisleadingMessage, NoCacheStageForTheNamedStage)
+{
+    Program p = programFor(kernel("dw"), "cortex-m7", {cacheRead("PW", "SRAM", "k")});
+    struct Case {
+        Step bad;
+        std::string stage;
+    };
+    for (const Case& c : {Case{moveCache("PW", "SRAM", "k", "X"), "X"}, Case{moveCache("PW", "SRAM", "r", "D"), "D"},
+                          Case{doubleBuffer("PW", "", "D"), "D"}, Case{doubleBuffer("PW", "SRAM", "X"), "X"}}) {
+        SCOPED_TRACE(sched::describe(c.bad) + " [stage " + c.stage + "]");
+        sched::ApplyResult r = sched::apply(p, c.bad);
+        ASSERT_FALSE(r.ok());
+        EXPECT_EQ(r.error().tensors, std::vector<std::string>{"PW"});
+        EXPECT_NE(r.error().message.find("stage " + c.stage), std::string::npos)
+            << "the message does not name stage " << c.stage << ": " << r.error().message;
+    }
+}
+
 // A split by 1 must not hide a strided tile from the contiguity check: with j split by 1 and
 // j.outer split again, j.outer.outer runs inside j.outer.inner, so the values of j in the body
 // of j.outer.inner are strided (j.outer.inner + 3 * j.outer.outer). (Once accepted, and the
