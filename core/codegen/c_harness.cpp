@@ -1,0 +1,275 @@
+// The export harness's main.c: deterministic inputs, the scheduled kernel, a naive reference
+// written straight from the kernel (independent of the schedule), comparison, checksum, and
+// DMA hooks that count the bytes of every transfer.
+#include "codegen/c_codegen.h"
+
+#include <sstream>
+
+namespace loopscope::codegen {
+
+namespace {
+
+const char* cType(ir::DType t)
+{
+    switch (t) {
+    case ir::DType::Int8: return "int8_t";
+    case ir::DType::Int16: return "int16_t";
+    case ir::DType::Int32: return "int32_t";
+    case ir::DType::Float32: return "float";
+    }
+    return "int32_t";
+}
+
+enum class Role { Plain, Bias, Multiplier, Shift };
+
+Role roleOf(const ir::Kernel& k, int t)
+{
+    for (const auto& st : k.stages)
+        if (st.requant) {
+            if (st.requant->bias == t)
+                return Role::Bias;
+            if (st.requant->multiplier.tensor == t)
+                return Role::Multiplier;
+            if (st.requant->shift.tensor == t)
+                return Role::Shift;
+        }
+    return Role::Plain;
+}
+
+class HarnessWriter {
+public:
+    HarnessWriter(const lower::LoopNest& n, uint64_t seed) : m_n(n), m_k(*n.kernel), m_seed(seed) {}
+
+    std::string run()
+    {
+        const std::string kid = cIdentifier(m_k.name);
+        std::ostringstream& os = m_os;
+        os << "/* main.c: Loopscope export harness for " << m_k.name << ". Fills the inputs deterministically, runs the\n"
+           << "   scheduled kernel and a naive reference, prints a checksum of the outputs and the number of\n"
+           << "   mismatching elements (integers: exact; floats: |a - b| <= 1e-3 + 1e-4 |b|), then the bytes\n"
+           << "   that went through each DMA transfer. Returns 1 on any mismatch. */\n"
+           << "#include \"" << kid << ".h\"\n\n#include <stddef.h>\n#include <stdint.h>\n#include <stdio.h>\n#include <string.h>\n\n";
+        os << "static uint32_t ls_state = " << static_cast<uint32_t>(m_seed * 2654435761u + 1u) << "u;\n"
+           << "static uint32_t ls_next(void)\n{\n    /* xorshift32: the same sequence on every platform */\n"
+           << "    ls_state ^= ls_state << 13;\n    ls_state ^= ls_state >> 17;\n    ls_state ^= ls_state << 5;\n    return ls_state;\n}\n"
+           << "static int32_t ls_range(int32_t lo, int32_t hi) { return lo + (int32_t)(ls_next() % (uint32_t)(hi - lo + 1)); }\n\n";
+        os << "#define LS_TRANSFERS " << upper(kid) << "_TRANSFER_COUNT\n"
+           << "static unsigned long ls_bytes[LS_TRANSFERS + 1];\n"
+           << "/* Counting DMA hooks: they replace the kernel's weak defaults. */\n"
+           << "void loopscope_dma_copy(void *dst, const void *src, size_t row_bytes, size_t rows, size_t dst_stride, size_t src_stride, int transfer)\n{\n"
+           << "    size_t r;\n    for (r = 0; r < rows; ++r)\n        memcpy((char *)dst + r * dst_stride, (const char *)src + r * src_stride, row_bytes);\n"
+           << "    if (transfer >= 0 && transfer < LS_TRANSFERS)\n        ls_bytes[transfer] += (unsigned long)(row_bytes * rows);\n}\n"
+           << "void loopscope_dma_wait(void) {}\n\n";
+        os << R"(static inline int32_t ls_requantize(int32_t acc, int32_t multiplier, int32_t shift, int32_t offset, int32_t lo, int32_t hi)
+{
+    int left = shift > 0 ? (shift > 31 ? 31 : (int)shift) : 0;
+    int right = shift > 0 ? 0 : (-shift > 31 ? 31 : (int)-shift);
+    int32_t x = (int32_t)((uint32_t)acc << left);
+    int64_t ab = (int64_t)x * (int64_t)multiplier;
+    int32_t nudge = ab >= 0 ? (1 << 30) : (1 - (1 << 30));
+    int32_t high = (x == multiplier && x == INT32_MIN) ? INT32_MAX : (int32_t)((ab + nudge) / ((int64_t)1 << 31));
+    int32_t mask = (int32_t)(((int64_t)1 << right) - 1);
+    int32_t rem = high & mask;
+    int32_t threshold = (mask >> 1) + (high < 0 ? 1 : 0);
+    int32_t v = (high >> right) + (rem > threshold ? 1 : 0) + offset;
+    return v < lo ? lo : (v > hi ? hi : v);
+}
+
+)";
+        // Tensors: the kernel's and the reference's copies of everything computed.
+        for (size_t t = 0; t < m_k.tensors.size(); ++t) {
+            const ir::Tensor& ten = m_k.tensors[t];
+            if (isParameter(static_cast<int>(t)))
+                os << "static " << cType(ten.dtype) << " t_" << cIdentifier(ten.name) << "[" << ten.elements() << "];\n";
+            if (!m_k.isInput(static_cast<int>(t)))
+                os << "static " << cType(ten.dtype) << " ref_" << cIdentifier(ten.name) << "[" << ten.elements() << "];\n";
+        }
+        os << "\nstatic void fill_inputs(void)\n{\n    long i;\n";
+        for (size_t t = 0; t < m_k.tensors.size(); ++t) {
+            const ir::Tensor& ten = m_k.tensors[t];
+            if (!m_k.isInput(static_cast<int>(t)))
+                continue;
+            std::string v;
+            switch (roleOf(m_k, static_cast<int>(t))) {
+            case Role::Bias: v = "ls_range(-5000, 5000)"; break;
+            case Role::Multiplier: v = "ls_range(1073741824, 2147483646)"; break;
+            case Role::Shift: v = "ls_range(-12, 2)"; break;
+            case Role::Plain:
+                v = ten.dtype == ir::DType::Float32 ? "(float)ls_range(-1000, 1000) / 1000.0f"
+                    : ten.dtype == ir::DType::Int8  ? "ls_range(-128, 127)"
+                                                    : "ls_range(-1000, 1000)";
+            }
+            os << "    for (i = 0; i < " << ten.elements() << "; ++i)\n        t_" << cIdentifier(ten.name) << "[i] = (" << cType(ten.dtype) << ")" << v << ";\n";
+        }
+        os << "}\n\n";
+        reference();
+        // main
+        os << "static uint32_t ls_fnv(uint32_t h, uint32_t v)\n{\n    int b;\n    for (b = 0; b < 4; ++b) {\n        h ^= (v >> (8 * b)) & 0xffu;\n        h *= 16777619u;\n    }\n    return h;\n}\n\n";
+        os << "int main(void)\n{\n    long i, mismatches = 0;\n    uint32_t checksum = 2166136261u;\n    int t;\n    fill_inputs();\n    " << kid << "(";
+        bool first = true;
+        for (size_t t = 0; t < m_k.tensors.size(); ++t) {
+            if (!isParameter(static_cast<int>(t)))
+                continue;
+            os << (first ? "" : ", ") << "t_" << cIdentifier(m_k.tensors[t].name);
+            first = false;
+        }
+        os << ");\n    reference();\n";
+        for (size_t t = 0; t < m_k.tensors.size(); ++t) {
+            if (!m_k.isOutput(static_cast<int>(t)))
+                continue;
+            const ir::Tensor& ten = m_k.tensors[t];
+            const std::string got = "t_" + cIdentifier(ten.name), want = "ref_" + cIdentifier(ten.name);
+            os << "    for (i = 0; i < " << ten.elements() << "; ++i) {\n";
+            if (ten.dtype == ir::DType::Float32) {
+                os << "        float d = " << got << "[i] - " << want << "[i], w = " << want << "[i];\n"
+                   << "        uint32_t bits;\n        if (d < 0) d = -d;\n        if (w < 0) w = -w;\n"
+                   << "        if (!(d <= 1e-3f + 1e-4f * w)) {\n            if (mismatches == 0) printf(\"first mismatch: " << ten.name
+                   << "[%ld] = %g, expected %g\\n\", i, (double)" << got << "[i], (double)" << want << "[i]);\n            ++mismatches;\n        }\n"
+                   << "        memcpy(&bits, &" << got << "[i], sizeof bits);\n        checksum = ls_fnv(checksum, bits);\n";
+            } else {
+                os << "        if (" << got << "[i] != " << want << "[i]) {\n            if (mismatches == 0) printf(\"first mismatch: " << ten.name
+                   << "[%ld] = %ld, expected %ld\\n\", i, (long)" << got << "[i], (long)" << want << "[i]);\n            ++mismatches;\n        }\n"
+                   << "        checksum = ls_fnv(checksum, (uint32_t)(int32_t)" << got << "[i]);\n";
+            }
+            os << "    }\n";
+        }
+        os << "    printf(\"checksum 0x%08lx mismatches %ld\\n\", (unsigned long)checksum, mismatches);\n"
+           << "    for (t = 0; t < LS_TRANSFERS; ++t)\n        printf(\"transfer %s bytes %lu\\n\", " << kid << "_transfers[t], ls_bytes[t]);\n"
+           << "    return mismatches != 0;\n}\n";
+        return os.str();
+    }
+
+private:
+    static std::string upper(std::string s)
+    {
+        for (char& c : s)
+            c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+        return s;
+    }
+
+    /// Tensors the kernel takes as arguments (those stored in their home level).
+    bool isParameter(int t) const
+    {
+        for (const auto& b : m_n.buffers)
+            if (b.role == lower::Buffer::Role::Home && b.tensor == t)
+                return true;
+        return false;
+    }
+
+    std::string array(int t) const
+    {
+        return (m_k.isInput(t) ? "t_" : "ref_") + cIdentifier(m_k.tensors[t].name);
+    }
+
+    std::string index(const ir::Stage& st, const ir::Access& a) const
+    {
+        const ir::Tensor& t = m_k.tensors[a.tensor];
+        std::string flat;
+        for (size_t d = 0; d < a.index.size(); ++d) {
+            std::string e = std::to_string(a.index[d].constant);
+            for (const auto& term : a.index[d].terms)
+                e += " + " + std::to_string(term.coeff) + " * x" + std::to_string(term.axis);
+            flat = flat.empty() ? "(" + e + ")" : "(" + flat + ") * " + std::to_string(t.shape[d]) + " + (" + e + ")";
+        }
+        (void)st;
+        return flat.empty() ? "0" : flat;
+    }
+
+    std::string expr(const ir::Stage& st, const ir::Expr& e) const
+    {
+        switch (e.kind) {
+        case ir::Expr::Kind::Const:
+            if (m_k.isFloatKernel()) {
+                std::ostringstream os;
+                os.precision(9);
+                os << (e.isFloatConst ? e.floatValue : static_cast<double>(e.intValue));
+                std::string s = os.str();
+                if (s.find_first_of(".eE") == std::string::npos)
+                    s += ".0";
+                return s + "f";
+            }
+            return "(int64_t)" + std::to_string(e.intValue);
+        case ir::Expr::Kind::Load:
+            return std::string(m_k.isFloatKernel() ? "" : "(int64_t)") + array(e.access.tensor) + "[" + index(st, e.access) + "]";
+        case ir::Expr::Kind::Neg: return "(-" + expr(st, *e.a) + ")";
+        case ir::Expr::Kind::Add: return "(" + expr(st, *e.a) + " + " + expr(st, *e.b) + ")";
+        case ir::Expr::Kind::Sub: return "(" + expr(st, *e.a) + " - " + expr(st, *e.b) + ")";
+        case ir::Expr::Kind::Mul: return "(" + expr(st, *e.a) + " * " + expr(st, *e.b) + ")";
+        }
+        return "0";
+    }
+
+    void reference()
+    {
+        std::ostringstream& os = m_os;
+        os << "/* The unscheduled kernel, straight from its definition. */\nstatic void reference(void)\n{\n";
+        for (const auto& st : m_k.stages) {
+            os << "    /* " << st.source << " */\n    {\n";
+            std::string ind = "        ";
+            int spatial = st.spatialCount();
+            for (int a = 0; a < spatial; ++a) {
+                os << ind << "int x" << a << ";\n";
+            }
+            for (size_t a = spatial; a < st.axes.size(); ++a)
+                os << ind << "int x" << a << ";\n";
+            for (int a = 0; a < spatial; ++a) {
+                os << ind << "for (x" << a << " = 0; x" << a << " < " << st.axes[a].extent << "; ++x" << a << ")\n";
+                ind += "    ";
+            }
+            os << ind.substr(4) << "{\n";
+            const char* accType = m_k.isFloatKernel() ? "float" : "int64_t";
+            const std::string out = array(st.output.tensor) + "[" + index(st, st.output) + "]";
+            const ir::DType outType = m_k.tensors[st.output.tensor].dtype;
+            if (!st.accumulate) {
+                os << ind << out << " = (" << cType(outType) << ")" << expr(st, *st.value) << ";\n";
+            } else {
+                std::string init = m_k.isFloatKernel() ? "0.0f" : "0";
+                if (st.requant && st.requant->bias >= 0)
+                    init = "t_" + cIdentifier(m_k.tensors[st.requant->bias].name) + "[x" + std::to_string(st.requant->channelAxis) + "]";
+                os << ind << accType << " acc = " << init << ";\n";
+                std::string rind = ind;
+                for (size_t a = spatial; a < st.axes.size(); ++a) {
+                    os << rind << "for (x" << a << " = 0; x" << a << " < " << st.axes[a].extent << "; ++x" << a << ")\n";
+                    rind += "    ";
+                }
+                os << rind.substr(4) << "{\n";
+                if (st.padZero) {
+                    std::string cond;
+                    for (const auto& acc : st.loads())
+                        for (size_t d = 0; d < acc.index.size(); ++d) {
+                            std::string e = std::to_string(acc.index[d].constant);
+                            for (const auto& term : acc.index[d].terms)
+                                e += " + " + std::to_string(term.coeff) + " * x" + std::to_string(term.axis);
+                            cond += (cond.empty() ? "" : " || ") + std::string("(") + e + ") < 0 || (" + e + ") >= " + std::to_string(m_k.tensors[acc.tensor].shape[d]);
+                        }
+                    if (!cond.empty())
+                        os << rind << "if (" << cond << ") continue;\n";
+                }
+                os << rind << "acc += " << expr(st, *st.value) << ";\n" << rind.substr(4) << "}\n";
+                if (st.requant) {
+                    const auto& rq = *st.requant;
+                    std::string ch = rq.channelAxis >= 0 ? "[x" + std::to_string(rq.channelAxis) + "]" : "";
+                    std::string mult = rq.multiplier.tensor >= 0 ? "t_" + cIdentifier(m_k.tensors[rq.multiplier.tensor].name) + ch : std::to_string(rq.multiplier.value);
+                    std::string shift = rq.shift.tensor >= 0 ? "t_" + cIdentifier(m_k.tensors[rq.shift.tensor].name) + ch : std::to_string(rq.shift.value);
+                    os << ind << out << " = (" << cType(outType) << ")ls_requantize((int32_t)acc, " << mult << ", " << shift << ", " << rq.outputOffset << ", " << rq.actMin
+                       << ", " << rq.actMax << ");\n";
+                } else {
+                    os << ind << out << " = (" << cType(outType) << ")acc;\n";
+                }
+            }
+            os << ind.substr(4) << "}\n    }\n";
+        }
+        os << "}\n\n";
+    }
+
+    const lower::LoopNest& m_n;
+    const ir::Kernel& m_k;
+    uint64_t m_seed;
+    std::ostringstream m_os;
+};
+
+} // namespace
+
+std::string generateHarnessMain(const lower::LoopNest& nest, uint64_t seed) { return HarnessWriter(nest, seed).run(); }
+
+} // namespace loopscope::codegen
