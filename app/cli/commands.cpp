@@ -158,7 +158,12 @@ Result<sched::Program> programFor(const std::string& file, const std::string& ta
         return t.errors();
     auto r = sched::replay(o->program.kernel, std::make_shared<const hw::Target>(std::move(*t)), o->program.trace);
     if (!r.ok())
-        return Diagnostic{Severity::Error, r.error().loc, r.error().str() + " (on target " + target + ")"};
+    {
+        sched::ScheduleError e = r.error();
+        SourceLoc loc = e.loc;
+        e.loc = SourceLoc{};  // str() would repeat the position the diagnostic prints
+        return Diagnostic{Severity::Error, loc, e.str() + " (on target " + target + ")"};
+    }
     return std::move(r.program());
 }
 

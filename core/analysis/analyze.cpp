@@ -9,6 +9,7 @@
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <set>
 #include <sstream>
 
 namespace loopscope::analysis {
@@ -238,7 +239,7 @@ private:
             rows = std::min<int64_t>(rows, m_t.compute.peArray->rows);
             return std::min(peak, static_cast<double>(lanes * rows));
         }
-        return std::min(peak, static_cast<double>(lanes));
+        return std::min(peak, static_cast<double>(std::min<int64_t>(lanes, std::max(1, m_t.compute.simdLanes))));
     }
 
     double peakRate(const std::string& dtype) const
@@ -350,6 +351,8 @@ private:
             countAccess(s.buffer, true, n);
             out.transfer += accessCycles(s.buffer, n);
             out.compute += n / macRate(s.stage);
+            if (!s.accumulate)
+                checkVectorStride(s, true);
             break;
         }
         case Stmt::Kind::AccStore: {
@@ -357,6 +360,7 @@ private:
             countAccess(s.src, false, n);
             countAccess(s.buffer, true, n);
             out.transfer += accessCycles(s.src, n) + accessCycles(s.buffer, n);
+            checkVectorStride(s, true);
             for (int q : {s.multBuffer, s.shiftBuffer})
                 if (q >= 0) {
                     countAccess(q, false, n);
@@ -582,13 +586,14 @@ private:
         return found;
     }
 
-    std::optional<int> stepOfLoop(const std::string& loopName, sched::Primitive prim) const
+    /// The last step of `prim` on loop `loopName` of stage `stage`.
+    std::optional<int> stepOfLoop(int stage, const std::string& loopName, sched::Primitive prim) const
     {
         std::optional<int> found;
+        const std::string& stageName = m_k.stages[stage].name;
         for (size_t i = 0; i < m_n.trace.size(); ++i) {
             const auto& s = m_n.trace[i];
-            if (s.primitive == prim && !s.loops.empty() && (loopName.size() >= s.loops[0].size())
-                && loopName.compare(loopName.size() - s.loops[0].size(), s.loops[0].size(), s.loops[0]) == 0)
+            if (s.primitive == prim && !s.loops.empty() && s.loops[0] == loopName && (s.stage.empty() || s.stage == stageName))
                 found = static_cast<int>(i);
         }
         return found;
@@ -600,7 +605,8 @@ private:
         return colon == std::string::npos ? slotName : slotName.substr(colon + 1);
     }
 
-    void checkVectorStride(const Stmt& s)
+    /// Records a vectorized access whose lanes are not neighbours in `s.buffer`.
+    void checkVectorStride(const Stmt& s, bool store = false)
     {
         if (m_loops.empty() || m_loops.back().kind != sched::LoopKind::Vectorized)
             return;
@@ -622,13 +628,27 @@ private:
         int64_t a = flat(v);
         v[vslot] = 1;
         int64_t stride = flat(v) - a;
-        if (stride != 1 && stride != 0)
-            m_strided.push_back({m_n.slotNames[vslot], m_k.tensors[b.tensor].name, stride});
+        if (stride != 1 && stride != 0) {
+            for (const auto& e : m_strided)
+                if (e.loop == m_n.slotNames[vslot] && e.tensor == m_k.tensors[b.tensor].name)
+                    return;
+            m_strided.push_back({m_n.slotNames[vslot], m_k.tensors[b.tensor].name, stride, s.stage, store});
+        }
     }
 
     void diagnostics(CostReport& r)
     {
         auto& out = r.diagnostics;
+        // A dtype the target has no MAC rate for.
+        for (size_t st = 0; st < m_k.stages.size(); ++st) {
+            auto loads = m_k.stages[st].loads();
+            std::string dtype = loads.empty() ? "float32" : ir::dtypeName(m_k.tensors[loads[0].tensor].dtype);
+            if (!m_t.compute.macsPerCycle.count(dtype))
+                out.push_back({Severity::Warning, "no-mac-rate",
+                               m_t.name + " lists no " + dtype + " MAC rate (compute.macs_per_cycle); stage " + m_k.stages[st].name
+                                   + " is costed at 1 MAC per cycle",
+                               std::nullopt, {}, {}});
+        }
         // Over capacity.
         for (size_t l = 0; l < r.levels.size(); ++l) {
             const LevelReport& lr = r.levels[l];
@@ -641,9 +661,14 @@ private:
                 list += (list.empty() ? "" : ", ") + b.name + " " + shapeStr(b.shape) + (b.doubleBuffered ? " x2" : "") + " = " + fmtBytes(b.bytes);
                 tensors.push_back(b.tensor);
             }
-            for (int b = static_cast<int>(m_n.buffers.size()) - 1; b >= 0 && !step; --b)
-                if (m_n.buffers[b].level == static_cast<int>(l))
-                    step = stepOfCache(m_n.buffers[b].cache);
+            // Point at the latest step that placed one of the buffers live at the peak.
+            for (const auto& b : lr.buffers)
+                for (size_t i = 0; i < m_n.buffers.size(); ++i)
+                    if (m_n.buffers[i].name == b.name && m_n.buffers[i].level == static_cast<int>(l)) {
+                        std::optional<int> st = stepOfCache(m_n.buffers[i].cache);
+                        if (st && (!step || *st > *step))
+                            step = st;
+                    }
             out.push_back({Severity::Error, "over-capacity",
                            lr.name + " holds " + fmtBytes(lr.usedBytes) + " at once but has " + fmtBytes(lr.capacityBytes) + ": " + list,
                            step, {}, tensors});
@@ -692,12 +717,14 @@ private:
         // Vectorized loops with non-unit stride.
         for (const auto& sv : m_strided)
             out.push_back({Severity::Warning, "vector-stride",
-                           "vectorized loop " + sv.loop + " reads " + sv.tensor + " with a stride of " + std::to_string(sv.stride)
+                           "vectorized loop " + sv.loop + (sv.store ? " writes " : " reads ") + sv.tensor + " with a stride of " + std::to_string(sv.stride)
                                + " elements; lanes need neighbouring elements (reorder so that " + sv.loop + " indexes the last dimension, or cache " + sv.tensor + " transposed)",
-                           stepOfLoop(bareLoopName(sv.loop), sched::Primitive::Vectorize), {sv.loop}, {sv.tensor}});
+                           stepOfLoop(sv.stage, bareLoopName(sv.loop), sched::Primitive::Vectorize), {sv.loop}, {sv.tensor}});
         // SIMD lanes / PE rows left idle.
+        // A loop appears several times in the nest (accumulator init, update, store): report once.
+        std::set<std::pair<int, int>> reported;
         for (const Stmt& s : m_n.stmts) {
-            if (s.kind != Stmt::Kind::For || s.loopKind != sched::LoopKind::Vectorized)
+            if (s.kind != Stmt::Kind::For || s.loopKind != sched::LoopKind::Vectorized || !reported.insert({s.stage, s.var}).second)
                 continue;
             int64_t lanes = m_t.compute.peArray ? m_t.compute.peArray->cols : m_t.compute.simdLanes;
             if (lanes > 1 && s.extent % lanes != 0) {
@@ -706,23 +733,28 @@ private:
                                "vectorized loop " + s.name + " has extent " + std::to_string(s.extent) + ": the last vector uses "
                                    + std::to_string(used) + " of " + std::to_string(lanes) + " lanes; a split factor that is a multiple of "
                                    + std::to_string(lanes) + " keeps them busy",
-                               stepOfLoop(bareLoopName(s.name), sched::Primitive::Vectorize), {s.name}, {}});
+                               stepOfLoop(s.stage, bareLoopName(s.name), sched::Primitive::Vectorize), {s.name}, {}});
             }
         }
+        reported.clear();
         if (m_t.compute.peArray)
             for (const Stmt& s : m_n.stmts)
                 if (s.kind == Stmt::Kind::For && s.loopKind == sched::LoopKind::Unrolled && s.extent % m_t.compute.peArray->rows != 0
-                    && s.extent < m_t.compute.peArray->rows)
+                    && reported.insert({s.stage, s.var}).second)
                     out.push_back({Severity::Hint, "idle-pe-rows",
-                                   "unrolled loop " + s.name + " feeds " + std::to_string(s.extent) + " of the " + std::to_string(m_t.compute.peArray->rows)
-                                       + " PE rows; the rest idle",
-                                   stepOfLoop(bareLoopName(s.name), sched::Primitive::Unroll), {s.name}, {}});
+                                   s.extent < m_t.compute.peArray->rows
+                                       ? "unrolled loop " + s.name + " feeds " + std::to_string(s.extent) + " of the " + std::to_string(m_t.compute.peArray->rows)
+                                           + " PE rows; the rest idle"
+                                       : "unrolled loop " + s.name + " has extent " + std::to_string(s.extent) + ": its last pass feeds "
+                                           + std::to_string(s.extent % m_t.compute.peArray->rows) + " of the " + std::to_string(m_t.compute.peArray->rows)
+                                           + " PE rows; the rest idle",
+                                   stepOfLoop(s.stage, bareLoopName(s.name), sched::Primitive::Unroll), {s.name}, {}});
         // Target constraints.
         for (size_t b = 0; b < m_n.buffers.size(); ++b) {
             const Buffer& buf = m_n.buffers[b];
             if (buf.role == Buffer::Role::Home || buf.level < 0)
                 continue;
-            if (m_t.constraints.maxTileSize > 0)
+            if (m_t.constraints.maxTileSize > 0 && buf.role != Buffer::Role::Accumulator)
                 for (int64_t d : buf.shape)
                     if (d > m_t.constraints.maxTileSize) {
                         out.push_back({Severity::Error, "max-tile-size",
@@ -781,6 +813,8 @@ private:
     struct Strided {
         std::string loop, tensor;
         int64_t stride;
+        int stage;
+        bool store;
     };
     struct DoubleBufferInfo {
         int buffer;

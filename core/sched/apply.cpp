@@ -508,6 +508,28 @@ private:
         m_p.caches.push_back(c);
     }
 
+    /// " for stage X (it has one for stage O)" when the step names a stage that has no cache of
+    /// the tensor but others do.
+    std::string forStageNote(int t, int level) const
+    {
+        if (m_step.stage.empty())
+            return "";
+        std::string note = " for stage " + m_step.stage;
+        if (kernel().findStage(m_step.stage) < 0) {
+            std::vector<std::string> names;
+            for (const auto& st : kernel().stages)
+                names.push_back(st.name);
+            return note + " (no such stage; stages: " + joined(names) + ")";
+        }
+        std::vector<std::string> others;
+        for (const auto& c : m_p.caches)
+            if (c.tensor == t && (level < 0 || c.level == level))
+                others.push_back(stageName(c.stage));
+        if (!others.empty())
+            note += " (it has one for stage " + joined(others) + ")";
+        return note;
+    }
+
     // compute_at, two forms.
     //  tensor+level: moves an existing cache stage to another loop of its stage (or root).
     //  producer: places a producer stage's whole nest in the body of a loop of a later stage
@@ -529,7 +551,7 @@ private:
                     found = static_cast<int>(i);
                 }
             if (found < 0)
-                fail(m_step.tensor + " has no cache stage in " + m_step.level
+                fail(m_step.tensor + " has no cache stage in " + m_step.level + forStageNote(t, level)
                          + "; add one with cache_read or cache_write",
                      {}, {m_step.tensor});
             CacheStage& c = m_p.caches[found];
@@ -604,7 +626,7 @@ private:
     }
 
     // double_buffer: requires a cache stage of the tensor (level optional when unique)
-    // placed at a loop (not root), not yet double-buffered, in a level whose buffer_count
+    // placed at a loop (or at the root of a stage computed inside a consumer loop), not yet double-buffered, in a level whose buffer_count
     // is at least 2.
     void doubleBuffer()
     {
@@ -622,12 +644,14 @@ private:
             found = static_cast<int>(i);
         }
         if (found < 0)
-            fail(m_step.tensor + " has no cache stage" + (level >= 0 ? " in " + m_step.level : std::string())
+            fail(m_step.tensor + " has no cache stage" + (level >= 0 ? " in " + m_step.level : std::string()) + forStageNote(t, level)
                      + " to double-buffer; add one with cache_read or cache_write",
                  {}, {m_step.tensor});
         CacheStage& c = m_p.caches[found];
         const auto& lv = m_p.target->levels[c.level];
-        if (c.var < 0)
+        // At the root of a stage computed inside a consumer loop, the cache is refilled on
+        // every iteration of that loop: it can ping-pong there.
+        if (c.var < 0 && m_p.stages[c.stage].computeAt.isRoot())
             fail("can't double-buffer " + m_step.tensor + "@" + lv.name
                      + ": it sits at root and is filled only once",
                  {}, {m_step.tensor});
@@ -643,6 +667,16 @@ private:
     /// Invariants over the whole program, checked after every primitive.
     void validate() const
     {
+        // Caches and producer regions are one box each: an inline may not give their tensor a
+        // second index pattern later.
+        for (const auto& c : m_p.caches)
+            if (!c.write)
+                requireOnePattern(c.stage, c.tensor);
+        for (size_t p = 0; p < m_p.stages.size(); ++p) {
+            const Attach& a = m_p.stages[p].computeAt;
+            if (!a.isRoot() && !m_p.stages[p].inlined)
+                requireOnePattern(a.stage, kernel().stages[p].output.tensor);
+        }
         for (size_t s = 0; s < m_p.stages.size(); ++s) {
             const auto& ss = m_p.stages[s];
             if (ss.inlined)

@@ -1,0 +1,19 @@
+// Assembles the files of an export: the kernel and, on request, the harness and build files.
+#include "codegen/c_codegen.h"
+#include "codegen/harness_files.h"
+
+namespace loopscope::codegen {
+
+std::vector<GeneratedFile> exportFiles(const LoopNest& nest, const ExportOptions& options)
+{
+    const std::string kid = cIdentifier(nest.kernel->name);
+    std::vector<GeneratedFile> files{{kid + ".h", generateHeader(nest)}, {kid + ".c", generateSource(nest)}};
+    if (options.harness) {
+        files.push_back({"main.c", generateHarnessMain(nest, options.seed)});
+        for (auto& f : harnessSupportFiles(kid))
+            files.push_back(std::move(f));
+    }
+    return files;
+}
+
+} // namespace loopscope::codegen
