@@ -125,6 +125,7 @@ public:
             pj += static_cast<double>(r.levels[l].readBytes + r.levels[l].writeBytes) * m_t.levels[l].energyPjPerByte;
         pj += static_cast<double>(m_macs) * m_t.compute.energyPjPerMac;
         r.energyUj = pj * 1e-6;
+        r.transfers = m_transfers;
         bounds(r);
         diagnostics(r);
         return r;
@@ -320,6 +321,7 @@ private:
             double latency = outer >= 0 ? static_cast<double>(m_t.levels[outer].latencyCycles) : 0.0;
             out.transfer += elems * ir::dtypeBytes(dst.dtype) / bw + runs * latency;
             m_copies.push_back({id, s.src, s.buffer, elems, runs});
+            addTransfer(src, dst, elems * ir::dtypeBytes(dst.dtype), runs);
             break;
         }
         case Stmt::Kind::AccInit: {
@@ -370,6 +372,20 @@ private:
         }
         }
         return out;
+    }
+
+    void addTransfer(const Buffer& src, const Buffer& dst, int64_t bytes, int64_t copies)
+    {
+        const std::string& tensor = m_k.tensors[src.tensor].name;
+        const std::string from = src.level >= 0 ? m_t.levels[src.level].name : "registers";
+        const std::string to = dst.level >= 0 ? m_t.levels[dst.level].name : "registers";
+        for (auto& t : m_transfers)
+            if (t.tensor == tensor && t.from == from && t.to == to) {
+                t.bytes += bytes;
+                t.copies += copies;
+                return;
+            }
+        m_transfers.push_back({tensor, from, to, bytes, copies});
     }
 
     static void add(Sub& a, const Sub& b)
@@ -836,6 +852,7 @@ private:
     std::vector<LoadInfo> m_loadsAt;
     std::vector<Strided> m_strided;
     std::vector<DoubleBufferInfo> m_doubleBuffers;
+    std::vector<TransferReport> m_transfers;
 };
 
 } // namespace

@@ -38,6 +38,16 @@ struct TensorReport {
     int64_t writeBytes = 0;
 };
 
+/// Bytes a tensor moves from one level to another through copy stages (the DMA hooks of
+/// generated code), and how many copies do it.
+struct TransferReport {
+    std::string tensor;
+    std::string from;
+    std::string to;
+    int64_t bytes = 0;
+    int64_t copies = 0;
+};
+
 struct Cycles {
     int64_t total = 0;
     int64_t compute = 0;        ///< MACs over the throughput of the units used, plus loop overhead
@@ -70,6 +80,7 @@ struct CostReport {
     double energyUj = 0;
     std::vector<LevelReport> levels;    ///< outermost first
     std::vector<TensorReport> tensors;  ///< (tensor, level) pairs with traffic
+    std::vector<TransferReport> transfers;  ///< copy stages by (tensor, from, to), first use first
     Bounds bounds;
     std::vector<CostDiagnostic> diagnostics;
 
