@@ -158,7 +158,7 @@ public:
            << "   The loop nest, its buffers and its transfers are those the cost model counted. */\n"
            << "#include \"" << kid << ".h\"\n\n#include <stddef.h>\n#include <stdint.h>\n#include <string.h>\n\n";
         os << "/* Section and alignment of on-chip buffers: define these to place them (e.g. in a linker section). */\n";
-        for (size_t l = 1; l < m_n.target->levels.size(); ++l) {
+        for (size_t l = 0; l < m_n.target->levels.size(); ++l) {
             std::string macro = "LOOPSCOPE_" + upper(cIdentifier(m_n.target->levels[l].name));
             os << "#ifndef " << macro << "\n#define " << macro << "\n#endif\n";
         }
