@@ -303,7 +303,13 @@ private:
         IndexId off = m_ix.constant(0);
         for (size_t d = 0; d < buf.shape.size(); ++d) {
             IndexId g = d < global.size() ? global[d] : m_ix.constant(0);
-            IndexId rel = buf.origin[d] == kNoIndex ? g : m_ix.sub(g, buf.origin[d]);
+            IndexId origin = buf.origin[d];
+            // Inside the buffer's scope a non-affine origin is a named local (see alloc()).
+            auto& names = m_override.empty() ? m_originSlot : m_nextOriginSlot;
+            auto named = names.find({b, static_cast<int>(d)});
+            if (origin != kNoIndex && named != names.end())
+                origin = m_ix.slot(named->second);
+            IndexId rel = origin == kNoIndex ? g : m_ix.sub(g, origin);
             IndexId local = m_ix.div(rel, buf.step[d]);
             off = m_ix.add(m_ix.mul(off, buf.shape[d]), local);
         }
@@ -401,6 +407,14 @@ private:
             todo.insert(todo.end(), s.body.begin(), s.body.end());
         }
         return true;
+    }
+
+    /// A new slot for a C local used in index expressions (block-scoped names may repeat).
+    int newTemp(const std::string& name)
+    {
+        int slot = static_cast<int>(m_slot.size() + 1000 + m_temp.size());
+        m_temp[slot] = name;
+        return slot;
     }
 
     // ---- statements -----------------------------------------------------------------------
@@ -503,6 +517,13 @@ private:
         auto db = m_db.find(s.buffer);
         if (db != m_db.end())
             m_dbSelect[s.buffer] = "(" + m_slot[m_n.stmts[db->second.loop].slot] + " & 1)";
+        for (size_t d = 0; d < b.origin.size(); ++d) {
+            if (b.origin[d] == kNoIndex || m_ix.isPureLinear(b.origin[d]))
+                continue;
+            int slot = newTemp(m_bufName[s.buffer] + "_o" + std::to_string(d));
+            line("const int " + m_temp[slot] + " = " + strip(ix(b.origin[d])) + ";  /* where " + m_bufName[s.buffer] + " starts along dimension " + std::to_string(d) + " */");
+            m_originSlot[{s.buffer, static_cast<int>(d)}] = slot;
+        }
         if (b.level < 0) {
             // Accumulator in registers: a local the compiler keeps in registers.
             line("{");
@@ -531,9 +552,16 @@ private:
         line("{");
         ++m_indent;
         std::string nonEmpty;
+        std::vector<IndexId> mins(dims);
         for (size_t d = 0; d < dims; ++d) {
             line("const int n" + std::to_string(d) + " = " + strip(ix(s.region.count[d])) + ";");
             nonEmpty += (d ? " && " : "") + std::string("n") + std::to_string(d) + " > 0";
+            mins[d] = s.region.min[d];
+            if (!m_ix.isPureLinear(mins[d])) {
+                int slot = newTemp("m" + std::to_string(d));
+                line("const int " + m_temp[slot] + " = " + strip(ix(mins[d])) + ";");
+                mins[d] = m_ix.slot(slot);
+            }
         }
         // Element distance between neighbours of dimension d in a buffer.
         auto stride = [&](const Buffer& b, size_t d) {
@@ -559,14 +587,14 @@ private:
         int opened = 0;
         for (size_t d = 0; d < dims; ++d) {
             if (d < outerDims) {
-                int tslot = static_cast<int>(m_slot.size() + m_temp.size() + 1000);
-                m_temp[tslot] = "t" + std::to_string(d);
-                line("for (int t" + std::to_string(d) + " = 0; t" + std::to_string(d) + " < n" + std::to_string(d) + "; ++t" + std::to_string(d) + ") {");
+                int tslot = newTemp("t" + std::to_string(d));
+                const std::string& t = m_temp[tslot];
+                line("for (int " + t + " = 0; " + t + " < n" + std::to_string(d) + "; ++" + t + ") {");
                 ++m_indent;
                 ++opened;
-                g[d] = m_ix.add(s.region.min[d], m_ix.mul(m_ix.slot(tslot), s.region.step[d]));
+                g[d] = m_ix.add(mins[d], m_ix.mul(m_ix.slot(tslot), s.region.step[d]));
             } else {
-                g[d] = s.region.min[d];
+                g[d] = mins[d];
             }
         }
         std::string dstExpr = "&" + m_bufName[s.buffer] + dstSelect + "[" + strip(ix(flat(s.buffer, g))) + "]";
@@ -608,7 +636,14 @@ private:
             std::string next = conds(dbRead->second.guards);
             line("if (" + x + " + 1 < " + std::to_string(loop.extent) + (next == "1" ? "" : " && " + next) + ") {");
             ++m_indent;
+            for (const auto& [key, slot] : m_originSlot)
+                if (key.first == s.buffer) {
+                    int nextSlot = newTemp(m_temp[slot] + "_next");
+                    line("const int " + m_temp[nextSlot] + " = " + strip(ix(dst.origin[key.second])) + ";");
+                    m_nextOriginSlot[key] = nextSlot;
+                }
             copyRegion(s, transfer, "[(" + x + " + 1) & 1]");
+            m_nextOriginSlot.clear();
             --m_indent;
             line("}");
             m_override.clear();
@@ -632,6 +667,8 @@ private:
     IndexPool m_ix;
     std::vector<std::string> m_slot;
     std::map<int, std::string> m_temp;
+    std::map<std::pair<int, int>, int> m_originSlot;
+    std::map<std::pair<int, int>, int> m_nextOriginSlot;  ///< the same, for the next tile of a double buffer
     std::vector<std::string> m_reg;
     std::map<int, std::string> m_bufName;
     std::map<int, std::string> m_override;
