@@ -1,0 +1,92 @@
+// Export harness support files: the templates of resources/firmware, embedded at build time
+// (core/codegen/embed_firmware.cmake), with the kernel name substituted.
+#include "codegen/harness_files.h"
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <stdexcept>
+#include <string_view>
+
+namespace loopscope::codegen {
+
+namespace detail {
+// Defined in the generated firmware_templates.cpp (core/codegen/embed_firmware.cmake).
+std::size_t embeddedFirmwareCount();
+std::string_view embeddedFirmwarePath(std::size_t i);
+std::string_view embeddedFirmwareText(std::size_t i);
+} // namespace detail
+
+namespace {
+
+/// Placeholder for the kernel name in the templates.
+constexpr std::string_view kKernelPlaceholder = "@LOOPSCOPE_KERNEL@";
+
+constexpr std::array<std::string_view, 37> kCKeywords = {
+    "auto",     "break",    "case",     "char",     "const",      "continue",   "default",
+    "do",       "double",   "else",     "enum",     "extern",     "float",      "for",
+    "goto",     "if",       "inline",   "int",      "long",       "register",   "restrict",
+    "return",   "short",    "signed",   "sizeof",   "static",     "struct",     "switch",
+    "typedef",  "union",    "unsigned", "void",     "volatile",   "while",      "_Bool",
+    "_Complex", "_Imaginary"};
+
+bool isIdentStart(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+bool isIdentChar(char c)
+{
+    return isIdentStart(c) || (c >= '0' && c <= '9');
+}
+
+std::string substitute(std::string_view text, std::string_view placeholder, const std::string& value)
+{
+    std::string out;
+    out.reserve(text.size());
+    std::size_t pos = 0;
+    while (true) {
+        std::size_t hit = text.find(placeholder, pos);
+        if (hit == std::string_view::npos) {
+            out.append(text.substr(pos));
+            return out;
+        }
+        out.append(text.substr(pos, hit - pos));
+        out.append(value);
+        pos = hit + placeholder.size();
+    }
+}
+
+} // namespace
+
+std::string harnessKernelNameError(const std::string& kernelName)
+{
+    if (kernelName.empty())
+        return "the kernel name is empty";
+    if (!isIdentStart(kernelName[0]) ||
+        !std::all_of(kernelName.begin(), kernelName.end(), isIdentChar))
+        return "kernel name '" + kernelName + "' is not a C identifier ([A-Za-z_][A-Za-z0-9_]*)";
+    if (std::find(kCKeywords.begin(), kCKeywords.end(), kernelName) != kCKeywords.end())
+        return "kernel name '" + kernelName + "' is a C keyword";
+    if (kernelName == "main" || kernelName == "startup")
+        return "kernel name '" + kernelName + "' is reserved by the harness (main.c, cortex-m/startup.c)";
+    return {};
+}
+
+std::vector<GeneratedFile> harnessSupportFiles(const std::string& kernelName)
+{
+    if (std::string error = harnessKernelNameError(kernelName); !error.empty())
+        throw std::invalid_argument("harness: " + error);
+
+    std::vector<GeneratedFile> files;
+    files.reserve(detail::embeddedFirmwareCount());
+    for (std::size_t i = 0; i < detail::embeddedFirmwareCount(); ++i) {
+        files.push_back({std::string(detail::embeddedFirmwarePath(i)),
+                         substitute(detail::embeddedFirmwareText(i), kKernelPlaceholder, kernelName)});
+    }
+    std::sort(files.begin(), files.end(),
+              [](const GeneratedFile& a, const GeneratedFile& b) { return a.path < b.path; });
+    return files;
+}
+
+} // namespace loopscope::codegen
