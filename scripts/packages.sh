@@ -6,6 +6,7 @@ LOOPSCOPE_PACKAGES=(
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   libsqlite3-dev sqlite3
   qt6-base-dev qt6-charts-dev libgl-dev
+  gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm
 )
 
 loopscope_install_packages() {
