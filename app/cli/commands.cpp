@@ -2,6 +2,7 @@
 #include "commands.h"
 
 #include "analysis/cost_report.h"
+#include "codegen/c_codegen.h"
 #include "ir/kernel.h"
 #include "lower/loop_nest.h"
 #include "sched/schedule_file.h"
@@ -11,6 +12,8 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <ostream>
 
@@ -268,6 +271,40 @@ int runAnalyze(const std::string& schedule, const std::string& target, bool json
     return kExitOk;
 }
 
+int runExport(const std::string& schedule, const std::string& outDir, bool harness, uint64_t seed, std::ostream& out, std::ostream& err)
+{
+    auto p = programFor(schedule, "");
+    if (!p) {
+        err << p.errorText() << "\n";
+        return kExitBadInput;
+    }
+    lower::LoopNest nest = lower::lower(*p);
+    analysis::CostReport report = analysis::analyze(nest, *p->target);
+    for (const auto& d : report.diagnostics)
+        if (d.severity == Severity::Error)
+            err << "warning: the schedule does not fit the target: " << d.message << "\n";
+    codegen::ExportOptions options;
+    options.harness = harness;
+    options.seed = seed;
+    std::error_code ec;
+    std::filesystem::create_directories(outDir, ec);
+    if (ec) {
+        err << "cannot create '" << outDir << "': " << ec.message() << "\n";
+        return kExitBadInput;
+    }
+    for (const auto& f : codegen::exportFiles(nest, options)) {
+        std::filesystem::path path = std::filesystem::path(outDir) / f.path;
+        std::filesystem::create_directories(path.parent_path(), ec);
+        std::ofstream file(path, std::ios::binary | std::ios::trunc);
+        if (!file || !(file << f.text) || !file.flush()) {
+            err << "cannot write '" << path.string() << "'\n";
+            return kExitBadInput;
+        }
+        out << path.string() << "\n";
+    }
+    return kExitOk;
+}
+
 int runTargets(std::ostream& out, std::ostream& err)
 {
     int rc = kExitOk;
@@ -316,6 +353,14 @@ int runCli(int argc, char** argv, std::ostream& out, std::ostream& err)
     analyzeCmd->add_option("--target", target, "analyse on another target (name or file) with the same memory level names");
     analyzeCmd->add_flag("--json", json, "print JSON");
 
+    std::string outDir;
+    bool harness = false;
+    auto* exportCmd = app.add_subcommand("export", "Write the scheduled kernel as C99 (<kernel>.h, <kernel>.c) for a firmware project");
+    exportCmd->add_option("SCHEDULE", file, "a *.sched.yaml (or *.kernel.yaml) file")->required();
+    exportCmd->add_option("--out", outDir, "output directory (created if missing)")->required();
+    exportCmd->add_flag("--harness", harness, "also main.c (self-check against a naive reference) and build files for the host and Cortex-M7/M4 on qemu");
+    exportCmd->add_option("--seed", seed, "seed of the harness's input data");
+
     auto* targetsCmd = app.add_subcommand("targets", "List the built-in targets");
 
     if (argc > 1 && argv[1][0] != '-') {
@@ -356,6 +401,8 @@ int runCli(int argc, char** argv, std::ostream& out, std::ostream& err)
         return runCounts(file, json, seed, out, err);
     if (analyzeCmd->parsed())
         return runAnalyze(file, target, json, out, err);
+    if (exportCmd->parsed())
+        return runExport(file, outDir, harness, seed, out, err);
     if (targetsCmd->parsed())
         return runTargets(out, err);
     return kExitBadInput;

@@ -4,7 +4,7 @@
 
 namespace loopscope::codegen {
 
-std::vector<GeneratedFile> exportFiles(const LoopNest& nest, const ExportOptions& options)
+std::vector<GeneratedFile> exportFiles(const lower::LoopNest& nest, const ExportOptions& options)
 {
     const std::string kid = cIdentifier(nest.kernel->name);
     std::vector<GeneratedFile> files{{kid + ".h", generateHeader(nest)}, {kid + ".c", generateSource(nest)}};
