@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Exports one schedule with its harness and runs it on the host (with sanitizers), on an
+# emulated Cortex-M7 (qemu mps2-an500) and on an emulated Cortex-M4 (qemu mps2-an386):
+# zero mismatches everywhere and the same checksum (tests/codegen/run_harness.sh).
+#
+#   tests/codegen/export_example.sh LOOPSCOPE_CLI SCHEDULE
+set -euo pipefail
+cli=$1
+schedule=$2
+here=$(cd "$(dirname "$0")" && pwd)
+dir=$(mktemp -d "${TMPDIR:-/tmp}/loopscope-export-example.XXXXXX")
+trap 'rm -rf "$dir"' EXIT
+"$cli" export "$schedule" --out "$dir" --harness >/dev/null
+bash "$here/run_harness.sh" "$dir"
