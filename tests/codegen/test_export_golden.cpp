@@ -1,0 +1,67 @@
+// Golden files of exported C: a change to the generated code shows up in review. Set
+// LOOPSCOPE_UPDATE_GOLDEN=1 to rewrite tests/golden/export/*.
+#include "support/test_paths.h"
+
+#include "codegen/c_codegen.h"
+#include "sched/schedule_file.h"
+#include "target_loader.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+using namespace loopscope;
+
+namespace {
+
+std::string readFile(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+/// First differing line with a little context, for a readable failure.
+std::string firstDifference(const std::string& want, const std::string& got)
+{
+    std::istringstream a(want), b(got);
+    std::string la, lb;
+    for (int line = 1;; ++line) {
+        bool ea = !std::getline(a, la), eb = !std::getline(b, lb);
+        if (ea && eb)
+            return "";
+        if (ea || eb || la != lb)
+            return "line " + std::to_string(line) + ":\n  golden: " + (ea ? "<end>" : la) + "\n  now:    " + (eb ? "<end>" : lb);
+    }
+}
+
+class ExportGolden : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ExportGolden, MatchesGoldenFiles)
+{
+    const std::string name = GetParam();
+    auto o = sched::openSchedule(test::sourceDir() + "/examples/schedules/" + name + ".sched.yaml",
+                                 [](const std::string& n, const std::string& d) { return hw::resolveTarget(n, d); });
+    ASSERT_TRUE(o.ok()) << o.errorText();
+    lower::LoopNest nest = lower::lower(o->program);
+    const bool update = std::getenv("LOOPSCOPE_UPDATE_GOLDEN") != nullptr;
+    for (const auto& [ext, text] : {std::pair<std::string, std::string>{".h", codegen::generateHeader(nest)},
+                                    std::pair<std::string, std::string>{".c", codegen::generateSource(nest)}}) {
+        const std::string path = test::sourceDir() + "/tests/golden/export/" + name + ext;
+        if (update) {
+            std::ofstream(path, std::ios::binary) << text;
+            continue;
+        }
+        std::string want = readFile(path);
+        ASSERT_FALSE(want.empty()) << path << " is missing; run with LOOPSCOPE_UPDATE_GOLDEN=1";
+        EXPECT_EQ(firstDifference(want, text), "") << path;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Examples, ExportGolden,
+                         ::testing::Values("matmul_f32_tiled", "conv2d_int8_tiled", "dense_int8_blocked", "dwsep_conv_fused"));
+
+} // namespace
