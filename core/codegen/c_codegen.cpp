@@ -488,6 +488,9 @@ private:
         const std::string v = m_slot[s.slot];
         if (s.loopKind == sched::LoopKind::Unrolled) {
             line("/* " + s.name + ": unrolled */");
+            for (const auto& [buffer, db] : m_db)
+                if (db.loop == id && !m_n.buffers[buffer].write)
+                    line("int " + m_bufName[buffer] + "_ready = 0;  /* tile prefetched by the previous iteration */");
             for (int64_t i = 0; i < s.extent; ++i) {
                 line("{");
                 ++m_indent;
@@ -497,6 +500,9 @@ private:
                 line("}");
             }
         } else {
+            for (const auto& [buffer, db] : m_db)
+                if (db.loop == id && !m_n.buffers[buffer].write)
+                    line("int " + m_bufName[buffer] + "_ready = 0;  /* tile prefetched by the previous iteration */");
             if (s.loopKind == sched::LoopKind::Parallel)
                 line("LOOPSCOPE_PARALLEL");
             if (s.loopKind == sched::LoopKind::Vectorized)
@@ -625,16 +631,20 @@ private:
         if (dbRead != m_db.end() && !dst.write) {
             const Stmt& loop = m_n.stmts[dbRead->second.loop];
             const std::string x = m_slot[loop.slot];
+            // `ready` says whether the previous iteration prefetched this tile (it did not on the
+            // first iteration, nor when guards skipped the previous one).
+            const std::string ready = m_bufName[s.buffer] + "_ready";
             line(what + ", ping-pong over " + loop.name + " */");
-            line("if (" + x + " == 0) {");
+            line("if (!" + ready + ") {");
             ++m_indent;
-            copyRegion(s, transfer, "[0]");
+            copyRegion(s, transfer, "[" + m_dbSelect[s.buffer] + "]");
             --m_indent;
             line("}");
             line("loopscope_dma_wait();");
             m_override[loop.slot] = "(" + x + " + 1)";
             std::string next = conds(dbRead->second.guards);
-            line("if (" + x + " + 1 < " + std::to_string(loop.extent) + (next == "1" ? "" : " && " + next) + ") {");
+            line(ready + " = " + x + " + 1 < " + std::to_string(loop.extent) + (next == "1" ? "" : " && " + next) + ";");
+            line("if (" + ready + ") {");
             ++m_indent;
             for (const auto& [key, slot] : m_originSlot)
                 if (key.first == s.buffer) {

@@ -530,6 +530,18 @@ private:
                 }
             c.accDepth = r - 1;
         }
+        // A padding guard skips a term: it sits at the innermost loop it depends on, but inside
+        // the accumulator's scope (skipping must never skip the accumulator's init or store).
+        // Loads that may fall outside their tensor go inside every padding guard.
+        int padDepth = -1;
+        for (auto& g : c.guards)
+            if (g.cond.why == Cond::Why::Padding) {
+                g.depth = std::min(std::max(g.depth, c.accDepth + 1), n - 1);
+                padDepth = std::max(padDepth, g.depth);
+            }
+        for (auto& l : c.loads)
+            if (l.padded)
+                l.depth = std::max(l.depth, padDepth);
 
         emitLevel(c, -1, block);
     }
@@ -545,7 +557,7 @@ private:
         // 1. guards at this depth
         std::vector<Cond> conds;
         for (const auto& g : c.guards)
-            if (g.depth == depth && g.cond.why != Cond::Why::Padding)
+            if (g.depth == depth)
                 conds.push_back(g.cond);
         conds = needed(conds);
         if (!conds.empty()) {
@@ -693,9 +705,9 @@ private:
             block = accAlloc;
         }
 
-        // 5. loads hoisted to this depth (padded ones inside their guard, below)
+        // 5. loads hoisted to this depth
         for (const auto& l : c.loads)
-            if (l.depth == depth && !l.padded && !(depth == n - 1 && hasPadding(c)))
+            if (l.depth == depth)
                 emitLoad(c, l, block);
 
         // 6. the next loop, or the update
@@ -715,24 +727,6 @@ private:
             emitLevel(c, depth + 1, loop);
         } else {
             int target = block;
-            std::vector<Cond> pads;
-            for (const auto& g : c.guards)
-                if (g.cond.why == Cond::Why::Padding)
-                    pads.push_back(g.cond);
-            pads = needed(pads);
-            if (!pads.empty()) {
-                int ifs = newStmt(Stmt::Kind::If);
-                m_n.stmts[ifs].conds = pads;
-                m_n.stmts[ifs].stage = c.s;
-                append(block, ifs);
-                target = ifs;
-            }
-            for (const auto& l : c.loads)
-                if (l.depth == depth && (l.padded || hasPadding(c)))
-                    emitLoad(c, l, target);
-            for (const auto& l : c.loads)
-                if (l.padded && l.depth < depth)
-                    emitLoad(c, l, target);
             int comp = newStmt(Stmt::Kind::Compute);
             Stmt& cm = m_n.stmts[comp];
             cm.stage = c.s;
@@ -829,11 +823,6 @@ private:
                 out.push_back(c);
         }
         return out;
-    }
-
-    bool hasPadding(const Ctx& c) const
-    {
-        return std::any_of(c.guards.begin(), c.guards.end(), [](const GuardInfo& g) { return g.cond.why == Cond::Why::Padding; });
     }
 
     void emitLoad(Ctx& c, const LoadInfo& l, int block)

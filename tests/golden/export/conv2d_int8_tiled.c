@@ -96,10 +96,11 @@ void conv2d_int8(const int8_t *LOOPSCOPE_RESTRICT I, const int8_t *LOOPSCOPE_RES
     }
     loopscope_dma_wait();
     for (int n = 0; n < 1; ++n) {
+        int I_SRAM_ready = 0;  /* tile prefetched by the previous iteration */
         for (int oh_outer = 0; oh_outer < 4; ++oh_outer) {
             const int I_SRAM_o1 = LS_MAX((oh_outer * 4 - 1), 0);  /* where I_SRAM starts along dimension 1 */
             /* I: DRAM -> SRAM, ping-pong over oh.outer */
-            if (oh_outer == 0) {
+            if (!I_SRAM_ready) {
                 {
                     const int n0 = 1;
                     const int n1 = LS_MAX(0, (LS_MIN((-oh_outer * 4 + 1), 0) + LS_MIN((oh_outer * 4 + 4), 15) + 1));
@@ -109,14 +110,15 @@ void conv2d_int8(const int8_t *LOOPSCOPE_RESTRICT I, const int8_t *LOOPSCOPE_RES
                     if (n0 > 0 && n1 > 0 && n2 > 0 && n3 > 0) {
                         for (int t0 = 0; t0 < n0; ++t0) {
                             for (int t1 = 0; t1 < n1; ++t1) {
-                                loopscope_dma_copy(&I_SRAM[0][-I_SRAM_o1 * 256 + m1 * 256 + t0 * 1536 + t1 * 256], &I[n * 4096 + m1 * 256 + t0 * 4096 + t1 * 256], (size_t)n3 * 1, (size_t)n2, 16, 16, 1);
+                                loopscope_dma_copy(&I_SRAM[(oh_outer & 1)][-I_SRAM_o1 * 256 + m1 * 256 + t0 * 1536 + t1 * 256], &I[n * 4096 + m1 * 256 + t0 * 4096 + t1 * 256], (size_t)n3 * 1, (size_t)n2, 16, 16, 1);
                             }
                         }
                     }
                 }
             }
             loopscope_dma_wait();
-            if (oh_outer + 1 < 4) {
+            I_SRAM_ready = oh_outer + 1 < 4;
+            if (I_SRAM_ready) {
                 const int I_SRAM_o1_next = LS_MAX(((oh_outer + 1) * 4 - 1), 0);
                 {
                     const int n0 = 1;
@@ -140,34 +142,36 @@ void conv2d_int8(const int8_t *LOOPSCOPE_RESTRICT I, const int8_t *LOOPSCOPE_RES
                             int32_t acc_O;
                             acc_O = bias[k];
                             for (int r = 0; r < 3; ++r) {
-                                /* s: unrolled */
-                                {
-                                    const int s = 0;
-                                    for (int c = 0; c < 16; ++c) {
-                                        if (0 <= oh_outer * 4 + oh_inner + r - 1 && oh_outer * 4 + oh_inner + r - 1 <= 15 && 0 <= ow + s - 1 && ow + s - 1 <= 15) {
-                                            const int32_t r_i = I_SRAM[(oh_outer & 1)][oh_outer * 1024 + oh_inner * 256 + ow * 16 + r * 256 + s * 16 + c - I_SRAM_o1 * 256 - 272];
-                                            const int32_t r_f = F_SRAM[k + r * 768 + s * 256 + c * 16];
-                                            acc_O += (r_i + 128) * r_f;
+                                if (0 <= oh_outer * 4 + oh_inner + r - 1 && oh_outer * 4 + oh_inner + r - 1 <= 15) {
+                                    /* s: unrolled */
+                                    {
+                                        const int s = 0;
+                                        if (0 <= ow + s - 1 && ow + s - 1 <= 15) {
+                                            for (int c = 0; c < 16; ++c) {
+                                                const int32_t r_i = I_SRAM[(oh_outer & 1)][oh_outer * 1024 + oh_inner * 256 + ow * 16 + r * 256 + s * 16 + c - I_SRAM_o1 * 256 - 272];
+                                                const int32_t r_f = F_SRAM[k + r * 768 + s * 256 + c * 16];
+                                                acc_O += (r_i + 128) * r_f;
+                                            }
                                         }
                                     }
-                                }
-                                {
-                                    const int s = 1;
-                                    for (int c = 0; c < 16; ++c) {
-                                        if (0 <= oh_outer * 4 + oh_inner + r - 1 && oh_outer * 4 + oh_inner + r - 1 <= 15 && 0 <= ow + s - 1 && ow + s - 1 <= 15) {
-                                            const int32_t r_i = I_SRAM[(oh_outer & 1)][oh_outer * 1024 + oh_inner * 256 + ow * 16 + r * 256 + s * 16 + c - I_SRAM_o1 * 256 - 272];
-                                            const int32_t r_f = F_SRAM[k + r * 768 + s * 256 + c * 16];
-                                            acc_O += (r_i + 128) * r_f;
+                                    {
+                                        const int s = 1;
+                                        if (0 <= ow + s - 1 && ow + s - 1 <= 15) {
+                                            for (int c = 0; c < 16; ++c) {
+                                                const int32_t r_i = I_SRAM[(oh_outer & 1)][oh_outer * 1024 + oh_inner * 256 + ow * 16 + r * 256 + s * 16 + c - I_SRAM_o1 * 256 - 272];
+                                                const int32_t r_f = F_SRAM[k + r * 768 + s * 256 + c * 16];
+                                                acc_O += (r_i + 128) * r_f;
+                                            }
                                         }
                                     }
-                                }
-                                {
-                                    const int s = 2;
-                                    for (int c = 0; c < 16; ++c) {
-                                        if (0 <= oh_outer * 4 + oh_inner + r - 1 && oh_outer * 4 + oh_inner + r - 1 <= 15 && 0 <= ow + s - 1 && ow + s - 1 <= 15) {
-                                            const int32_t r_i = I_SRAM[(oh_outer & 1)][oh_outer * 1024 + oh_inner * 256 + ow * 16 + r * 256 + s * 16 + c - I_SRAM_o1 * 256 - 272];
-                                            const int32_t r_f = F_SRAM[k + r * 768 + s * 256 + c * 16];
-                                            acc_O += (r_i + 128) * r_f;
+                                    {
+                                        const int s = 2;
+                                        if (0 <= ow + s - 1 && ow + s - 1 <= 15) {
+                                            for (int c = 0; c < 16; ++c) {
+                                                const int32_t r_i = I_SRAM[(oh_outer & 1)][oh_outer * 1024 + oh_inner * 256 + ow * 16 + r * 256 + s * 16 + c - I_SRAM_o1 * 256 - 272];
+                                                const int32_t r_f = F_SRAM[k + r * 768 + s * 256 + c * 16];
+                                                acc_O += (r_i + 128) * r_f;
+                                            }
                                         }
                                     }
                                 }

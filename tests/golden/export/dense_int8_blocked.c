@@ -88,19 +88,21 @@ void dense_int8(const int8_t *LOOPSCOPE_RESTRICT X, const int8_t *LOOPSCOPE_REST
         }
     }
     loopscope_dma_wait();
+    int Wt_SRAM_ready = 0;  /* tile prefetched by the previous iteration */
     for (int o_outer = 0; o_outer < 4; ++o_outer) {
         /* Wt: DRAM -> SRAM, ping-pong over o.outer */
-        if (o_outer == 0) {
+        if (!Wt_SRAM_ready) {
             {
                 const int n0 = 16;
                 const int n1 = 256;
                 if (n0 > 0 && n1 > 0) {
-                    loopscope_dma_copy(&Wt_SRAM[0][0], &Wt[o_outer * 4096], (size_t)n1 * 1, (size_t)n0, 256, 256, 1);
+                    loopscope_dma_copy(&Wt_SRAM[(o_outer & 1)][0], &Wt[o_outer * 4096], (size_t)n1 * 1, (size_t)n0, 256, 256, 1);
                 }
             }
         }
         loopscope_dma_wait();
-        if (o_outer + 1 < 4) {
+        Wt_SRAM_ready = o_outer + 1 < 4;
+        if (Wt_SRAM_ready) {
             {
                 const int n0 = 16;
                 const int n1 = 256;
