@@ -1,0 +1,368 @@
+// The document: opening, saving, the edit functions that push undo commands, and the rebuild
+// of the snapshot (replay -> lower -> analyse -> generate C) after every change.
+#include "schedule_document.h"
+
+#include "analysis/cost_report.h"
+#include "codegen/c_codegen.h"
+#include "document_commands.h"
+#include "ir/kernel.h"
+#include "lower/loop_nest.h"
+#include "target_loader.h"
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QFileInfo>
+#include <QFileSystemWatcher>
+#include <QRegularExpression>
+#include <QUndoStack>
+
+#include <algorithm>
+
+namespace loopscope::ui {
+
+namespace {
+std::string str(const QString& s) { return s.toStdString(); }
+QString qstr(const std::string& s) { return QString::fromStdString(s); }
+
+void setError(QString* out, const QString& message)
+{
+    if (out)
+        *out = message;
+}
+} // namespace
+
+bool isBuiltinTarget(const QString& target)
+{
+    const auto names = hw::builtinTargetNames();
+    return std::find(names.begin(), names.end(), str(target)) != names.end();
+}
+
+ScheduleDocument::ScheduleDocument(QObject* parent)
+    : QObject(parent), m_undo(new QUndoStack(this)), m_watcher(new QFileSystemWatcher(this))
+{
+    qRegisterMetaType<loopscope::ui::Snapshot>();
+    qRegisterMetaType<loopscope::sched::ScheduleError>();
+    connect(m_undo, &QUndoStack::cleanChanged, this, [this](bool clean) { emit dirtyChanged(!clean); });
+    connect(m_watcher, &QFileSystemWatcher::fileChanged, this, [this](const QString& path) {
+        if (path != m_state.target)
+            return;
+        QString error;
+        reloadTarget(&error);
+        emit targetReloaded(path, error);
+    });
+}
+
+ScheduleDocument::~ScheduleDocument() = default;
+
+bool ScheduleDocument::isDirty() const { return !m_undo->isClean(); }
+
+std::shared_ptr<const hw::Target> ScheduleDocument::resolve(const QString& target, QString* error)
+{
+    if (auto it = m_targets.find(target); it != m_targets.end())
+        return it->second;
+    auto t = hw::resolveTarget(str(target), "");
+    if (!t) {
+        setError(error, qstr(t.errorText()));
+        return nullptr;
+    }
+    auto ptr = std::make_shared<const hw::Target>(std::move(*t));
+    m_targets[target] = ptr;
+    return ptr;
+}
+
+void ScheduleDocument::install(std::shared_ptr<const ir::Kernel> kernel, sched::ScheduleFile file,
+                               const QString& path, DocumentState state)
+{
+    m_kernel = std::move(kernel);
+    m_file = std::move(file);
+    m_path = path;
+    m_kernelPath = QFileInfo(qstr(m_kernel->path)).absoluteFilePath();
+    m_rejected.reset();
+    m_undo->clear();
+    m_state = std::move(state);
+    watchTarget();
+    rebuild();
+    emit opened(m_path);
+    emit dirtyChanged(false);
+    emit changed(m_snapshot);
+}
+
+bool ScheduleDocument::openSchedule(const QString& path, QString* error)
+{
+    auto file = sched::loadScheduleFile(str(path));
+    if (!file) {
+        setError(error, qstr(file.errorText()));
+        return false;
+    }
+    const std::string dir = sched::directoryOf(str(QFileInfo(path).absoluteFilePath()));
+    auto kernel = ir::loadKernelFile(sched::joinPath(dir, file->kernel), file->params);
+    if (!kernel) {
+        setError(error, qstr(kernel.errorText()));
+        return false;
+    }
+    // Built-in names stay names; files become absolute so the document can move.
+    QString target = qstr(file->target);
+    if (!isBuiltinTarget(target))
+        target = QFileInfo(qstr(sched::joinPath(dir, file->target))).absoluteFilePath();
+    m_targets.erase(target);  // an explicit open reads the file again
+    QString why;
+    if (!resolve(target, &why)) {
+        setError(error, why);
+        return false;
+    }
+    DocumentState state{file->steps, target};
+    install(std::make_shared<const ir::Kernel>(std::move(*kernel)), std::move(*file),
+            QFileInfo(path).absoluteFilePath(), std::move(state));
+    return true;
+}
+
+bool ScheduleDocument::openKernel(const QString& kernelPath, const QString& targetName, QString* error)
+{
+    auto kernel = ir::loadKernelFile(str(kernelPath));
+    if (!kernel) {
+        setError(error, qstr(kernel.errorText()));
+        return false;
+    }
+    QString target = targetName.isEmpty() ? QStringLiteral("cortex-m7") : targetName;
+    if (!isBuiltinTarget(target))
+        target = QFileInfo(target).absoluteFilePath();
+    m_targets.erase(target);
+    QString why;
+    if (!resolve(target, &why)) {
+        setError(error, why);
+        return false;
+    }
+    install(std::make_shared<const ir::Kernel>(std::move(*kernel)), sched::ScheduleFile{}, QString(),
+            DocumentState{{}, target});
+    return true;
+}
+
+bool ScheduleDocument::save(const QString& path, QString* error)
+{
+    if (!isOpen()) {
+        setError(error, tr("nothing to save"));
+        return false;
+    }
+    const QString target = path.isEmpty() ? m_path : QFileInfo(path).absoluteFilePath();
+    if (target.isEmpty()) {
+        setError(error, tr("the schedule has no file name yet"));
+        return false;
+    }
+    const QDir dir = QFileInfo(target).absoluteDir();
+    sched::ScheduleFile f = m_file;
+    f.path = str(target);
+    f.kernel = str(dir.relativeFilePath(m_kernelPath));
+    f.target = str(isBuiltinTarget(m_state.target) ? m_state.target : dir.relativeFilePath(m_state.target));
+    f.steps = m_state.steps;
+    for (auto& s : f.steps)
+        s.loc = SourceLoc{};
+    std::string why;
+    if (!sched::saveScheduleFile(f, str(target), why)) {
+        setError(error, qstr(why));
+        return false;
+    }
+    m_file = f;
+    m_path = target;
+    m_undo->setClean();
+    emit opened(m_path);  // the title changes; the history of costs continues
+    return true;
+}
+
+bool ScheduleDocument::exportTo(const QString& directory, QStringList* written, QString* error) const
+{
+    if (!isOpen()) {
+        setError(error, tr("nothing to export"));
+        return false;
+    }
+    QDir dir(directory);
+    if (!dir.mkpath(QStringLiteral("."))) {
+        setError(error, tr("cannot create '%1'").arg(directory));
+        return false;
+    }
+    for (const auto& f : codegen::exportFiles(*m_snapshot.nest, codegen::ExportOptions{})) {
+        const QString path = dir.filePath(qstr(f.path));
+        QFileInfo(path).absoluteDir().mkpath(QStringLiteral("."));
+        QFile out(path);
+        const QByteArray bytes = QByteArray::fromStdString(f.text);
+        if (!out.open(QIODevice::WriteOnly | QIODevice::Truncate) || out.write(bytes) != bytes.size()) {
+            setError(error, tr("cannot write '%1'").arg(path));
+            return false;
+        }
+        if (written)
+            written->append(path);
+    }
+    return true;
+}
+
+std::optional<sched::ScheduleError> ScheduleDocument::applyStep(const sched::Step& step)
+{
+    if (!isOpen())
+        return std::nullopt;
+    const int index = m_snapshot.failedStep ? m_snapshot.failedStep->stepIndex
+                                            : static_cast<int>(m_state.steps.size());
+    sched::ApplyResult r = sched::apply(*m_snapshot.program, step);
+    if (!r.ok()) {
+        sched::ScheduleError e = r.error();
+        e.stepIndex = index;
+        e.loc = SourceLoc{};
+        m_rejected = e;
+        emit stepRejected(e);
+        return e;
+    }
+    m_rejected.reset();
+    m_undo->push(new AddStepCommand(this, index, step));
+    return std::nullopt;
+}
+
+bool ScheduleDocument::removeStep(int index)
+{
+    if (index < 0 || index >= static_cast<int>(m_state.steps.size()))
+        return false;
+    m_rejected.reset();
+    m_undo->push(new RemoveStepCommand(this, index));
+    return true;
+}
+
+bool ScheduleDocument::moveStep(int from, int to)
+{
+    const int n = static_cast<int>(m_state.steps.size());
+    if (from < 0 || from >= n || to < 0 || to >= n || from == to)
+        return false;
+    m_rejected.reset();
+    m_undo->push(new MoveStepCommand(this, from, to));
+    return true;
+}
+
+bool ScheduleDocument::editStep(int index, const sched::Step& step, int mergeSession)
+{
+    if (index < 0 || index >= static_cast<int>(m_state.steps.size()))
+        return false;
+    const sched::Step& before = m_state.steps[index];
+    if (before == step)
+        return false;
+    m_rejected.reset();
+    m_undo->push(new EditStepCommand(this, index, before, step, mergeSession));
+    return true;
+}
+
+bool ScheduleDocument::setTarget(const QString& targetName, QString* error)
+{
+    if (!isOpen())
+        return false;
+    QString target = targetName;
+    if (!isBuiltinTarget(target))
+        target = QFileInfo(target).absoluteFilePath();
+    if (target == m_state.target)
+        return true;
+    m_targets.erase(target);
+    if (!resolve(target, error))
+        return false;
+    m_rejected.reset();
+    m_undo->push(new SetTargetCommand(this, m_state.target, target));
+    return true;
+}
+
+bool ScheduleDocument::reloadTarget(QString* error)
+{
+    if (!isOpen() || isBuiltinTarget(m_state.target))
+        return false;
+    auto t = hw::loadTargetFile(str(m_state.target));
+    // Editors often replace the file (write a new one, rename): watch the new inode.
+    watchTarget();
+    if (!t) {
+        setError(error, qstr(t.errorText()));
+        return false;
+    }
+    m_targets[m_state.target] = std::make_shared<const hw::Target>(std::move(*t));
+    rebuild();
+    emit changed(m_snapshot);
+    return true;
+}
+
+void ScheduleDocument::watchTarget()
+{
+    if (!m_watcher->files().isEmpty())
+        m_watcher->removePaths(m_watcher->files());
+    if (!isBuiltinTarget(m_state.target) && QFileInfo::exists(m_state.target))
+        m_watcher->addPath(m_state.target);
+}
+
+void ScheduleDocument::setState(const DocumentState& state)
+{
+    const bool targetChanged = state.target != m_state.target;
+    m_state = state;
+    if (targetChanged)
+        watchTarget();
+    rebuild();
+    emit changed(m_snapshot);
+}
+
+void ScheduleDocument::rebuild()
+{
+    QElapsedTimer timer;
+    timer.start();
+    QString why;
+    auto target = resolve(m_state.target, &why);
+    if (!target)  // only a target that was loaded before can be installed
+        target = m_snapshot.program ? m_snapshot.program->target : nullptr;
+    if (!target)
+        return;
+    Snapshot s;
+    sched::Program p = sched::Program::initial(m_kernel, target);
+    for (const auto& step : m_state.steps) {
+        sched::ApplyResult r = sched::apply(p, step);
+        if (!r.ok()) {
+            s.failedStep = r.error();
+            break;
+        }
+        p = std::move(r.program());
+    }
+    auto nest = std::make_shared<lower::LoopNest>(lower::lower(p));
+    s.report = std::make_shared<const analysis::CostReport>(analysis::analyze(*nest, *target));
+    s.code = codegen::generateSource(*nest);
+    s.nest = std::move(nest);
+    s.program = std::make_shared<const sched::Program>(std::move(p));
+    s.revision = ++m_revision;
+    m_snapshot = std::move(s);
+    m_lastRebuildMs = timer.nsecsElapsed() / 1e6;
+}
+
+QString stepParameters(const sched::Step& step)
+{
+    sched::ScheduleFile f;
+    f.kernel = "k";
+    f.target = "t";
+    f.steps = {step};
+    const std::string text = sched::formatScheduleFile(f);
+    const std::string marker = std::string("- ") + sched::primitiveName(step.primitive) + ": ";
+    const size_t at = text.find(marker);
+    if (at == std::string::npos)
+        return QString();
+    const size_t begin = at + marker.size();
+    const size_t end = text.find('\n', begin);
+    return qstr(text.substr(begin, end == std::string::npos ? std::string::npos : end - begin));
+}
+
+std::optional<sched::Step> parseStepParameters(sched::Primitive primitive, const QString& text, QString* error)
+{
+    // The schedule file parser checks every parameter; reuse it on a one-step file.
+    const std::string file = std::string("kernel: k\ntarget: t\nsteps:\n  - ") + sched::primitiveName(primitive)
+        + ": " + str(text.trimmed()) + "\n";
+    auto parsed = sched::parseScheduleFile(file, "step");
+    if (!parsed) {
+        QString msg = qstr(parsed.errorText());
+        msg.remove(QRegularExpression(QStringLiteral("^step:\\d+:\\d+: (error: )?")));
+        setError(error, msg);
+        return std::nullopt;
+    }
+    if (parsed->steps.size() != 1) {
+        setError(error, QObject::tr("expected the parameters of one step"));
+        return std::nullopt;
+    }
+    sched::Step s = parsed->steps.front();
+    s.loc = SourceLoc{};
+    return s;
+}
+
+} // namespace loopscope::ui

@@ -1,0 +1,135 @@
+// The document of the desktop application: a kernel, a target and the trace, changed only
+// through its undo stack; after every change it emits one `changed` signal with a new Snapshot.
+#pragma once
+
+#include "sched/schedule_file.h"
+#include "snapshot.h"
+
+#include <QObject>
+#include <QString>
+#include <QStringList>
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <vector>
+
+class QFileSystemWatcher;
+class QUndoStack;
+
+namespace loopscope::ui {
+
+/// What the undo commands swap: the trace as the user wrote it and the target it runs on.
+struct DocumentState {
+    std::vector<sched::Step> steps;   ///< every step, also those after a failing one
+    QString target;                   ///< built-in name or absolute path of a target file
+    bool operator==(const DocumentState&) const = default;
+};
+
+/// Owns the QUndoStack. Views never change it directly: they emit intents that the main
+/// window turns into calls of the edit functions below, each of which pushes one command.
+class ScheduleDocument : public QObject {
+    Q_OBJECT
+public:
+    explicit ScheduleDocument(QObject* parent = nullptr);
+    ~ScheduleDocument() override;
+
+    // ---- Opening and saving (opening clears the undo stack) -----------------------------
+    /// Loads a schedule file, its kernel and target, and replays the trace. Unlike
+    /// sched::openSchedule, a failing step does not refuse the file: it is recorded in the
+    /// snapshot (and marked in the schedule view) so that the user can fix it.
+    bool openSchedule(const QString& path, QString* error = nullptr);
+    /// A kernel file on its own (empty trace) on a target (built-in name or file path).
+    bool openKernel(const QString& kernelPath, const QString& target, QString* error = nullptr);
+    /// Writes the schedule (the kernel path relative to the file) and marks the document clean.
+    /// An empty path means the current file.
+    bool save(const QString& path = QString(), QString* error = nullptr);
+    /// Writes what `loopscope-cli export` writes (<kernel>.h and .c) into a directory.
+    bool exportTo(const QString& directory, QStringList* written = nullptr, QString* error = nullptr) const;
+
+    // ---- Edits (each pushes one undo command; failures change nothing) -------------------
+    /// Applies a new step to the program shown now. When the trace has a failing step, the
+    /// new step goes just before it (the program shown is the one before that step). A step
+    /// that does not apply is rejected: nothing changes, the error is returned and emitted.
+    std::optional<sched::ScheduleError> applyStep(const sched::Step& step);
+    bool removeStep(int index);
+    /// Moves step `from` to position `to` (both 0-based).
+    bool moveStep(int from, int to);
+    /// Replaces a step's parameters. Edits with the same non-zero `mergeSession` on the same
+    /// step merge into one undo entry (a spin-box drag). A step that then fails is kept and
+    /// marked (the user may be on the way to a valid value).
+    bool editStep(int index, const sched::Step& step, int mergeSession = 0);
+    /// Runs the trace on another target (built-in name or file path); undoable.
+    bool setTarget(const QString& target, QString* error = nullptr);
+    /// Loads the target file again (it changed on disk). Not an undoable edit.
+    bool reloadTarget(QString* error = nullptr);
+
+    /// A new, unique session id for mergeable edits.
+    int newMergeSession() { return ++m_lastMergeSession; }
+
+    // ---- State ----------------------------------------------------------------------------
+    const Snapshot& snapshot() const { return m_snapshot; }
+    const std::vector<sched::Step>& steps() const { return m_state.steps; }
+    const DocumentState& state() const { return m_state; }
+    bool isOpen() const { return !m_snapshot.empty(); }
+    QString filePath() const { return m_path; }
+    QString kernelPath() const { return m_kernelPath; }
+    /// Built-in target name or absolute path of the target file.
+    QString target() const { return m_state.target; }
+    QString description() const { return QString::fromStdString(m_file.description); }
+    bool isDirty() const;
+    QUndoStack* undoStack() const { return m_undo; }
+    /// The last step refused by applyStep (cleared by the next successful edit).
+    const std::optional<sched::ScheduleError>& lastRejected() const { return m_rejected; }
+    /// Milliseconds the last rebuild (replay, lower, analyse, generate C) took.
+    double lastRebuildMs() const { return m_lastRebuildMs; }
+
+    /// Called by the undo commands only: installs a state and rebuilds the snapshot.
+    void setState(const DocumentState& state);
+
+signals:
+    /// After every change: open, edit, undo, redo, target reload.
+    void changed(const loopscope::ui::Snapshot& snapshot);
+    /// A new document was opened (histories should start again).
+    void opened(const QString& path);
+    void dirtyChanged(bool dirty);
+    /// A new step was refused; nothing changed.
+    void stepRejected(const loopscope::sched::ScheduleError& error);
+    /// The target file was reloaded from disk (or failed to, with a message).
+    void targetReloaded(const QString& path, const QString& error);
+
+private:
+    std::shared_ptr<const hw::Target> resolve(const QString& target, QString* error);
+    void rebuild();
+    void watchTarget();
+    void install(std::shared_ptr<const ir::Kernel> kernel, sched::ScheduleFile file,
+                 const QString& path, DocumentState state);
+
+    QUndoStack* m_undo = nullptr;
+    QFileSystemWatcher* m_watcher = nullptr;
+    std::shared_ptr<const ir::Kernel> m_kernel;
+    /// Loaded targets by spec; a reload replaces the entry.
+    std::map<QString, std::shared_ptr<const hw::Target>> m_targets;
+    sched::ScheduleFile m_file;   ///< description and size overrides of the opened file
+    QString m_path;               ///< the schedule file, empty until saved
+    QString m_kernelPath;         ///< absolute
+    DocumentState m_state;
+    Snapshot m_snapshot;
+    std::optional<sched::ScheduleError> m_rejected;
+    int m_revision = 0;
+    int m_lastMergeSession = 0;
+    double m_lastRebuildMs = 0;
+};
+
+/// True when `target` names a built-in target rather than a file.
+bool isBuiltinTarget(const QString& target);
+/// The parameters of a step as written in a schedule file: "{loop: i, factor: 16}".
+QString stepParameters(const sched::Step& step);
+/// Parses edited parameters ("{loop: i, factor: 8}") for a primitive; nullopt + error if bad.
+std::optional<sched::Step> parseStepParameters(sched::Primitive primitive, const QString& text,
+                                               QString* error = nullptr);
+
+} // namespace loopscope::ui
+
+Q_DECLARE_METATYPE(loopscope::ui::Snapshot)
+Q_DECLARE_METATYPE(loopscope::sched::ScheduleError)
