@@ -12,7 +12,10 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <unistd.h>
 #include <fstream>
 #include <memory>
 #include <ostream>
@@ -193,7 +196,57 @@ std::string humanBytes(int64_t b)
 }
 } // namespace
 
-int runAnalyze(const std::string& schedule, const std::string& target, bool json, std::ostream& out, std::ostream& err)
+namespace {
+
+/// Instructions the exported kernel executes on an emulated Cortex-M (qemu, exact count).
+struct Measurement {
+    bool ok = false;
+    std::string machine;
+    long long kernelInstructions = 0;
+    std::string error;
+};
+
+Measurement measureOnQemu(const lower::LoopNest& nest, const std::string& targetName)
+{
+    Measurement m;
+    std::string core = targetName == "cortex-m7" ? "m7" : targetName == "cortex-m4" ? "m4" : "";
+    if (core.empty()) {
+        m.error = "--measure runs on qemu's Cortex-M7 or Cortex-M4 only (target " + targetName + ")";
+        return m;
+    }
+    m.machine = core == "m7" ? "qemu mps2-an500 (Cortex-M7)" : "qemu mps2-an386 (Cortex-M4)";
+    std::error_code ec;
+    std::filesystem::path dir = std::filesystem::temp_directory_path(ec) / ("loopscope-measure-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir, ec);
+    std::filesystem::create_directories(dir, ec);
+    codegen::ExportOptions options;
+    options.harness = true;
+    for (const auto& f : codegen::exportFiles(nest, options)) {
+        std::filesystem::create_directories((dir / f.path).parent_path(), ec);
+        std::ofstream(dir / f.path, std::ios::binary) << f.text;
+    }
+    std::string cmd = "make -s -C '" + dir.string() + "' insns-" + core + " 2>&1";
+    std::string output;
+    if (FILE* p = popen(cmd.c_str(), "r")) {
+        char buf[4096];
+        while (size_t n = fread(buf, 1, sizeof buf, p))
+            output.append(buf, n);
+        int status = pclose(p);
+        size_t at = output.find("kernel=");
+        if (status == 0 && at != std::string::npos) {
+            m.kernelInstructions = std::atoll(output.c_str() + at + 7);
+            m.ok = true;
+        } else {
+            m.error = "measuring failed (needs arm-none-eabi-gcc and qemu-system-arm):\n" + output;
+        }
+    }
+    std::filesystem::remove_all(dir, ec);
+    return m;
+}
+
+} // namespace
+
+int runAnalyze(const std::string& schedule, const std::string& target, bool json, std::ostream& out, std::ostream& err, bool measure)
 {
     auto p = programFor(schedule, target);
     if (!p) {
@@ -202,6 +255,14 @@ int runAnalyze(const std::string& schedule, const std::string& target, bool json
     }
     lower::LoopNest nest = lower::lower(*p);
     analysis::CostReport r = analysis::analyze(nest, *p->target);
+    Measurement measured;
+    if (measure) {
+        measured = measureOnQemu(nest, p->target->name);
+        if (!measured.ok) {
+            err << measured.error << "\n";
+            return kExitBadInput;
+        }
+    }
     if (json) {
         nlohmann::ordered_json j;
         j["kernel"] = r.kernel;
@@ -232,6 +293,10 @@ int runAnalyze(const std::string& schedule, const std::string& target, bool json
             e["step"] = d.step ? nlohmann::ordered_json(*d.step) : nlohmann::ordered_json(nullptr);
             j["diagnostics"].push_back(e);
         }
+        if (measure)
+            j["measured"] = {{"machine", measured.machine}, {"kernel_instructions", measured.kernelInstructions},
+                             {"instructions_per_mac", r.macs ? static_cast<double>(measured.kernelInstructions) / r.macs : 0.0},
+                             {"estimated_compute_cycles", r.cycles.compute}};
         out << j.dump(2) << "\n";
         return kExitOk;
     }
@@ -261,6 +326,14 @@ int runAnalyze(const std::string& schedule, const std::string& target, bool json
     out << "\n\ntensor     level        read bytes   write bytes\n";
     for (const auto& t : r.tensors) {
         std::snprintf(line, sizeof line, "%-10s %-10s %12lld  %12lld\n", t.name.c_str(), t.level.c_str(), static_cast<long long>(t.readBytes), static_cast<long long>(t.writeBytes));
+        out << line;
+    }
+    if (measure) {
+        std::snprintf(line, sizeof line,
+                      "\nmeasured on %s: %lld instructions in the kernel, %.2f per MAC;\n"
+                      "the model's compute estimate is %lld cycles, %.2f per MAC (memory stalls are not emulated by qemu)\n",
+                      measured.machine.c_str(), measured.kernelInstructions, r.macs ? static_cast<double>(measured.kernelInstructions) / r.macs : 0.0,
+                      static_cast<long long>(r.cycles.compute), r.macs ? static_cast<double>(r.cycles.compute) / r.macs : 0.0);
         out << line;
     }
     if (!r.diagnostics.empty()) {
@@ -352,6 +425,8 @@ int runCli(int argc, char** argv, std::ostream& out, std::ostream& err)
     analyzeCmd->add_option("SCHEDULE", file, "a *.sched.yaml (or *.kernel.yaml) file")->required();
     analyzeCmd->add_option("--target", target, "analyse on another target (name or file) with the same memory level names");
     analyzeCmd->add_flag("--json", json, "print JSON");
+    bool measure = false;
+    analyzeCmd->add_flag("--measure", measure, "also export the kernel, run it on qemu (cortex-m7/m4 targets) and count its instructions");
 
     std::string outDir;
     bool harness = false;
@@ -400,7 +475,7 @@ int runCli(int argc, char** argv, std::ostream& out, std::ostream& err)
     if (countsCmd->parsed())
         return runCounts(file, json, seed, out, err);
     if (analyzeCmd->parsed())
-        return runAnalyze(file, target, json, out, err);
+        return runAnalyze(file, target, json, out, err, measure);
     if (exportCmd->parsed())
         return runExport(file, outDir, harness, seed, out, err);
     if (targetsCmd->parsed())

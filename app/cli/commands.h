@@ -15,7 +15,7 @@ inline constexpr int kExitBadInput = 2;
 int runLower(const std::string& file, const std::string& target, std::ostream& out, std::ostream& err);
 int runVerify(const std::string& schedule, uint64_t seed, std::ostream& out, std::ostream& err);
 int runCounts(const std::string& schedule, bool json, uint64_t seed, std::ostream& out, std::ostream& err);
-int runAnalyze(const std::string& schedule, const std::string& target, bool json, std::ostream& out, std::ostream& err);
+int runAnalyze(const std::string& schedule, const std::string& target, bool json, std::ostream& out, std::ostream& err, bool measure = false);
 int runExport(const std::string& schedule, const std::string& outDir, bool harness, uint64_t seed, std::ostream& out, std::ostream& err);
 int runTargets(std::ostream& out, std::ostream& err);
 

@@ -152,3 +152,24 @@ TEST_P(ExportRandom, RandomSchedulesRunCleanWithSanitizers)
 INSTANTIATE_TEST_SUITE_P(Shards, ExportRandom, ::testing::Range(0, kShards));
 
 } // namespace
+
+namespace {
+
+TEST(AnalyzeMeasure, CountsTheExportedKernelsInstructionsOnQemu)
+{
+    RunResult r = run(std::string(LOOPSCOPE_CLI) + " analyze " + test::sourceDir() + "/examples/schedules/matmul_int8_regblock.sched.yaml --measure --json");
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(r.output, m, std::regex("\"kernel_instructions\": (\\d+)"))) << r.output;
+    const long long insns = std::stoll(m[1].str());
+    // 64x64x64 MACs with a 2x4 register block: a little over 2 instructions per MAC (the
+    // naive nest needs about 6); a count far off means the measurement is broken.
+    EXPECT_GT(insns, 262144LL * 3 / 2);
+    EXPECT_LT(insns, 262144LL * 3);
+    // Not a Cortex-M target: a clear refusal.
+    RunResult g = run(std::string(LOOPSCOPE_CLI) + " analyze " + test::sourceDir() + "/examples/schedules/matmul_f32_tiled.sched.yaml --target cortex-m4 --measure");
+    EXPECT_EQ(g.exitCode, 0) << g.output;
+    EXPECT_NE(g.output.find("qemu mps2-an386 (Cortex-M4)"), std::string::npos) << g.output;
+}
+
+} // namespace
