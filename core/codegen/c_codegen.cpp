@@ -165,6 +165,12 @@ public:
         os << "#ifndef LOOPSCOPE_ALIGNED\n#define LOOPSCOPE_ALIGNED(n) __attribute__((aligned(n)))\n#endif\n"
            << "/* Loop hooks: LOOPSCOPE_PARALLEL precedes parallel loops (e.g. _Pragma(\"omp parallel for\")),\n"
            << "   LOOPSCOPE_VECTORIZE precedes vectorized loops. */\n"
+           << "/* Arm DSP extension (SMLAD): used for vectorized int8 reductions unless LOOPSCOPE_NO_DSP. */\n"
+           << "#if defined(__ARM_FEATURE_DSP) && !defined(LOOPSCOPE_NO_DSP)\n#include <arm_acle.h>\n#define LOOPSCOPE_USE_DSP 1\n"
+           << "/* PKHBT and SXTAB16 with a rotation, which ACLE does not offer (the forms CMSIS-Core uses). */\n"
+           << "static inline int32_t ls_pkhbt(int32_t lo, int32_t hi)\n{\n    int32_t r;\n    __asm__(\"pkhbt %0, %1, %2, lsl #16\" : \"=r\"(r) : \"r\"(lo), \"r\"(hi));\n    return r;\n}\n"
+           << "static inline int32_t ls_sxtab16_ror8(int32_t a, int32_t b)\n{\n    int32_t r;\n    __asm__(\"sxtab16 %0, %1, %2, ror #8\" : \"=r\"(r) : \"r\"(a), \"r\"(b));\n    return r;\n}\n"
+           << "#else\n#define LOOPSCOPE_USE_DSP 0\n#endif\n"
            << "#ifndef LOOPSCOPE_PARALLEL\n#define LOOPSCOPE_PARALLEL\n#endif\n"
            << "#ifndef LOOPSCOPE_VECTORIZE\n#if defined(__GNUC__) && !defined(__clang__)\n#define LOOPSCOPE_VECTORIZE _Pragma(\"GCC ivdep\")\n#else\n#define LOOPSCOPE_VECTORIZE\n#endif\n#endif\n\n";
         os << "/* DMA hooks. Every transfer between memory levels goes through loopscope_dma_copy (a strided\n"
@@ -483,6 +489,117 @@ private:
         }
     }
 
+    /// One int8 operand of a vectorized multiply-accumulate: a load, plus a constant offset.
+    struct DspOperand {
+        const Stmt* load = nullptr;
+        int64_t offset = 0;
+    };
+
+    bool dspOperand(int valueId, const std::map<int, const Stmt*>& loads, DspOperand& out) const
+    {
+        const ValueNode& v = m_n.values[valueId];
+        auto loaded = [&](int id) -> const Stmt* {
+            const ValueNode& r = m_n.values[id];
+            if (r.op != ValueNode::Op::Reg)
+                return nullptr;
+            auto it = loads.find(r.reg);
+            return it == loads.end() ? nullptr : it->second;
+        };
+        if (const Stmt* l = loaded(valueId)) {
+            out = {l, 0};
+            return true;
+        }
+        if ((v.op == ValueNode::Op::Add || v.op == ValueNode::Op::Sub) && m_n.values[v.b].op == ValueNode::Op::Const) {
+            const Stmt* l = loaded(v.a);
+            int64_t c = m_n.values[v.b].intValue * (v.op == ValueNode::Op::Sub ? -1 : 1);
+            if (l && c >= -32768 + 128 && c <= 32767 - 128) {
+                out = {l, c};
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /// The Arm DSP path of a vectorized int8 reduction `acc += (x + c) * (y + d)`: four lanes
+    /// per step, unpacked to int16 pairs (SXTAB16 for contiguous operands, PKHBT otherwise) and
+    /// accumulated two MACs per SMLAD. Emits "#if LOOPSCOPE_USE_DSP" and the DSP loop and
+    /// returns true; the caller then writes the plain loop after "#else".
+    bool emitDsp(const Stmt& s)
+    {
+        if (!m_n.target->compute.dsp || !s.reduction || s.extent % 4 != 0)
+            return false;
+        std::map<int, const Stmt*> loads;
+        const Stmt* update = nullptr;
+        for (int c : s.body) {
+            const Stmt& b = m_n.stmts[c];
+            if (b.kind == Stmt::Kind::Load && m_n.buffers[b.buffer].dtype == ir::DType::Int8)
+                loads[b.reg] = &b;
+            else if (b.kind == Stmt::Kind::Compute && b.accumulate && !update)
+                update = &b;
+            else
+                return false;
+        }
+        if (!update || m_n.buffers[update->buffer].dtype != ir::DType::Int32)
+            return false;
+        const ValueNode& mul = m_n.values[update->value];
+        DspOperand x, y;
+        if (mul.op != ValueNode::Op::Mul || !dspOperand(mul.a, loads, x) || !dspOperand(mul.b, loads, y))
+            return false;
+        // Each operand's offset must be affine in the vectorized loop: element distance `stride`.
+        auto strideOf = [&](const Stmt& l, int64_t& stride) {
+            IndexId off = flat(l.buffer, l.index);
+            if (!m_ix.isPureLinear(off))
+                return false;
+            stride = 0;
+            for (const auto& t : m_ix.node(off).terms)
+                if (t.atom == s.slot)
+                    stride = t.coeff;
+            return stride != 0;
+        };
+        int64_t sx, sy;
+        if (!strideOf(*x.load, sx) || !strideOf(*y.load, sy))
+            return false;
+        const std::string v = m_slot[s.slot];
+        const std::string acc = access(update->buffer, update->index);
+        line("#if LOOPSCOPE_USE_DSP");
+        line("/* " + s.name + ": vectorized int8 multiply-accumulate, 2 MACs per SMLAD */");
+        line("for (int " + v + " = 0; " + v + " < " + std::to_string(s.extent) + "; " + v + " += 4) {");
+        ++m_indent;
+        auto pack = [&](const DspOperand& o, int64_t stride, const std::string& name) {
+            const std::string base = "&" + m_bufName[o.load->buffer] + select(o.load->buffer) + "[" + strip(ix(flat(o.load->buffer, o.load->index))) + "]";
+            const std::string c2 = "(int32_t)0x" + [&] {
+                char buf[16];
+                std::snprintf(buf, sizeof buf, "%08x", static_cast<unsigned>(((o.offset & 0xffff) << 16) | (o.offset & 0xffff)));
+                return std::string(buf);
+            }();
+            if (stride == 1) {
+                line("uint32_t " + name + "w;");
+                line("memcpy(&" + name + "w, " + base + ", 4);");
+                line("const int32_t " + name + "02 = __sxtab16(" + c2 + ", (int32_t)" + name + "w);");
+                line("const int32_t " + name + "13 = ls_sxtab16_ror8(" + c2 + ", (int32_t)" + name + "w);");
+            } else {
+                line("const int8_t *" + name + "p = " + base + ";");
+                auto half = [&](int i, int j) {
+                    return "ls_pkhbt(" + name + "p[" + std::to_string(i * stride) + "], " + name + "p[" + std::to_string(j * stride) + "])";
+                };
+                if (o.offset == 0) {
+                    line("const int32_t " + name + "02 = " + half(0, 2) + ";");
+                    line("const int32_t " + name + "13 = " + half(1, 3) + ";");
+                } else {
+                    line("const int32_t " + name + "02 = __sadd16(" + half(0, 2) + ", " + c2 + ");");
+                    line("const int32_t " + name + "13 = __sadd16(" + half(1, 3) + ", " + c2 + ");");
+                }
+            }
+        };
+        pack(x, sx, "lx");
+        pack(y, sy, "ly");
+        line(acc + " = __smlad(lx02, ly02, " + acc + ");");
+        line(acc + " = __smlad(lx13, ly13, " + acc + ");");
+        --m_indent;
+        line("}");
+        return true;
+    }
+
     void forLoop(int id, const Stmt& s)
     {
         const std::string v = m_slot[s.slot];
@@ -505,6 +622,9 @@ private:
                     line("int " + m_bufName[buffer] + "_ready = 0;  /* tile prefetched by the previous iteration */");
             if (s.loopKind == sched::LoopKind::Parallel)
                 line("LOOPSCOPE_PARALLEL");
+            const bool dsp = s.loopKind == sched::LoopKind::Vectorized && emitDsp(s);
+            if (dsp)
+                line("#else");
             if (s.loopKind == sched::LoopKind::Vectorized)
                 line("LOOPSCOPE_VECTORIZE");
             line("for (int " + v + " = 0; " + v + " < " + std::to_string(s.extent) + "; ++" + v + ") {");
@@ -512,6 +632,8 @@ private:
             body(s);
             --m_indent;
             line("}");
+            if (dsp)
+                line("#endif");
         }
         if (m_loopHasDb.count(id))
             line("loopscope_dma_wait();  /* last ping-pong transfers of " + s.name + " */");

@@ -18,6 +18,26 @@
 #endif
 /* Loop hooks: LOOPSCOPE_PARALLEL precedes parallel loops (e.g. _Pragma("omp parallel for")),
    LOOPSCOPE_VECTORIZE precedes vectorized loops. */
+/* Arm DSP extension (SMLAD): used for vectorized int8 reductions unless LOOPSCOPE_NO_DSP. */
+#if defined(__ARM_FEATURE_DSP) && !defined(LOOPSCOPE_NO_DSP)
+#include <arm_acle.h>
+#define LOOPSCOPE_USE_DSP 1
+/* PKHBT and SXTAB16 with a rotation, which ACLE does not offer (the forms CMSIS-Core uses). */
+static inline int32_t ls_pkhbt(int32_t lo, int32_t hi)
+{
+    int32_t r;
+    __asm__("pkhbt %0, %1, %2, lsl #16" : "=r"(r) : "r"(lo), "r"(hi));
+    return r;
+}
+static inline int32_t ls_sxtab16_ror8(int32_t a, int32_t b)
+{
+    int32_t r;
+    __asm__("sxtab16 %0, %1, %2, ror #8" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+}
+#else
+#define LOOPSCOPE_USE_DSP 0
+#endif
 #ifndef LOOPSCOPE_PARALLEL
 #define LOOPSCOPE_PARALLEL
 #endif
