@@ -632,7 +632,7 @@ private:
         std::vector<int64_t> v(m_n.slotExtents.size(), 0);
         auto flat = [&](const std::vector<int64_t>& vals) {
             int64_t off = 0;
-            for (size_t d = 0; d < s.index.size(); ++d) {
+            for (int d : b.storageOrder()) {
                 int64_t g = m_n.index.eval(s.index[d], vals.data());
                 int64_t o = b.origin[d] == kNoIndex ? 0 : m_n.index.eval(b.origin[d], vals.data());
                 off = off * b.shape[d] + (g - o) / b.step[d];
@@ -781,7 +781,7 @@ private:
                     }
             int64_t align = m_t.constraints.alignmentBytes;
             if (align > 1 && buf.role == Buffer::Role::Cache) {
-                int64_t row = buf.shape.back() * ir::dtypeBytes(buf.dtype);
+                int64_t row = buf.shape[buf.storageOrder().back()] * ir::dtypeBytes(buf.dtype);
                 if (row % align != 0)
                     out.push_back({Severity::Hint, "alignment",
                                    buf.name + " rows are " + std::to_string(row) + " bytes, not a multiple of the " + std::to_string(align)

@@ -307,8 +307,8 @@ private:
     {
         const Buffer& buf = m_n.buffers[b];
         IndexId off = m_ix.constant(0);
-        for (size_t d = 0; d < buf.shape.size(); ++d) {
-            IndexId g = d < global.size() ? global[d] : m_ix.constant(0);
+        for (int d : buf.storageOrder()) {
+            IndexId g = d < static_cast<int>(global.size()) ? global[d] : m_ix.constant(0);
             IndexId origin = buf.origin[d];
             // Inside the buffer's scope a non-affine origin is a named local (see alloc()).
             auto& names = m_override.empty() ? m_originSlot : m_nextOriginSlot;
@@ -693,9 +693,15 @@ private:
         }
         // Element distance between neighbours of dimension d in a buffer.
         auto stride = [&](const Buffer& b, size_t d) {
+            // Elements between neighbours along d: the dimensions stored inside it.
+            const std::vector<int> order = b.storageOrder();
             int64_t inner = 1;
-            for (size_t e = d + 1; e < b.shape.size(); ++e)
-                inner *= b.shape[e];
+            bool inside = false;
+            for (int e : order) {
+                if (inside)
+                    inner *= b.shape[e];
+                inside = inside || e == static_cast<int>(d);
+            }
             return s.region.step[d] / b.step[d] * inner;
         };
         const size_t last = dims - 1;

@@ -374,6 +374,16 @@ int64_t Buffer::elements() const
     return n;
 }
 
+std::vector<int> Buffer::storageOrder() const
+{
+    if (!order.empty())
+        return order;
+    std::vector<int> out(shape.size());
+    for (size_t d = 0; d < out.size(); ++d)
+        out[d] = static_cast<int>(d);
+    return out;
+}
+
 IndexId LoopNest::localIndex(const Buffer& b, int dim, IndexId global)
 {
     IndexId rel = b.origin[dim] == kNoIndex ? global : index.sub(global, b.origin[dim]);
@@ -510,8 +520,15 @@ private:
         case Stmt::Kind::Alloc: {
             const Buffer& b = m_n.buffers[s.buffer];
             std::string what = b.role == Buffer::Role::Accumulator ? "accumulator" : b.role == Buffer::Role::Intermediate ? "intermediate" : b.write ? "cache_write" : "cache_read";
+            std::string layout;
+            if (!b.order.empty()) {
+                layout = ", stored as [";
+                for (size_t i = 0; i < b.order.size(); ++i)
+                    layout += (i ? ", " : "") + std::to_string(b.order[i]);
+                layout += "]";
+            }
             line(depth, "alloc " + b.name + ": " + levelName(b.level) + ' ' + ir::dtypeName(b.dtype) + shapeStr(b.shape)
-                            + (b.doubleBuffer ? " x2" : "") + "  // " + what + (b.doubleBuffer ? ", double-buffered" : ""));
+                            + (b.doubleBuffer ? " x2" : "") + "  // " + what + (b.doubleBuffer ? ", double-buffered" : "") + layout);
             for (int c : s.body)
                 stmt(c, depth);
             break;

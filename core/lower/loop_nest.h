@@ -97,6 +97,10 @@ struct Buffer {
     std::vector<int64_t> shape;     ///< elements per dimension (the largest tile)
     std::vector<int64_t> step;      ///< global index distance between neighbours, per dimension
     std::vector<IndexId> origin;    ///< global index of element 0, per dimension (kNoIndex: 0)
+    std::vector<int> order;         ///< storage order of the dimensions, outermost first (empty: row-major)
+
+    /// Dimensions in storage order.
+    std::vector<int> storageOrder() const;
 
     int64_t elements() const;
     int64_t bytes() const { return elements() * ir::dtypeBytes(dtype); }

@@ -636,6 +636,7 @@ private:
             b.shape = bx.shape;
             b.step = bx.region.step;
             b.origin = bx.region.min;
+            b.order = cs.layout;
             int bid = addBuffer(std::move(b));
             int alloc = newStmt(Stmt::Kind::Alloc);
             m_n.stmts[alloc].buffer = bid;

@@ -468,7 +468,8 @@ private:
     }
 
     // cache_read / cache_write: require a stored tensor (not inlined), a memory level of the
-    // target inside the tensor's home level, and a placement (a loop of the stage that reads / writes it, or
+    // target inside the tensor's home level, an optional layout that permutes the tensor's
+    // dimensions, and a placement (a loop of the stage that reads / writes it, or
     // root). cache_read: the stage reads the tensor and does not write it. cache_write: the
     // stage writes the tensor, the placement is outside every reduction loop of the stage
     // (the tile is final when written back). No second cache of the same tensor and level
@@ -500,6 +501,19 @@ private:
                      + " for stage " + sn + "; use compute_at to move it",
                  {}, {tn});
         CacheStage c;
+        if (!m_step.layout.empty()) {
+            const size_t rank = kernel().tensors[t].shape.size();
+            std::vector<int> seen(rank, 0);
+            bool ok = m_step.layout.size() == rank;
+            for (int64_t d : m_step.layout)
+                ok = ok && d >= 0 && d < static_cast<int64_t>(rank) && !seen[d]++;
+            if (!ok)
+                fail("layout of " + tn + " must list each of its " + std::to_string(rank) + " dimensions 0.." + std::to_string(rank - 1)
+                         + " once, outermost first",
+                     {}, {tn});
+            for (int64_t d : m_step.layout)
+                c.layout.push_back(static_cast<int>(d));
+        }
         c.tensor = t;
         c.level = level;
         c.write = write;

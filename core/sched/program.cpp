@@ -64,7 +64,7 @@ const char* loopKindName(LoopKind k)
 bool Step::operator==(const Step& o) const
 {
     return primitive == o.primitive && stage == o.stage && loops == o.loops && factor == o.factor
-        && nparts == o.nparts && factors == o.factors && tensor == o.tensor && level == o.level
+        && nparts == o.nparts && factors == o.factors && layout == o.layout && tensor == o.tensor && level == o.level
         && at == o.at && producer == o.producer;
 }
 
@@ -97,6 +97,12 @@ std::string describe(const Step& s)
     case Primitive::CacheRead:
     case Primitive::CacheWrite:
         os << ' ' << s.tensor << " into " << s.level << " at " << (s.at.empty() ? "root" : s.at);
+        if (!s.layout.empty()) {
+            os << " as [";
+            for (size_t i = 0; i < s.layout.size(); ++i)
+                os << (i ? ", " : "") << s.layout[i];
+            os << "]";
+        }
         break;
     case Primitive::ComputeAt:
         if (!s.producer.empty())

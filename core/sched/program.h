@@ -66,6 +66,7 @@ struct CacheStage {
     int stage = -1;         ///< the stage whose loads (read) or stores (write) it serves
     int var = -1;           ///< loop variable of `stage` it sits in; -1 = root of the stage
     bool doubleBuffer = false;
+    std::vector<int> layout;  ///< storage order of the tensor's dimensions; empty = row-major
 };
 
 /// A kernel, a target and the result of replaying a trace. Copyable value; apply() returns a

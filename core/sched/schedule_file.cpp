@@ -100,7 +100,7 @@ struct Reader {
         case Primitive::Vectorize:
         case Primitive::Parallel: return {"stage", "loop"};
         case Primitive::CacheRead:
-        case Primitive::CacheWrite: return {"stage", "tensor", "level", "at"};
+        case Primitive::CacheWrite: return {"stage", "tensor", "level", "at", "layout"};
         case Primitive::ComputeAt: return {"stage", "producer", "tensor", "level", "at"};
         case Primitive::ComputeInline: return {"producer"};
         case Primitive::DoubleBuffer: return {"stage", "tensor", "level"};
@@ -160,6 +160,8 @@ struct Reader {
                 ok &= integer(v, field, out.nparts);
             else if (key == "factors")
                 ok &= intList(v, field, out.factors);
+            else if (key == "layout")
+                ok &= intList(v, field, out.layout);
             else if (key == "tensor")
                 ok &= str(v, field, out.tensor);
             else if (key == "level")
@@ -345,6 +347,12 @@ std::string formatScheduleFile(const ScheduleFile& f)
         }
         if (!s.at.empty())
             fields.push_back("at: " + quoteIfNeeded(s.at));
+        if (!s.layout.empty()) {
+            std::string ll = "[";
+            for (size_t i = 0; i < s.layout.size(); ++i)
+                ll += (i ? ", " : "") + std::to_string(s.layout[i]);
+            fields.push_back("layout: " + ll + "]");
+        }
         os << "  - " << primitiveName(s.primitive) << ": {";
         for (size_t i = 0; i < fields.size(); ++i)
             os << (i ? ", " : "") << fields[i];

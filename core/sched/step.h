@@ -34,8 +34,10 @@ bool parsePrimitive(const std::string& name, Primitive& out);
 ///  - reorder:        loops (the new relative order)
 ///  - fuse:           loops[0] (outer), loops[1] (the loop directly inside it)
 ///  - unroll/vectorize/parallel: loops[0]
-///  - cache_read:     tensor, level, at ("root" or a loop of the reading stage)
-///  - cache_write:    tensor, level, at (a loop of the producing stage, or "root")
+///  - cache_read:     tensor, level, at ("root" or a loop of the reading stage), layout
+///  - cache_write:    tensor, level, at (a loop of the producing stage, or "root"), layout
+///                    (layout: optional storage order of the tensor's dimensions in the
+///                    buffer, outermost first, e.g. [0, 1, 3, 2]; default row-major)
 ///  - compute_at:     either tensor+level (move that cache stage) or producer (a stage),
 ///                    and at (a loop of `stage`); level optionally names where the
 ///                    producer's output lives (default: the innermost level)
@@ -50,6 +52,7 @@ struct Step {
     int64_t factor = 0;
     int64_t nparts = 0;
     std::vector<int64_t> factors;
+    std::vector<int64_t> layout;
     std::string tensor;
     std::string level;
     std::string at;

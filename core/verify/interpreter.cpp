@@ -98,7 +98,7 @@ private:
     {
         const Buffer& buf = m_n.buffers[b];
         int64_t flat = 0;
-        for (size_t d = 0; d < buf.shape.size(); ++d) {
+        for (int d : buf.order.empty() ? identity(buf.shape.size()) : buf.order) {
             int64_t rel = global[d] - (buf.origin[d] == lower::kNoIndex ? 0 : m_origin[b][d]);
             int64_t local = rel / buf.step[d];
             if (rel < 0 || rel % buf.step[d] != 0 || local >= buf.shape[d]) {
@@ -111,6 +111,18 @@ private:
             flat = flat * buf.shape[d] + local;
         }
         return flat;
+    }
+
+    static const std::vector<int>& identity(size_t rank)
+    {
+        static std::vector<std::vector<int>> cache(17);
+        std::vector<int>& v = cache[std::min<size_t>(rank, 16)];
+        if (v.size() != rank) {
+            v.resize(rank);
+            for (size_t i = 0; i < rank; ++i)
+                v[i] = static_cast<int>(i);
+        }
+        return v;
     }
 
     void count(int b, bool write)

@@ -59,6 +59,8 @@ std::string randomAt(const Program& p, int s, Rng& rng)
 
 } // namespace
 
+void maybeLayout(const Program& p, Step& st, Rng& rng);
+
 Step randomStep(const Program& p, Rng& rng)
 {
     Step st;
@@ -118,11 +120,13 @@ Step randomStep(const Program& p, Rng& rng)
         st.tensor = kernel.tensors[pick(ts, rng)].name;
         st.level = p.target->levels[1 + rng.below(static_cast<int64_t>(p.target->levels.size()) - 1)].name;
         st.at = randomAt(p, s, rng);
+        maybeLayout(p, st, rng);
     } else if (choice < 86) {
         st.primitive = Primitive::CacheWrite;
         st.tensor = kernel.tensors[kernel.stages[s].output.tensor].name;
         st.level = p.target->levels[1 + rng.below(static_cast<int64_t>(p.target->levels.size()) - 1)].name;
         st.at = randomAt(p, s, rng);
+        maybeLayout(p, st, rng);
     } else if (choice < 94) {
         st.primitive = Primitive::ComputeAt;
         st.at = randomAt(p, s, rng);
@@ -157,6 +161,19 @@ Step randomStep(const Program& p, Rng& rng)
         st.stage = kernel.stages[c.stage].name;
     }
     return st;
+}
+
+/// Sometimes a random storage order for a cache stage's buffer.
+void maybeLayout(const Program& p, Step& st, Rng& rng)
+{
+    int t = p.kernel->findTensor(st.tensor);
+    if (t < 0 || !rng.chance(25))
+        return;
+    size_t rank = p.kernel->tensors[t].shape.size();
+    for (size_t d = 0; d < rank; ++d)
+        st.layout.push_back(static_cast<int64_t>(d));
+    for (size_t i = rank; i > 1; --i)
+        std::swap(st.layout[i - 1], st.layout[rng.below(static_cast<int64_t>(i))]);
 }
 
 Program randomSchedule(const Program& initial, Rng& rng, int steps, int* attempts)
