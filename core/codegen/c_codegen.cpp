@@ -19,6 +19,17 @@ using lower::LoopNest;
 using lower::Stmt;
 using lower::ValueNode;
 
+const char* cType(ir::DType t)
+{
+    switch (t) {
+    case ir::DType::Int8: return "int8_t";
+    case ir::DType::Int16: return "int16_t";
+    case ir::DType::Int32: return "int32_t";
+    case ir::DType::Float32: return "float";
+    }
+    return "int32_t";
+}
+
 std::string cIdentifier(const std::string& name)
 {
     std::string out;
@@ -30,17 +41,6 @@ std::string cIdentifier(const std::string& name)
 }
 
 namespace {
-
-const char* cType(ir::DType t)
-{
-    switch (t) {
-    case ir::DType::Int8: return "int8_t";
-    case ir::DType::Int16: return "int16_t";
-    case ir::DType::Int32: return "int32_t";
-    case ir::DType::Float32: return "float";
-    }
-    return "int32_t";
-}
 
 std::string upper(std::string s)
 {
@@ -67,22 +67,6 @@ const char* kHelpers = R"(#define LS_MIN(a, b) ((a) < (b) ? (a) : (b))
 static inline int ls_floordiv(int a, int b) { int q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }
 static inline int ls_floormod(int a, int b) { return a - ls_floordiv(a, b) * b; }
 
-/* TFLite's MultiplyByQuantizedMultiplier (SaturatingRoundingDoublingHighMul, then
-   RoundingDivideByPOT), bit-exact, followed by the output offset and the activation clamp. */
-static inline int32_t ls_requantize(int32_t acc, int32_t multiplier, int32_t shift, int32_t offset, int32_t lo, int32_t hi)
-{
-    int left = shift > 0 ? (shift > 31 ? 31 : (int)shift) : 0;
-    int right = shift > 0 ? 0 : (-shift > 31 ? 31 : (int)-shift);
-    int32_t x = (int32_t)((uint32_t)acc << left);
-    int64_t ab = (int64_t)x * (int64_t)multiplier;
-    int32_t nudge = ab >= 0 ? (1 << 30) : (1 - (1 << 30));
-    int32_t high = (x == multiplier && x == INT32_MIN) ? INT32_MAX : (int32_t)((ab + nudge) / ((int64_t)1 << 31));
-    int32_t mask = (int32_t)(((int64_t)1 << right) - 1);
-    int32_t rem = high & mask;
-    int32_t threshold = (mask >> 1) + (high < 0 ? 1 : 0);
-    int32_t v = (high >> right) + (rem > threshold ? 1 : 0) + offset;
-    return v < lo ? lo : (v > hi ? hi : v);
-}
 )";
 
 struct Transfer {
@@ -192,7 +176,7 @@ public:
                << levelName(m_transfers[i].to) << "\"";
         if (m_transfers.empty())
             os << "\"\"";
-        os << "};\n\n" << kHelpers << "\n";
+        os << "};\n\n" << kHelpers << requantizeFunctionC() << "\n";
         // Static buffers of on-chip levels.
         for (size_t b = 0; b < m_n.buffers.size(); ++b) {
             const Buffer& buf = m_n.buffers[b];
@@ -819,6 +803,27 @@ private:
 };
 
 } // namespace
+
+const char* requantizeFunctionC()
+{
+    return R"(/* TFLite's MultiplyByQuantizedMultiplier (SaturatingRoundingDoublingHighMul, then
+   RoundingDivideByPOT), bit-exact, followed by the output offset and the activation clamp. */
+static inline int32_t ls_requantize(int32_t acc, int32_t multiplier, int32_t shift, int32_t offset, int32_t lo, int32_t hi)
+{
+    int left = shift > 0 ? (shift > 31 ? 31 : (int)shift) : 0;
+    int right = shift > 0 ? 0 : (-shift > 31 ? 31 : (int)-shift);
+    int32_t x = (int32_t)((uint32_t)acc << left);
+    int64_t ab = (int64_t)x * (int64_t)multiplier;
+    int32_t nudge = ab >= 0 ? (1 << 30) : (1 - (1 << 30));
+    int32_t high = (x == multiplier && x == INT32_MIN) ? INT32_MAX : (int32_t)((ab + nudge) / ((int64_t)1 << 31));
+    int32_t mask = (int32_t)(((int64_t)1 << right) - 1);
+    int32_t rem = high & mask;
+    int32_t threshold = (mask >> 1) + (high < 0 ? 1 : 0);
+    int32_t v = (high >> right) + (rem > threshold ? 1 : 0) + offset;
+    return v < lo ? lo : (v > hi ? hi : v);
+}
+)";
+}
 
 std::string generateHeader(const LoopNest& n)
 {

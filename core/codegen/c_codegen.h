@@ -17,6 +17,11 @@ struct ExportOptions {
 
 /// C identifier derived from a kernel name ("matmul-f32" -> "matmul_f32").
 std::string cIdentifier(const std::string& name);
+/// The C type of a dtype ("int8_t", "float", ...).
+const char* cType(ir::DType t);
+/// C source of `static inline int32_t ls_requantize(acc, multiplier, shift, offset, lo, hi)`,
+/// TFLite's requantization, shared by the kernel and the harness.
+const char* requantizeFunctionC();
 
 /// <kernel>.h: the entry function with const-correct tensor pointers, documented.
 std::string generateHeader(const lower::LoopNest& nest);

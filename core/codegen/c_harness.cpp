@@ -9,17 +9,6 @@ namespace loopscope::codegen {
 
 namespace {
 
-const char* cType(ir::DType t)
-{
-    switch (t) {
-    case ir::DType::Int8: return "int8_t";
-    case ir::DType::Int16: return "int16_t";
-    case ir::DType::Int32: return "int32_t";
-    case ir::DType::Float32: return "float";
-    }
-    return "int32_t";
-}
-
 enum class Role { Plain, Bias, Multiplier, Shift };
 
 Role roleOf(const ir::Kernel& k, int t)
@@ -60,22 +49,7 @@ public:
            << "    size_t r;\n    for (r = 0; r < rows; ++r)\n        memcpy((char *)dst + r * dst_stride, (const char *)src + r * src_stride, row_bytes);\n"
            << "    if (transfer >= 0 && transfer < LS_TRANSFERS)\n        ls_bytes[transfer] += (unsigned long)(row_bytes * rows);\n}\n"
            << "void loopscope_dma_wait(void) {}\n\n";
-        os << R"(static inline int32_t ls_requantize(int32_t acc, int32_t multiplier, int32_t shift, int32_t offset, int32_t lo, int32_t hi)
-{
-    int left = shift > 0 ? (shift > 31 ? 31 : (int)shift) : 0;
-    int right = shift > 0 ? 0 : (-shift > 31 ? 31 : (int)-shift);
-    int32_t x = (int32_t)((uint32_t)acc << left);
-    int64_t ab = (int64_t)x * (int64_t)multiplier;
-    int32_t nudge = ab >= 0 ? (1 << 30) : (1 - (1 << 30));
-    int32_t high = (x == multiplier && x == INT32_MIN) ? INT32_MAX : (int32_t)((ab + nudge) / ((int64_t)1 << 31));
-    int32_t mask = (int32_t)(((int64_t)1 << right) - 1);
-    int32_t rem = high & mask;
-    int32_t threshold = (mask >> 1) + (high < 0 ? 1 : 0);
-    int32_t v = (high >> right) + (rem > threshold ? 1 : 0) + offset;
-    return v < lo ? lo : (v > hi ? hi : v);
-}
-
-)";
+        os << requantizeFunctionC() << "\n";
         // Tensors: the kernel's and the reference's copies of everything computed.
         for (size_t t = 0; t < m_k.tensors.size(); ++t) {
             const ir::Tensor& ten = m_k.tensors[t];
