@@ -535,3 +535,24 @@ TEST(Diagnostics, CleanSchedulesHaveNone)
 }
 
 } // namespace
+
+namespace {
+
+// ---- no-mac-rate ------------------------------------------------------------------------------
+
+TEST(Diagnostics, NoMacRateForTheKernelsDtype)
+{
+    // gemmini-16x16 lists only an int8 rate: a float32 matmul is costed at 1 MAC per cycle,
+    // and the user is told so.
+    analysis::CostReport r = analyse({"matmul_f32", {{"M", 4}, {"N", 4}, {"K", 4}}, "gemmini-16x16", ""});
+    auto d = withCode(r, "no-mac-rate");
+    ASSERT_EQ(d.size(), 1u) << all(r);
+    EXPECT_EQ(d[0].severity, Severity::Warning);
+    EXPECT_EQ(d[0].message, "gemmini-16x16 lists no float32 MAC rate (compute.macs_per_cycle); stage C is costed at 1 MAC per cycle");
+    EXPECT_FALSE(d[0].step.has_value());
+    // The int8 matmul on the same target has its rate.
+    analysis::CostReport ok = analyse({"matmul_int8", {{"M", 4}, {"N", 4}, {"K", 4}}, "gemmini-16x16", ""});
+    EXPECT_TRUE(withCode(ok, "no-mac-rate").empty()) << all(ok);
+}
+
+} // namespace
