@@ -123,11 +123,6 @@ private:
 
 /// True when `target` names a built-in target rather than a file.
 bool isBuiltinTarget(const QString& target);
-/// The parameters of a step as written in a schedule file: "{loop: i, factor: 16}".
-QString stepParameters(const sched::Step& step);
-/// Parses edited parameters ("{loop: i, factor: 8}") for a primitive; nullopt + error if bad.
-std::optional<sched::Step> parseStepParameters(sched::Primitive primitive, const QString& text,
-                                               QString* error = nullptr);
 
 } // namespace loopscope::ui
 

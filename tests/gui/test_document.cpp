@@ -3,6 +3,7 @@
 #include "document_commands.h"
 #include "lower/loop_nest.h"
 #include "schedule_document.h"
+#include "step_text.h"
 
 #include <QDir>
 #include <QFile>

@@ -1,0 +1,157 @@
+// Screenshots and the edit benchmark.
+#include "headless.h"
+
+#include "charts/cost_view.h"
+#include "loop_nest_view.h"
+#include "main_window.h"
+#include "schedule_document.h"
+#include "tile_view.h"
+
+#include <QApplication>
+#include <QDebug>
+#include <QDockWidget>
+#include <QElapsedTimer>
+#include <QFileInfo>
+#include <QPixmap>
+#include <QTextStream>
+#include <QUndoStack>
+
+#include <algorithm>
+#include <vector>
+
+namespace loopscope::ui {
+
+namespace {
+void settle()
+{
+    for (int i = 0; i < 5; ++i)
+        QApplication::processEvents();
+}
+} // namespace
+
+bool renderScreenshot(MainWindow& window, const QString& out, const ScreenshotOptions& options, QString* error)
+{
+    window.resize(options.size);
+    window.show();
+    settle();
+    window.applyDefaultSizes();
+    settle();
+    for (const QString& name : options.raiseDocks) {
+        bool found = false;
+        for (QDockWidget* d : window.docks())
+            if (d->objectName() == name || d->windowTitle().startsWith(name, Qt::CaseInsensitive)) {
+                d->show();
+                d->raise();
+                found = true;
+            }
+        if (!found) {
+            if (error)
+                *error = QStringLiteral("no dock named '%1'").arg(name);
+            return false;
+        }
+    }
+    if (!options.selectLoop.isEmpty() && !window.loopNestView()->selectLoop(options.selectLoop)) {
+        if (error)
+            *error = QStringLiteral("no loop named '%1' in the loop nest").arg(options.selectLoop);
+        return false;
+    }
+    if (options.tilePosition >= 0)
+        window.tileView()->setPosition(options.tilePosition);
+    settle();
+    const QPixmap pixmap = window.grab();
+    if (pixmap.size() != options.size) {
+        if (qEnvironmentVariableIsSet("LOOPSCOPE_DEBUG_LAYOUT")) {
+            qWarning() << "central" << window.centralWidget()->minimumSizeHint() << window.centralWidget()->size();
+            for (QDockWidget* d : window.docks())
+                qWarning() << d->objectName() << d->minimumSizeHint() << d->size() << d->widget()->minimumSizeHint();
+        }
+        if (error)
+            *error = QStringLiteral("the window rendered at %1x%2, not %3x%4")
+                         .arg(pixmap.width()).arg(pixmap.height()).arg(options.size.width()).arg(options.size.height());
+        return false;
+    }
+    if (!pixmap.save(out, "PNG")) {
+        if (error)
+            *error = QStringLiteral("cannot write '%1'").arg(out);
+        return false;
+    }
+    return true;
+}
+
+double runEditBenchmark(const QStringList& schedules, int rounds, QTextStream& out)
+{
+    out << QStringLiteral("%1 %2 %3 %4 %5 %6\n")
+               .arg(QStringLiteral("schedule"), -40)
+               .arg(QStringLiteral("edits"), 6)
+               .arg(QStringLiteral("median ms"), 10)
+               .arg(QStringLiteral("p95 ms"), 8)
+               .arg(QStringLiteral("max ms"), 8)
+               .arg(QStringLiteral("core ms"), 8);
+    double worst = 0;
+    for (const QString& path : schedules) {
+        MainWindow window(MainWindow::Options{false, false});
+        window.resize(1600, 1000);
+        window.show();
+        settle();
+        QString error;
+        if (!window.openFile(path, &error)) {
+            out << path << ": " << error << "\n";
+            continue;
+        }
+        settle();
+        ScheduleDocument* doc = window.document();
+        std::vector<double> times;
+        std::vector<double> core;
+        auto timed = [&](auto edit) {
+            QElapsedTimer t;
+            t.start();
+            edit();
+            QApplication::processEvents();  // queued updates (charts) land in this frame
+            window.repaint();
+            times.push_back(t.nsecsElapsed() / 1e6);
+            core.push_back(doc->lastRebuildMs());
+        };
+        for (int round = 0; round < rounds; ++round) {
+            // Drag every split factor down and back up, as with a spin box.
+            for (size_t i = 0; i < doc->steps().size(); ++i) {
+                const sched::Step original = doc->steps()[i];
+                if (original.primitive != sched::Primitive::Split || original.factor <= 1)
+                    continue;
+                const int session = doc->newMergeSession();
+                for (int64_t f : {original.factor - 1, std::max<int64_t>(1, original.factor / 2), original.factor}) {
+                    sched::Step s = original;
+                    s.factor = f;
+                    timed([&] { doc->editStep(static_cast<int>(i), s, session); });
+                }
+            }
+            // Undo and redo the last steps, one at a time.
+            const int n = std::min<int>(3, static_cast<int>(doc->steps().size()));
+            for (int k = 0; k < n; ++k) {
+                sched::Step last = doc->steps().back();
+                timed([&] { doc->removeStep(static_cast<int>(doc->steps().size()) - 1); });
+                timed([&] { doc->undoStack()->undo(); });
+                (void)last;
+            }
+        }
+        if (times.empty())
+            continue;
+        std::vector<double> sorted = times;
+        std::sort(sorted.begin(), sorted.end());
+        std::sort(core.begin(), core.end());
+        const double median = sorted[sorted.size() / 2];
+        const double p95 = sorted[std::min(sorted.size() - 1, sorted.size() * 95 / 100)];
+        worst = std::max(worst, median);
+        out << QStringLiteral("%1 %2 %3 %4 %5 %6\n")
+                   .arg(QFileInfo(path).fileName(), -40)
+                   .arg(times.size(), 6)
+                   .arg(median, 10, 'f', 2)
+                   .arg(p95, 8, 'f', 2)
+                   .arg(sorted.back(), 8, 'f', 2)
+                   .arg(core[core.size() / 2], 8, 'f', 3);
+        out.flush();
+        doc->undoStack()->setClean();  // nothing to ask when the window goes
+    }
+    return worst;
+}
+
+} // namespace loopscope::ui

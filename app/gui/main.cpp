@@ -1,0 +1,92 @@
+// loopscope: the desktop application. `loopscope [FILE]` opens a schedule or kernel (the tiled
+// matmul example by default); `--screenshot OUT.png` renders the window offscreen at
+// 1600x1000 and exits; `--bench-edits` times edits from the change to the repaint.
+#include "headless.h"
+#include "main_window.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QDir>
+#include <QFileInfo>
+#include <QTextStream>
+
+#include <cstring>
+
+using loopscope::ui::MainWindow;
+
+int main(int argc, char** argv)
+{
+    // Without a person watching, no display is needed: render offscreen.
+    for (int i = 1; i < argc; ++i)
+        if ((std::strcmp(argv[i], "--screenshot") == 0 || std::strcmp(argv[i], "--bench-edits") == 0)
+            && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+            qputenv("QT_QPA_PLATFORM", "offscreen");
+
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("Loopscope"));
+    QApplication::setApplicationName(QStringLiteral("loopscope"));
+    QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("Schedule tensor kernels by hand and watch the loop nest, memory, cost and C code change."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    QCommandLineOption screenshot(QStringLiteral("screenshot"), QStringLiteral("Render the main window offscreen at 1600x1000 into OUT.png and exit."), QStringLiteral("OUT.png"));
+    QCommandLineOption select(QStringLiteral("select"), QStringLiteral("With --screenshot: select this loop first."), QStringLiteral("LOOP"));
+    QCommandLineOption raise(QStringLiteral("show"), QStringLiteral("With --screenshot: bring this dock to the front (e.g. Tiles, History); repeatable."), QStringLiteral("DOCK"));
+    QCommandLineOption size(QStringLiteral("size"), QStringLiteral("With --screenshot: the window size (default 1600x1000)."), QStringLiteral("WxH"));
+    QCommandLineOption tile(QStringLiteral("tile-position"), QStringLiteral("With --screenshot: position of the tile view's slider."), QStringLiteral("N"));
+    QCommandLineOption bench(QStringLiteral("bench-edits"), QStringLiteral("Time edits (change to repaint) on every example schedule, print a table and exit."));
+    QCommandLineOption rounds(QStringLiteral("rounds"), QStringLiteral("With --bench-edits: rounds of edits per schedule (default 5)."), QStringLiteral("N"), QStringLiteral("5"));
+    parser.addOptions({screenshot, select, raise, size, tile, bench, rounds});
+    parser.addPositionalArgument(QStringLiteral("file"), QStringLiteral("A schedule (*.sched.yaml) or kernel (*.kernel.yaml) to open."), QStringLiteral("[FILE]"));
+    parser.process(app);
+
+    QTextStream out(stdout);
+    QTextStream err(stderr);
+    const QStringList files = parser.positionalArguments();
+
+    if (parser.isSet(bench)) {
+        QStringList schedules = files;
+        if (schedules.isEmpty()) {
+            const QDir dir(MainWindow::examplesDir() + QStringLiteral("/schedules"));
+            for (const QFileInfo& f : dir.entryInfoList({QStringLiteral("*.sched.yaml")}, QDir::Files, QDir::Name))
+                schedules << f.absoluteFilePath();
+        }
+        const double worst = loopscope::ui::runEditBenchmark(schedules, parser.value(rounds).toInt(), out);
+        out << QStringLiteral("worst median edit-to-repaint: %1 ms (budget 16 ms)\n").arg(worst, 0, 'f', 2);
+        return 0;
+    }
+
+    const QString file = files.isEmpty() ? MainWindow::defaultExample() : files.front();
+    if (parser.isSet(screenshot)) {
+        MainWindow window(MainWindow::Options{false, false});
+        QString error;
+        if (!file.isEmpty() && !window.openFile(file, &error)) {
+            err << "loopscope: cannot open " << file << ":\n" << error << "\n";
+            return 2;
+        }
+        loopscope::ui::ScreenshotOptions options;
+        if (parser.isSet(size)) {
+            const QStringList wh = parser.value(size).split(QLatin1Char('x'));
+            if (wh.size() == 2)
+                options.size = QSize(wh[0].toInt(), wh[1].toInt());
+        }
+        options.selectLoop = parser.value(select);
+        options.raiseDocks = parser.values(raise);
+        if (parser.isSet(tile))
+            options.tilePosition = parser.value(tile).toInt();
+        if (!loopscope::ui::renderScreenshot(window, parser.value(screenshot), options, &error)) {
+            err << "loopscope: " << error << "\n";
+            return 1;
+        }
+        out << "wrote " << parser.value(screenshot) << " (" << options.size.width() << "x" << options.size.height() << ")\n";
+        return 0;
+    }
+
+    MainWindow window;
+    window.show();
+    if (!file.isEmpty())
+        window.openFile(file);
+    return app.exec();
+}

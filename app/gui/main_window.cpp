@@ -1,0 +1,674 @@
+// The main window: docks, menus, and the wiring of intents (views) to edits (document).
+#include "main_window.h"
+
+#include "charts/cost_view.h"
+#include "code_view.h"
+#include "codegen/c_codegen.h"
+#include "diagnostics_view.h"
+#include "kernel_view.h"
+#include "loop_nest_view.h"
+#include "memory_view.h"
+#include "schedule_document.h"
+#include "schedule_view.h"
+#include "target_loader.h"
+#include "tile_view.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QCoreApplication>
+#include <QDir>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTableView>
+#include <QTextBrowser>
+#include <QTimer>
+#include <QUndoStack>
+#include <QUndoView>
+
+#include <algorithm>
+
+namespace loopscope::ui {
+
+namespace {
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+constexpr int kMaxRecent = 8;
+constexpr int kLayoutVersion = 1;
+
+QString humanCycles(int64_t c)
+{
+    QLocale l(QLocale::English);
+    return l.toString(static_cast<qlonglong>(c));
+}
+} // namespace
+
+QString MainWindow::examplesDir()
+{
+    QStringList candidates;
+    const QString env = qEnvironmentVariable("LOOPSCOPE_EXAMPLES");
+    if (!env.isEmpty())
+        candidates << env;
+    const QString app = QCoreApplication::applicationDirPath();
+    candidates << app + QStringLiteral("/../../examples") << app + QStringLiteral("/../examples")
+               << app + QStringLiteral("/../share/loopscope/examples");
+#ifdef LOOPSCOPE_SOURCE_DIR
+    candidates << QStringLiteral(LOOPSCOPE_SOURCE_DIR "/examples");
+#endif
+    for (const QString& c : candidates)
+        if (QFileInfo::exists(c + QStringLiteral("/schedules")))
+            return QDir(c).canonicalPath();
+    return QString();
+}
+
+QString MainWindow::defaultExample()
+{
+    const QString dir = examplesDir();
+    return dir.isEmpty() ? QString() : dir + QStringLiteral("/schedules/matmul_f32_tiled.sched.yaml");
+}
+
+MainWindow::MainWindow(Options options, QWidget* parent)
+    : QMainWindow(parent), m_options(options), m_doc(new ScheduleDocument(this))
+{
+    setObjectName(QStringLiteral("MainWindow"));
+    setWindowTitle(tr("Loopscope"));
+    setDockNestingEnabled(true);
+    buildViews();
+    buildMenus();
+    connectDocument();
+    resetLayout();
+    m_defaultState = saveState(kLayoutVersion);
+    if (m_options.restoreLayout) {
+        QSettings settings;
+        restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+        m_restored = restoreState(settings.value(QStringLiteral("window/state")).toByteArray(), kLayoutVersion);
+    }
+    rebuildRecentMenu();
+    onChanged(m_doc->snapshot());
+    updateTitle();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildViews()
+{
+    m_nest = new LoopNestView(this);
+    setCentralWidget(m_nest);
+
+    auto makeDock = [this](const QString& name, const QString& title, QWidget* w) {
+        auto* d = new QDockWidget(title, this);
+        d->setObjectName(name);
+        d->setWidget(w);
+        d->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable | QDockWidget::DockWidgetClosable);
+        return d;
+    };
+    m_kernel = new KernelView(this);
+    m_schedule = new ScheduleView(this);
+    m_diagnostics = new DiagnosticsView(this);
+    m_history = new QUndoView(m_doc->undoStack(), this);
+    m_history->setEmptyLabel(tr("<opened>"));
+    m_code = new CodeView(this);
+    m_memory = new MemoryView(this);
+    m_cost = new CostView(this);
+    m_tile = new TileView(this);
+
+    makeDock(QStringLiteral("kernelDock"), tr("Kernel & target"), m_kernel);
+    makeDock(QStringLiteral("scheduleDock"), tr("Schedule"), m_schedule);
+    makeDock(QStringLiteral("diagnosticsDock"), tr("Diagnostics"), m_diagnostics);
+    makeDock(QStringLiteral("historyDock"), tr("History"), m_history);
+    makeDock(QStringLiteral("codeDock"), tr("Code"), m_code);
+    makeDock(QStringLiteral("memoryDock"), tr("Memory"), m_memory);
+    makeDock(QStringLiteral("costDock"), tr("Cost"), m_cost);
+    makeDock(QStringLiteral("tileDock"), tr("Tiles"), m_tile);
+
+    const auto builtins = hw::builtinTargetNames();
+    QStringList names;
+    for (const auto& n : builtins)
+        names << qs(n);
+    m_kernel->setBuiltinTargets(names);
+    QStringList kernels;
+    const QString ex = examplesDir();
+    if (!ex.isEmpty())
+        for (const QFileInfo& f : QDir(ex + QStringLiteral("/kernels")).entryInfoList({QStringLiteral("*.kernel.yaml")}, QDir::Files, QDir::Name))
+            kernels << f.absoluteFilePath();
+    m_kernel->setExampleKernels(kernels);
+
+    m_statusCost = new QLabel(this);
+    statusBar()->addPermanentWidget(m_statusCost);
+}
+
+QDockWidget* MainWindow::dock(const QString& objectName) const { return findChild<QDockWidget*>(objectName); }
+
+QList<QDockWidget*> MainWindow::docks() const { return findChildren<QDockWidget*>(QString(), Qt::FindDirectChildrenOnly); }
+
+void MainWindow::resetLayout()
+{
+    setCorner(Qt::TopLeftCorner, Qt::LeftDockWidgetArea);
+    setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
+    setCorner(Qt::TopRightCorner, Qt::RightDockWidgetArea);
+    setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
+    for (QDockWidget* d : docks()) {
+        removeDockWidget(d);
+        d->setFloating(false);
+    }
+    QDockWidget* kernel = dock(QStringLiteral("kernelDock"));
+    QDockWidget* schedule = dock(QStringLiteral("scheduleDock"));
+    QDockWidget* diagnostics = dock(QStringLiteral("diagnosticsDock"));
+    QDockWidget* history = dock(QStringLiteral("historyDock"));
+    QDockWidget* code = dock(QStringLiteral("codeDock"));
+    QDockWidget* memory = dock(QStringLiteral("memoryDock"));
+    QDockWidget* cost = dock(QStringLiteral("costDock"));
+    QDockWidget* tile = dock(QStringLiteral("tileDock"));
+
+    addDockWidget(Qt::LeftDockWidgetArea, kernel);
+    addDockWidget(Qt::LeftDockWidgetArea, schedule);
+    splitDockWidget(kernel, schedule, Qt::Vertical);
+    addDockWidget(Qt::LeftDockWidgetArea, history);
+    tabifyDockWidget(schedule, history);
+    addDockWidget(Qt::RightDockWidgetArea, memory);
+    addDockWidget(Qt::RightDockWidgetArea, cost);
+    splitDockWidget(memory, cost, Qt::Vertical);
+    addDockWidget(Qt::BottomDockWidgetArea, code);
+    addDockWidget(Qt::BottomDockWidgetArea, diagnostics);
+    addDockWidget(Qt::BottomDockWidgetArea, tile);
+    tabifyDockWidget(code, diagnostics);
+    tabifyDockWidget(code, tile);
+    for (QDockWidget* d : docks())
+        d->show();
+    schedule->raise();
+    code->raise();
+    applyDefaultSizes();
+}
+
+void MainWindow::applyDefaultSizes()
+{
+    QDockWidget* kernel = dock(QStringLiteral("kernelDock"));
+    QDockWidget* schedule = dock(QStringLiteral("scheduleDock"));
+    QDockWidget* code = dock(QStringLiteral("codeDock"));
+    QDockWidget* memory = dock(QStringLiteral("memoryDock"));
+    QDockWidget* cost = dock(QStringLiteral("costDock"));
+    // Proportions of a 1600 x 1000 window: the nest gets the middle, the figures the right.
+    const int w = std::max(width(), 1200);
+    const int h = std::max(height(), 800);
+    resizeDocks({kernel, memory}, {w * 24 / 100, w * 33 / 100}, Qt::Horizontal);
+    resizeDocks({kernel, schedule}, {h * 30 / 100, h * 70 / 100}, Qt::Vertical);
+    resizeDocks({memory, cost}, {h * 36 / 100, h * 64 / 100}, Qt::Vertical);
+    resizeDocks({code}, {h * 36 / 100}, Qt::Vertical);
+}
+
+void MainWindow::showEvent(QShowEvent* event)
+{
+    QMainWindow::showEvent(event);
+    // Dock sizes are only meaningful once the window has its size.
+    if (!m_shown && !m_restored)
+        QTimer::singleShot(0, this, [this] { applyDefaultSizes(); });
+    m_shown = true;
+}
+
+QAction* MainWindow::action(const QString& name) const
+{
+    auto it = m_actions.find(name);
+    return it == m_actions.end() ? nullptr : it->second;
+}
+
+void MainWindow::buildMenus()
+{
+    auto add = [this](QMenu* menu, const QString& name, const QString& text, const QKeySequence& key, auto slot) {
+        QAction* a = menu->addAction(text);
+        if (!key.isEmpty())
+            a->setShortcut(key);
+        connect(a, &QAction::triggered, this, slot);
+        m_actions[name] = a;
+        return a;
+    };
+
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    QMenu* fromExample = file->addMenu(tr("&New from example"));
+    fromExample->setToolTipsVisible(true);
+    const QString ex = examplesDir();
+    if (!ex.isEmpty()) {
+        for (const QFileInfo& f : QDir(ex + QStringLiteral("/schedules")).entryInfoList({QStringLiteral("*.sched.yaml")}, QDir::Files, QDir::Name)) {
+            auto sf = sched::loadScheduleFile(f.absoluteFilePath().toStdString());
+            QAction* a = fromExample->addAction(f.fileName().remove(QStringLiteral(".sched.yaml")));
+            if (sf)
+                a->setToolTip(qs(sf->description));
+            const QString path = f.absoluteFilePath();
+            connect(a, &QAction::triggered, this, [this, path] { openFile(path); });
+        }
+        fromExample->addSeparator();
+        QMenu* kernels = fromExample->addMenu(tr("Unscheduled kernel"));
+        for (const QFileInfo& f : QDir(ex + QStringLiteral("/kernels")).entryInfoList({QStringLiteral("*.kernel.yaml")}, QDir::Files, QDir::Name)) {
+            const QString path = f.absoluteFilePath();
+            connect(kernels->addAction(f.fileName().remove(QStringLiteral(".kernel.yaml"))), &QAction::triggered, this,
+                    [this, path] { openFile(path); });
+        }
+    }
+    add(file, QStringLiteral("open"), tr("&Open schedule..."), QKeySequence::Open, [this] { openFromPrompt(Prompt::OpenSchedule); });
+    add(file, QStringLiteral("openKernel"), tr("Open &kernel..."), QKeySequence(tr("Ctrl+K")), [this] { openFromPrompt(Prompt::OpenKernel); });
+    add(file, QStringLiteral("openTarget"), tr("Open &target..."), QKeySequence(), [this] { openFromPrompt(Prompt::OpenTarget); });
+    m_recentMenu = file->addMenu(tr("Open &recent"));
+    file->addSeparator();
+    add(file, QStringLiteral("save"), tr("&Save"), QKeySequence::Save, [this] { save(); });
+    add(file, QStringLiteral("saveAs"), tr("Save &as..."), QKeySequence::SaveAs, [this] { saveAs(); });
+    add(file, QStringLiteral("export"), tr("&Export C..."), QKeySequence(tr("Ctrl+E")), [this] { exportCode(); });
+    file->addSeparator();
+    add(file, QStringLiteral("quit"), tr("&Quit"), QKeySequence::Quit, [this] { close(); });
+
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    QAction* undo = m_doc->undoStack()->createUndoAction(this, tr("&Undo"));
+    undo->setShortcut(QKeySequence::Undo);
+    QAction* redo = m_doc->undoStack()->createRedoAction(this, tr("&Redo"));
+    redo->setShortcuts({QKeySequence::Redo, QKeySequence(tr("Ctrl+Y"))});
+    edit->addAction(undo);
+    edit->addAction(redo);
+    m_actions[QStringLiteral("undo")] = undo;
+    m_actions[QStringLiteral("redo")] = redo;
+
+    QMenu* schedule = menuBar()->addMenu(tr("&Schedule"));
+    schedule->setToolTipsVisible(true);
+    for (QAction* a : m_nest->primitiveActions())
+        schedule->addAction(a);
+    schedule->addSeparator();
+    schedule->addAction(m_schedule->deleteAction());
+    schedule->addAction(m_schedule->moveUpAction());
+    schedule->addAction(m_schedule->moveDownAction());
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    for (QDockWidget* d : docks())
+        view->addAction(d->toggleViewAction());
+    view->addSeparator();
+    add(view, QStringLiteral("resetLayout"), tr("Reset &layout"), QKeySequence(), [this] { resetLayout(); });
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    add(help, QStringLiteral("shortcuts"), tr("&Keyboard shortcuts"), QKeySequence::HelpContents, [this] { showShortcuts(); });
+    add(help, QStringLiteral("about"), tr("&About Loopscope"), QKeySequence(), [this] {
+        QMessageBox::about(this, tr("About Loopscope"),
+                           tr("<b>Loopscope</b> %1<br>Schedule tensor kernels by hand on small hardware and watch the loop "
+                              "nest, the memory, the cost and the C code change.<br>The tutorial is docs/tutorial.md.")
+                               .arg(QCoreApplication::applicationVersion()));
+    });
+}
+
+void MainWindow::connectDocument()
+{
+    connect(m_doc, &ScheduleDocument::changed, this, &MainWindow::onChanged);
+    connect(m_doc, &ScheduleDocument::opened, this, &MainWindow::onOpened);
+    connect(m_doc, &ScheduleDocument::dirtyChanged, this, [this] { updateTitle(); });
+    connect(m_doc, &ScheduleDocument::stepRejected, this, [this](const sched::ScheduleError& e) {
+        const QString msg = tr("%1 was not applied: %2").arg(m_refusedStep, qs(e.message));
+        m_nest->showRejected(msg + (e.detail.empty() ? QString() : QStringLiteral("\n") + qs(e.detail)));
+        QStringList loops, tensors;
+        for (const auto& l : e.loops)
+            loops << qs(l);
+        for (const auto& t : e.tensors)
+            tensors << qs(t);
+        m_nest->setHighlight(loops, tensors, true);
+        m_diagnostics->setDiagnostics(m_doc->snapshot(), e, m_refusedStep);
+        dock(QStringLiteral("diagnosticsDock"))->raise();
+        dock(QStringLiteral("diagnosticsDock"))->setWindowTitle(tr("Diagnostics (%1)").arg(m_diagnostics->summary()));
+        statusBar()->showMessage(msg, 8000);
+    });
+    connect(m_doc, &ScheduleDocument::targetReloaded, this, [this](const QString& path, const QString& error) {
+        if (error.isEmpty())
+            statusBar()->showMessage(tr("Reloaded %1").arg(QFileInfo(path).fileName()), 5000);
+        else
+            QMessageBox::warning(this, tr("Target file"), tr("%1 changed but cannot be loaded; the last good version stays in use.\n\n%2")
+                                                              .arg(QFileInfo(path).fileName(), error));
+    });
+
+    connect(m_nest, &LoopNestView::stepRequested, this, [this](const sched::Step& s) {
+        m_refusedStep = qs(sched::describe(s));
+        m_doc->applyStep(s);
+    });
+    connect(m_nest, &LoopNestView::loopSelected, this, [this](const QString& label, const QString&, const QStringList& touched) {
+        m_selectedLoop = label;
+        m_selectedTensors = touched;
+        applySelectionHighlight();
+    });
+    connect(m_nest, &LoopNestView::tensorSelected, this, [this](const QString& tensor) {
+        m_selectedLoop.clear();
+        m_selectedTensors = {tensor};
+        applySelectionHighlight();
+    });
+    connect(m_schedule, &ScheduleView::stepEdited, this, [this](int row, const sched::Step& s, int session) {
+        if (session != m_viewSession) {
+            m_viewSession = session;
+            m_docSession = m_doc->newMergeSession();
+        }
+        m_doc->editStep(row, s, m_docSession);
+    });
+    connect(m_schedule, &ScheduleView::removeRequested, m_doc, &ScheduleDocument::removeStep);
+    connect(m_schedule, &ScheduleView::moveRequested, m_doc, &ScheduleDocument::moveStep);
+    connect(m_schedule, &ScheduleView::stepSelected, this, [this](int, const QStringList& loops, const QStringList& tensors) {
+        m_nest->setHighlight(loops, tensors);
+    });
+    connect(m_diagnostics, &DiagnosticsView::activated, this, [this](int step, const QStringList& loops, const QStringList& tensors) {
+        if (step >= 0) {
+            m_schedule->selectStep(step);
+            dock(QStringLiteral("scheduleDock"))->raise();
+        }
+        if (!loops.isEmpty())
+            m_nest->selectLoop(loops.front());
+        m_nest->setHighlight(loops, tensors);
+    });
+    connect(m_memory, &MemoryView::stepActivated, this, [this](int step) {
+        if (step < 0)
+            return;
+        m_schedule->selectStep(step);
+        dock(QStringLiteral("scheduleDock"))->raise();
+    });
+    connect(m_kernel, &KernelView::kernelChosen, this, [this](const QString& path) { openFile(path); });
+    connect(m_kernel, &KernelView::targetChosen, this, [this](const QString& target) {
+        QString error;
+        if (!m_doc->setTarget(target, &error))
+            QMessageBox::warning(this, tr("Target"), error);
+    });
+    connect(m_kernel, &KernelView::openKernelRequested, this, [this] { openFromPrompt(Prompt::OpenKernel); });
+    connect(m_kernel, &KernelView::openTargetRequested, this, [this] { openFromPrompt(Prompt::OpenTarget); });
+    connect(m_code, &CodeView::exportRequested, this, [this] { exportCode(); });
+}
+
+void MainWindow::applySelectionHighlight()
+{
+    m_memory->setHighlightedLoop(m_selectedLoop);
+    m_code->setHighlightedLoop(m_selectedLoop);
+    // A loop marks the steps that name it; a tensor row marks the steps on that tensor.
+    m_schedule->setHighlight(m_selectedLoop, m_selectedLoop.isEmpty() ? m_selectedTensors : QStringList());
+    m_kernel->setHighlightedTensors(m_selectedTensors);
+}
+
+void MainWindow::onChanged(const Snapshot& snapshot)
+{
+    m_nest->setSnapshot(snapshot);
+    m_schedule->setTrace(m_doc->steps(), snapshot);
+    const QString file = snapshot.empty() ? QString() : qs(codegen::cIdentifier(snapshot.program->kernel->name)) + QStringLiteral(".c");
+    m_code->setCode(snapshot.code, file);
+    m_diagnostics->setDiagnostics(snapshot);
+    // A failing step's loops and tensors stay marked until the trace is repaired.
+    QStringList failLoops, failTensors;
+    if (snapshot.failedStep) {
+        for (const auto& l : snapshot.failedStep->loops)
+            failLoops << qs(l);
+        for (const auto& t : snapshot.failedStep->tensors)
+            failTensors << qs(t);
+    }
+    m_nest->setHighlight(failLoops, failTensors, true);
+    if (snapshot.failedStep && !m_lastFailed)
+        dock(QStringLiteral("diagnosticsDock"))->raise();
+    m_lastFailed = snapshot.failedStep.has_value();
+    m_kernel->setSnapshot(snapshot);
+    m_memory->setSnapshot(snapshot);
+    m_cost->setSnapshot(snapshot);
+    m_tile->setSnapshot(snapshot);
+    applySelectionHighlight();
+    if (QDockWidget* d = dock(QStringLiteral("diagnosticsDock")))
+        d->setWindowTitle(tr("Diagnostics (%1)").arg(m_diagnostics->summary()));
+    if (QDockWidget* d = dock(QStringLiteral("scheduleDock")))
+        d->setWindowTitle(snapshot.failedStep ? tr("Schedule (step %1 fails)").arg(snapshot.failedStep->stepIndex + 1)
+                                              : tr("Schedule (%n step(s))", nullptr, static_cast<int>(m_doc->steps().size())));
+    if (snapshot.empty() || !snapshot.report) {
+        m_statusCost->clear();
+    } else {
+        const auto& r = *snapshot.report;
+        m_statusCost->setText(tr("%1 cycles (bound %2) | %3 ms | %4 uJ | rebuilt in %5 ms")
+                                  .arg(humanCycles(r.cycles.total), humanCycles(r.bounds.computeCycles))
+                                  .arg(r.latencyMs, 0, 'f', 3)
+                                  .arg(r.energyUj, 0, 'f', 1)
+                                  .arg(m_doc->lastRebuildMs(), 0, 'f', 2));
+    }
+    updateTitle();
+}
+
+void MainWindow::onOpened()
+{
+    m_cost->clearHistory();
+    m_cost->setSnapshot(m_doc->snapshot());
+    m_kernel->setCurrent(m_doc->kernelPath(), m_doc->target(), m_doc->description());
+    m_nest->showRejected(QString());
+    m_selectedLoop.clear();
+    m_selectedTensors.clear();
+    applySelectionHighlight();
+    if (!m_doc->filePath().isEmpty())
+        addRecent(m_doc->filePath());
+    updateTitle();
+}
+
+void MainWindow::updateTitle()
+{
+    QString name = tr("untitled");
+    if (!m_doc->filePath().isEmpty())
+        name = QFileInfo(m_doc->filePath()).fileName();
+    else if (m_doc->isOpen())
+        name = tr("%1 (unsaved)").arg(QFileInfo(m_doc->kernelPath()).fileName());
+    setWindowTitle(tr("%1[*] - Loopscope").arg(name));
+    setWindowModified(m_doc->isDirty());
+    if (QAction* a = action(QStringLiteral("save")))
+        a->setEnabled(m_doc->isOpen());
+    if (QAction* a = action(QStringLiteral("saveAs")))
+        a->setEnabled(m_doc->isOpen());
+    if (QAction* a = action(QStringLiteral("export")))
+        a->setEnabled(m_doc->isOpen());
+    // The target box follows undo/redo of target changes.
+    if (m_doc->isOpen())
+        m_kernel->setCurrent(m_doc->kernelPath(), m_doc->target(), m_doc->description());
+}
+
+QString MainWindow::askPath(Prompt prompt, const QString& suggestion)
+{
+    if (m_pathPrompt)
+        return m_pathPrompt(prompt, suggestion);
+    const QString dir = suggestion.isEmpty() ? examplesDir() : suggestion;
+    switch (prompt) {
+    case Prompt::OpenSchedule:
+        return QFileDialog::getOpenFileName(this, tr("Open schedule"), dir + QStringLiteral("/schedules"),
+                                            tr("Schedules (*.sched.yaml);;Kernels (*.kernel.yaml);;All files (*)"));
+    case Prompt::OpenKernel:
+        return QFileDialog::getOpenFileName(this, tr("Open kernel"), dir + QStringLiteral("/kernels"), tr("Kernels (*.kernel.yaml);;All files (*)"));
+    case Prompt::OpenTarget:
+        return QFileDialog::getOpenFileName(this, tr("Open target"), dir, tr("Targets (*.yaml);;All files (*)"));
+    case Prompt::SaveSchedule: {
+        QString path = QFileDialog::getSaveFileName(this, tr("Save schedule"), suggestion, tr("Schedules (*.sched.yaml)"));
+        if (!path.isEmpty() && !path.endsWith(QLatin1String(".sched.yaml")))
+            path += QStringLiteral(".sched.yaml");
+        return path;
+    }
+    case Prompt::ExportDirectory:
+        return QFileDialog::getExistingDirectory(this, tr("Export C into"), suggestion);
+    }
+    return QString();
+}
+
+void MainWindow::openFromPrompt(Prompt prompt)
+{
+    const QString suggestion = m_doc->filePath().isEmpty() ? QString() : QFileInfo(m_doc->filePath()).absolutePath();
+    const QString path = askPath(prompt, prompt == Prompt::OpenTarget ? suggestion : QString());
+    if (path.isEmpty())
+        return;
+    if (prompt == Prompt::OpenTarget) {
+        QString error;
+        if (!m_doc->setTarget(path, &error))
+            QMessageBox::warning(this, tr("Open target"), error);
+        return;
+    }
+    openFile(path);
+}
+
+bool MainWindow::openFile(const QString& path, QString* error)
+{
+    if (!maybeSave())
+        return false;
+    QString why;
+    const bool kernel = path.endsWith(QLatin1String(".kernel.yaml"));
+    const bool ok = kernel ? m_doc->openKernel(path, m_doc->isOpen() ? m_doc->target() : QString(), &why)
+                           : m_doc->openSchedule(path, &why);
+    if (!ok) {
+        if (error)
+            *error = why;
+        else
+            QMessageBox::warning(this, tr("Open"), tr("Cannot open %1:\n\n%2").arg(QFileInfo(path).fileName(), why));
+        return false;
+    }
+    statusBar()->showMessage(tr("Opened %1").arg(QFileInfo(path).fileName()), 4000);
+    return true;
+}
+
+bool MainWindow::saveTo(const QString& path, QString* error)
+{
+    QString why;
+    if (!m_doc->save(path, &why)) {
+        if (error)
+            *error = why;
+        else
+            QMessageBox::warning(this, tr("Save"), why);
+        return false;
+    }
+    addRecent(m_doc->filePath());
+    statusBar()->showMessage(tr("Saved %1").arg(m_doc->filePath()), 4000);
+    updateTitle();
+    return true;
+}
+
+void MainWindow::save()
+{
+    if (m_doc->filePath().isEmpty())
+        saveAs();
+    else
+        saveTo(QString());
+}
+
+void MainWindow::saveAs()
+{
+    QString suggestion = m_doc->filePath();
+    if (suggestion.isEmpty() && m_doc->isOpen())
+        suggestion = QFileInfo(m_doc->kernelPath()).absolutePath() + QLatin1Char('/')
+            + QFileInfo(m_doc->kernelPath()).fileName().remove(QStringLiteral(".kernel.yaml")) + QStringLiteral(".sched.yaml");
+    const QString path = askPath(Prompt::SaveSchedule, suggestion);
+    if (!path.isEmpty())
+        saveTo(path);
+}
+
+bool MainWindow::exportTo(const QString& directory, QString* error)
+{
+    QStringList written;
+    QString why;
+    if (!m_doc->exportTo(directory, &written, &why)) {
+        if (error)
+            *error = why;
+        else
+            QMessageBox::warning(this, tr("Export"), why);
+        return false;
+    }
+    if (m_doc->snapshot().report && m_doc->snapshot().report->hasErrors())
+        statusBar()->showMessage(tr("Exported %1 files to %2 (warning: the schedule does not fit the target, see Diagnostics)")
+                                     .arg(written.size()).arg(directory), 8000);
+    else
+        statusBar()->showMessage(tr("Exported %1 to %2").arg(written.join(QStringLiteral(", ")), directory), 8000);
+    return true;
+}
+
+void MainWindow::exportCode()
+{
+    if (!m_doc->isOpen())
+        return;
+    const QString suggestion = m_doc->filePath().isEmpty() ? QDir::homePath() : QFileInfo(m_doc->filePath()).absolutePath();
+    const QString dir = askPath(Prompt::ExportDirectory, suggestion);
+    if (!dir.isEmpty())
+        exportTo(dir);
+}
+
+bool MainWindow::maybeSave()
+{
+    if (!m_doc->isDirty())
+        return true;
+    const QString name = m_doc->filePath().isEmpty() ? tr("the new schedule") : QFileInfo(m_doc->filePath()).fileName();
+    int answer;
+    if (m_savePrompt) {
+        answer = m_savePrompt(name);
+    } else {
+        answer = QMessageBox::warning(this, tr("Unsaved changes"), tr("Save the changes to %1?").arg(name),
+                                      QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+    }
+    if (answer == QMessageBox::Cancel)
+        return false;
+    if (answer == QMessageBox::Discard)
+        return true;
+    if (m_doc->filePath().isEmpty()) {
+        saveAs();
+        return !m_doc->isDirty();
+    }
+    return saveTo(QString());
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    if (!maybeSave()) {
+        event->ignore();
+        return;
+    }
+    if (m_options.restoreLayout) {
+        QSettings settings;
+        settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+        settings.setValue(QStringLiteral("window/state"), saveState(kLayoutVersion));
+    }
+    event->accept();
+}
+
+QStringList MainWindow::recentFiles() const
+{
+    return QSettings().value(QStringLiteral("recentFiles")).toStringList();
+}
+
+void MainWindow::addRecent(const QString& path)
+{
+    if (!m_options.rememberFiles)
+        return;
+    QStringList files = recentFiles();
+    files.removeAll(path);
+    files.prepend(path);
+    while (files.size() > kMaxRecent)
+        files.removeLast();
+    QSettings().setValue(QStringLiteral("recentFiles"), files);
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    m_recentMenu->clear();
+    const QStringList files = m_options.rememberFiles ? recentFiles() : QStringList();
+    for (const QString& f : files) {
+        QAction* a = m_recentMenu->addAction(QFileInfo(f).fileName());
+        a->setToolTip(f);
+        a->setStatusTip(f);
+        a->setEnabled(QFileInfo::exists(f));
+        connect(a, &QAction::triggered, this, [this, f] { openFile(f); });
+    }
+    if (files.isEmpty())
+        m_recentMenu->addAction(tr("(none yet)"))->setEnabled(false);
+}
+
+void MainWindow::showShortcuts()
+{
+    QString rows;
+    auto row = [&rows](const QString& key, const QString& what) {
+        rows += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>").arg(key.toHtmlEscaped(), what.toHtmlEscaped());
+    };
+    for (QAction* a : m_nest->primitiveActions())
+        row(a->shortcut().toString(QKeySequence::NativeText), a->toolTip());
+    row(tr("Right-click"), tr("every primitive for the loop or tensor under the mouse"));
+    row(tr("Drag a loop"), tr("onto another loop of its stage: move it there (reorder)"));
+    for (QAction* a : {m_schedule->deleteAction(), m_schedule->moveUpAction(), m_schedule->moveDownAction()})
+        row(a->shortcut().toString(QKeySequence::NativeText), a->text() + tr(" (schedule panel)"));
+    row(QKeySequence(QKeySequence::Undo).toString(QKeySequence::NativeText), tr("undo"));
+    row(QKeySequence(QKeySequence::Redo).toString(QKeySequence::NativeText), tr("redo"));
+    QMessageBox box(this);
+    box.setWindowTitle(tr("Keyboard shortcuts"));
+    box.setText(QStringLiteral("<table cellspacing=6>%1</table>").arg(rows));
+    box.exec();
+}
+
+} // namespace loopscope::ui

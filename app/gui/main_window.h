@@ -1,0 +1,139 @@
+// The main window: the loop nest in the centre, the other views in docks the user can
+// rearrange (layout remembered with QSettings), the File/Edit/Schedule/View menus, and the
+// wiring of view intents to document edits.
+#pragma once
+
+#include "snapshot.h"
+
+#include <QMainWindow>
+#include <QPointer>
+
+#include <functional>
+#include <map>
+
+class QAction;
+class QDockWidget;
+class QLabel;
+class QMenu;
+class QUndoView;
+
+namespace loopscope::ui {
+
+class CodeView;
+class CostView;
+class DiagnosticsView;
+class KernelView;
+class LoopNestView;
+class MemoryView;
+class ScheduleDocument;
+class ScheduleView;
+class TileView;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    struct Options {
+        bool restoreLayout = true;   ///< false: the default layout (screenshots, tests)
+        bool rememberFiles = true;   ///< false: recent files are not written to QSettings
+    };
+    /// What a file prompt asks for.
+    enum class Prompt { OpenSchedule, OpenKernel, OpenTarget, SaveSchedule, ExportDirectory };
+    /// Answers a file prompt (empty = cancelled). The default shows a QFileDialog; tests
+    /// replace it.
+    using PathPrompt = std::function<QString(Prompt, const QString& suggestion)>;
+    /// Answers "save the changes?" with QMessageBox::Save, Discard or Cancel.
+    using SavePrompt = std::function<int(const QString& name)>;
+
+    explicit MainWindow(Options options, QWidget* parent = nullptr);
+    explicit MainWindow(QWidget* parent = nullptr) : MainWindow(Options{}, parent) {}
+    ~MainWindow() override;
+
+    /// Opens a schedule (*.sched.yaml) or a kernel (*.kernel.yaml, on the current target).
+    /// Asks first when there are unsaved changes. False (with a message box unless `quiet`)
+    /// when it cannot be opened.
+    bool openFile(const QString& path, QString* error = nullptr);
+    bool saveTo(const QString& path, QString* error = nullptr);
+    bool exportTo(const QString& directory, QString* error = nullptr);
+    /// The default layout of the docks.
+    void resetLayout();
+
+    void setPathPrompt(PathPrompt prompt) { m_pathPrompt = std::move(prompt); }
+    void setSavePrompt(SavePrompt prompt) { m_savePrompt = std::move(prompt); }
+
+    ScheduleDocument* document() const { return m_doc; }
+    LoopNestView* loopNestView() const { return m_nest; }
+    ScheduleView* scheduleView() const { return m_schedule; }
+    CodeView* codeView() const { return m_code; }
+    DiagnosticsView* diagnosticsView() const { return m_diagnostics; }
+    KernelView* kernelView() const { return m_kernel; }
+    MemoryView* memoryView() const { return m_memory; }
+    CostView* costView() const { return m_cost; }
+    TileView* tileView() const { return m_tile; }
+    QUndoView* historyView() const { return m_history; }
+    QDockWidget* dock(const QString& objectName) const;
+    QList<QDockWidget*> docks() const;
+    /// File menu actions by name: "save", "saveAs", "open", "export", "undo", "redo", ...
+    QAction* action(const QString& name) const;
+    QMenu* recentMenu() const { return m_recentMenu; }
+    QStringList recentFiles() const;
+
+    /// examples/ next to the program (or in the source tree it was built from).
+    static QString examplesDir();
+    /// The example opened when nothing else is asked for.
+    static QString defaultExample();
+
+    /// The default proportions of the docks for the current window size.
+    void applyDefaultSizes();
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    void showEvent(QShowEvent* event) override;
+
+private:
+    void buildViews();
+    void buildMenus();
+    void connectDocument();
+    void onChanged(const Snapshot& snapshot);
+    void onOpened();
+    void updateTitle();
+    bool maybeSave();
+    QString askPath(Prompt prompt, const QString& suggestion);
+    void addRecent(const QString& path);
+    void rebuildRecentMenu();
+    void applySelectionHighlight();
+    void openFromPrompt(Prompt prompt);
+    void save();
+    void saveAs();
+    void exportCode();
+    void showShortcuts();
+
+    Options m_options;
+    ScheduleDocument* m_doc;
+    LoopNestView* m_nest = nullptr;
+    ScheduleView* m_schedule = nullptr;
+    CodeView* m_code = nullptr;
+    DiagnosticsView* m_diagnostics = nullptr;
+    KernelView* m_kernel = nullptr;
+    MemoryView* m_memory = nullptr;
+    CostView* m_cost = nullptr;
+    TileView* m_tile = nullptr;
+    QUndoView* m_history = nullptr;
+    QLabel* m_statusCost = nullptr;
+    QMenu* m_recentMenu = nullptr;
+    std::map<QString, QAction*> m_actions;
+    QByteArray m_defaultState;
+    PathPrompt m_pathPrompt;
+    SavePrompt m_savePrompt;
+    // The current selection, re-applied to the views after every change.
+    QString m_selectedLoop;
+    QStringList m_selectedTensors;
+    // Schedule-view edit sessions mapped to document merge sessions.
+    int m_viewSession = -1;
+    int m_docSession = 0;
+    QString m_refusedStep;
+    bool m_shown = false;
+    bool m_lastFailed = false;
+    bool m_restored = false;
+};
+
+} // namespace loopscope::ui

@@ -1,0 +1,38 @@
+// Diagnostics view: errors, warnings and hints from the analysis and from failed steps; a
+// double-click (or Enter) jumps to the step, loop and tensors involved.
+#pragma once
+
+#include "diagnostics_model.h"
+
+#include <QWidget>
+
+class QLabel;
+class QTableView;
+
+namespace loopscope::ui {
+
+class DiagnosticsView : public QWidget {
+    Q_OBJECT
+public:
+    explicit DiagnosticsView(QWidget* parent = nullptr);
+
+    void setDiagnostics(const Snapshot& snapshot, const std::optional<sched::ScheduleError>& refused = std::nullopt,
+                        const QString& refusedStep = QString());
+    DiagnosticsModel* model() const { return m_model; }
+    QTableView* table() const { return m_table; }
+    /// Same as double-clicking a row.
+    void activateRow(int row);
+    /// "1 error, 2 warnings" (for a dock title).
+    QString summary() const;
+
+signals:
+    /// Jump to what a diagnostic names (step -1 if none).
+    void activated(int step, const QStringList& loops, const QStringList& tensors);
+
+private:
+    DiagnosticsModel* m_model;
+    QTableView* m_table;
+    QLabel* m_header;
+};
+
+} // namespace loopscope::ui

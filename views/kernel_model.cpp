@@ -1,0 +1,206 @@
+// Kernel and target tree model.
+#include "kernel_model.h"
+
+#include "loop_nest_model.h"
+
+#include <QBrush>
+#include <QColor>
+#include <QFont>
+
+namespace loopscope::ui {
+
+namespace {
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+
+QString shapeText(const std::vector<int64_t>& shape)
+{
+    QStringList parts;
+    for (int64_t d : shape)
+        parts << QString::number(d);
+    return QLatin1Char('[') + parts.join(QStringLiteral(", ")) + QLatin1Char(']');
+}
+
+QString number(double v)
+{
+    return v == static_cast<double>(static_cast<int64_t>(v)) ? QString::number(static_cast<qint64>(v)) : QString::number(v, 'g', 4);
+}
+} // namespace
+
+KernelModel::KernelModel(QObject* parent) : QAbstractItemModel(parent) {}
+
+int KernelModel::add(int parent, Info info)
+{
+    Node n;
+    static_cast<Info&>(n) = std::move(info);
+    n.parent = parent;
+    const int id = static_cast<int>(m_nodes.size());
+    if (parent >= 0)
+        m_nodes[parent].children.push_back(id);
+    else
+        m_top.push_back(id);
+    m_nodes.push_back(std::move(n));
+    return id;
+}
+
+void KernelModel::setSnapshot(const Snapshot& snapshot)
+{
+    beginResetModel();
+    m_nodes.clear();
+    m_top.clear();
+    if (!snapshot.empty()) {
+        const auto& p = *snapshot.program;
+        const auto& k = *p.kernel;
+        const auto& t = *p.target;
+
+        const int stages = add(-1, {tr("Stages"), tr("%n stage(s), %1 MACs", nullptr, static_cast<int>(k.stages.size())).arg(k.macs()), {}, {}, true});
+        for (size_t s = 0; s < k.stages.size(); ++s) {
+            const auto& st = k.stages[s];
+            QString where = tr("own nest");
+            if (p.stages[s].inlined)
+                where = tr("inlined into its readers");
+            else if (!p.stages[s].computeAt.isRoot())
+                where = tr("computed at %1").arg(p.loopLabel(p.stages[s].computeAt.stage, p.stages[s].computeAt.var).c_str());
+            Info n{qs(st.name), qs(st.source), tr("Stage %1: %2\n%3%4").arg(qs(st.name), qs(st.source), where,
+                                                                         st.requant ? tr("\nends in a requantize epilogue") : QString()),
+                   qs(st.name), false};
+            const int id = add(stages, n);
+            for (const auto& a : st.axes)
+                add(id, {qs(a.name), tr("0..%1 %2").arg(a.extent).arg(a.reduction ? tr("reduction") : tr("spatial")), {}, {}, false});
+            add(id, {tr("placement"), where, {}, {}, false});
+        }
+
+        const int tensors = add(-1, {tr("Tensors"), tr("%n tensor(s)", nullptr, static_cast<int>(k.tensors.size())), {}, {}, true});
+        for (size_t i = 0; i < k.tensors.size(); ++i) {
+            const auto& tn = k.tensors[i];
+            const int ti = static_cast<int>(i);
+            const QString role = k.isInput(ti) ? tr("input") : k.isIntermediate(ti) ? tr("intermediate") : k.isOutput(ti) ? tr("output") : tr("tensor");
+            add(tensors, {qs(tn.name),
+                          QStringLiteral("%1%2  %3  %4").arg(QString::fromLatin1(ir::dtypeName(tn.dtype)), shapeText(tn.shape), role, humanBytes(tn.bytes())),
+                          tr("%1: %2 %3%4, %5, %6").arg(qs(tn.name), role, QString::fromLatin1(ir::dtypeName(tn.dtype)), shapeText(tn.shape)).arg(humanBytes(tn.bytes())).arg(tr("home in %1").arg(qs(t.levels.front().name))),
+                          qs(tn.name), false});
+        }
+
+        if (!k.params.empty()) {
+            const int params = add(-1, {tr("Sizes"), QString(), {}, {}, true});
+            for (const auto& [name, value] : k.params)
+                add(params, {qs(name), QString::number(value), {}, {}, false});
+        }
+
+        const int target = add(-1, {tr("Target"), tr("%1, %2 MHz").arg(qs(t.name)).arg(number(t.clockMhz)), qs(t.description), {}, true});
+        for (const auto& l : t.levels)
+            add(target, {qs(l.name),
+                         tr("%1, %2 B/cycle, %3 cycles latency, %4 pJ/B%5%6")
+                             .arg(humanBytes(l.sizeBytes), number(l.bandwidthBytesPerCycle))
+                             .arg(l.latencyCycles)
+                             .arg(number(l.energyPjPerByte))
+                             .arg(l.dma ? tr(", DMA") : QString(), l.bufferCount >= 2 ? tr(", double-buffering") : QString()),
+                         {}, {}, false});
+        QStringList rates;
+        for (const auto& [dtype, rate] : t.compute.macsPerCycle)
+            rates << QStringLiteral("%1 %2").arg(qs(dtype), number(rate));
+        add(target, {tr("MACs/cycle"), rates.join(QStringLiteral(", ")), {}, {}, false});
+        add(target, {tr("SIMD lanes"), QString::number(t.compute.simdLanes), {}, {}, false});
+        if (t.compute.peArray)
+            add(target, {tr("PE array"), QStringLiteral("%1 x %2").arg(t.compute.peArray->rows).arg(t.compute.peArray->cols), {}, {}, false});
+        if (!t.path.empty())
+            add(target, {tr("file"), qs(t.path), tr("Reloaded when the file changes on disk"), {}, false});
+    }
+    endResetModel();
+}
+
+void KernelModel::setHighlightedTensors(const QStringList& tensors)
+{
+    m_highlight = QSet<QString>(tensors.begin(), tensors.end());
+    for (size_t i = 0; i < m_nodes.size(); ++i)
+        if (!m_nodes[i].tensor.isEmpty()) {
+            const QModelIndex a = indexOf(static_cast<int>(i), 0);
+            emit dataChanged(a, indexOf(static_cast<int>(i), DetailColumn), {Qt::BackgroundRole, HighlightRole});
+        }
+}
+
+QModelIndex KernelModel::findTensor(const QString& tensor) const
+{
+    for (size_t i = 0; i < m_nodes.size(); ++i)
+        if (m_nodes[i].tensor == tensor && m_nodes[i].parent >= 0 && m_nodes[m_nodes[i].parent].name == tr("Tensors"))
+            return indexOf(static_cast<int>(i));
+    return {};
+}
+
+QModelIndex KernelModel::indexOf(int node, int column) const
+{
+    if (node < 0 || node >= static_cast<int>(m_nodes.size()))
+        return {};
+    const int p = m_nodes[node].parent;
+    const std::vector<int>& siblings = p < 0 ? m_top : m_nodes[p].children;
+    for (size_t i = 0; i < siblings.size(); ++i)
+        if (siblings[i] == node)
+            return createIndex(static_cast<int>(i), column, static_cast<quintptr>(node));
+    return {};
+}
+
+QModelIndex KernelModel::index(int row, int column, const QModelIndex& parent) const
+{
+    if (row < 0 || column < 0 || column >= ColumnCount)
+        return {};
+    const std::vector<int>* list = &m_top;
+    if (parent.isValid()) {
+        if (parent.column() != 0 || parent.internalId() >= m_nodes.size())
+            return {};
+        list = &m_nodes[parent.internalId()].children;
+    }
+    if (row >= static_cast<int>(list->size()))
+        return {};
+    return createIndex(row, column, static_cast<quintptr>((*list)[row]));
+}
+
+QModelIndex KernelModel::parent(const QModelIndex& child) const
+{
+    if (!child.isValid() || child.internalId() >= m_nodes.size())
+        return {};
+    return indexOf(m_nodes[child.internalId()].parent);
+}
+
+int KernelModel::rowCount(const QModelIndex& parent) const
+{
+    if (!parent.isValid())
+        return static_cast<int>(m_top.size());
+    if (parent.column() != 0 || parent.internalId() >= m_nodes.size())
+        return 0;
+    return static_cast<int>(m_nodes[parent.internalId()].children.size());
+}
+
+int KernelModel::columnCount(const QModelIndex&) const { return ColumnCount; }
+
+QVariant KernelModel::data(const QModelIndex& index, int role) const
+{
+    if (!index.isValid() || index.internalId() >= m_nodes.size())
+        return {};
+    const Node& n = m_nodes[index.internalId()];
+    switch (role) {
+    case Qt::DisplayRole: return index.column() == NameColumn ? n.name : n.detail;
+    case Qt::ToolTipRole: return n.tooltip.isEmpty() ? n.detail : n.tooltip;
+    case Qt::FontRole:
+        if (n.section) {
+            QFont f;
+            f.setBold(true);
+            return f;
+        }
+        return {};
+    case Qt::BackgroundRole:
+        if (!n.tensor.isEmpty() && m_highlight.contains(n.tensor))
+            return QBrush(QColor(0xff, 0xf3, 0xb0));
+        return {};
+    case TensorRole: return n.tensor;
+    case HighlightRole: return !n.tensor.isEmpty() && m_highlight.contains(n.tensor);
+    default: return {};
+    }
+}
+
+QVariant KernelModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    return section == NameColumn ? tr("Name") : tr("Details");
+}
+
+} // namespace loopscope::ui

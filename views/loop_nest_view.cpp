@@ -1,0 +1,768 @@
+// Loop-nest view: tree of code-like rows, badges, context menus and the primitive actions.
+#include "loop_nest_view.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QComboBox>
+#include <QContextMenuEvent>
+#include <QDrag>
+#include <QDropEvent>
+#include <QFontDatabase>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMenu>
+#include <QMimeData>
+#include <QPainter>
+#include <QPainterPath>
+#include <QSpinBox>
+#include <QStyledItemDelegate>
+#include <QToolBar>
+#include <QToolButton>
+#include <QTreeView>
+#include <QVBoxLayout>
+#include <QWidgetAction>
+
+#include <algorithm>
+
+namespace loopscope::ui {
+
+namespace {
+
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+std::string ss(const QString& s) { return s.toStdString(); }
+
+/// Colours of the kind badges: loop kinds, cache roles, transfers, guards, sizes.
+QColor badgeColor(const QString& b)
+{
+    if (b == QLatin1String("unrolled"))
+        return QColor(0x2e, 0x7d, 0x32);
+    if (b == QLatin1String("vectorized"))
+        return QColor(0x00, 0x83, 0x8f);
+    if (b == QLatin1String("parallel"))
+        return QColor(0x6a, 0x1b, 0x9a);
+    if (b == QLatin1String("reduction"))
+        return QColor(0x78, 0x78, 0x78);
+    if (b.startsWith(QLatin1String("cache_")) || b == QLatin1String("intermediate"))
+        return QColor(0x15, 0x65, 0xc0);
+    if (b == QLatin1String("accumulator"))
+        return QColor(0x5d, 0x40, 0x37);
+    if (b.contains(QLatin1String("double")))
+        return QColor(0xe6, 0x51, 0x00);
+    if (b.contains(QLatin1String("->")))
+        return QColor(0xb3, 0x4d, 0x00);
+    if (b == QLatin1String("partial tile") || b == QLatin1String("padding") || b == QLatin1String("region"))
+        return QColor(0x9e, 0x7b, 0x00);
+    return QColor(0x90, 0x9a, 0xa0);  // sizes, input/output
+}
+
+/// Draws the code, then the badges as small rounded labels after it.
+class NestDelegate : public QStyledItemDelegate {
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+
+    void paint(QPainter* p, const QStyleOptionViewItem& option, const QModelIndex& index) const override
+    {
+        QStyleOptionViewItem opt = option;
+        initStyleOption(&opt, index);
+        const QString code = opt.text;
+        opt.text.clear();
+        const QWidget* w = opt.widget;
+        QStyle* style = w ? w->style() : QApplication::style();
+        style->drawControl(QStyle::CE_ItemViewItem, &opt, p, w);
+
+        p->save();
+        QRect r = opt.rect.adjusted(4, 0, -2, 0);
+        const bool selected = opt.state & QStyle::State_Selected;
+        p->setFont(opt.font);
+        p->setPen(selected ? opt.palette.color(QPalette::HighlightedText)
+                           : index.data(Qt::ForegroundRole).value<QBrush>().color());
+        if (!index.data(Qt::ForegroundRole).isValid() && !selected)
+            p->setPen(opt.palette.color(QPalette::Text));
+        const QFontMetrics fm(opt.font);
+        p->drawText(r, Qt::AlignVCenter | Qt::AlignLeft, code);
+        int x = r.left() + fm.horizontalAdvance(code) + 10;
+
+        QFont small = opt.font;
+        small.setBold(false);
+        small.setPointSizeF(std::max(6.0, opt.font.pointSizeF() * 0.85));
+        p->setFont(small);
+        const QFontMetrics sm(small);
+        for (const QString& b : index.data(LoopNestModel::BadgesRole).toStringList()) {
+            const int bw = sm.horizontalAdvance(b) + 10;
+            const int bh = sm.height() + 2;
+            QRectF box(x, r.center().y() - bh / 2.0 + 0.5, bw, bh);
+            const QColor c = badgeColor(b);
+            QPainterPath path;
+            path.addRoundedRect(box, 4, 4);
+            p->setRenderHint(QPainter::Antialiasing);
+            p->fillPath(path, QColor(c.red(), c.green(), c.blue(), 40));
+            p->setPen(c);
+            p->drawPath(path);
+            p->setPen(c.darker(130));
+            p->drawText(box, Qt::AlignCenter, b);
+            x += bw + 5;
+        }
+        p->restore();
+    }
+
+    QSize sizeHint(const QStyleOptionViewItem& option, const QModelIndex& index) const override
+    {
+        QStyleOptionViewItem opt = option;
+        initStyleOption(&opt, index);
+        const QFontMetrics fm(opt.font);
+        int width = fm.horizontalAdvance(opt.text) + 20;
+        QFont small = opt.font;
+        small.setPointSizeF(std::max(6.0, opt.font.pointSizeF() * 0.85));
+        const QFontMetrics sm(small);
+        for (const QString& b : index.data(LoopNestModel::BadgesRole).toStringList())
+            width += sm.horizontalAdvance(b) + 15;
+        return QSize(width, fm.height() + 6);
+    }
+};
+
+} // namespace
+
+/// The tree: drops a loop onto another loop of its stage to reorder them.
+class NestTree : public QTreeView {
+public:
+    explicit NestTree(LoopNestView* owner) : QTreeView(owner), m_owner(owner) {}
+
+protected:
+    void dragEnterEvent(QDragEnterEvent* e) override
+    {
+        if (e->source() == this)
+            e->acceptProposedAction();
+    }
+    void dragMoveEvent(QDragMoveEvent* e) override
+    {
+        const QModelIndex target = indexAt(e->position().toPoint());
+        const NestRow* to = m_owner->m_model->row(target);
+        const NestRow* from = m_owner->m_model->row(currentIndex());
+        if (e->source() == this && to && from && to->kind == NestRow::Kind::Loop && from->kind == NestRow::Kind::Loop
+            && to->stage == from->stage)
+            e->acceptProposedAction();
+        else
+            e->ignore();
+    }
+    void dropEvent(QDropEvent* e) override
+    {
+        const QModelIndex target = indexAt(e->position().toPoint());
+        const QModelIndex source = currentIndex();
+        e->acceptProposedAction();
+        // The model never changes here: the drop becomes a reorder step for the document.
+        m_owner->requestReorderDrop(source.data(LoopNestModel::RowIdRole).toInt(),
+                                    target.data(LoopNestModel::RowIdRole).toInt());
+    }
+
+private:
+    LoopNestView* m_owner;
+};
+
+LoopNestView::LoopNestView(QWidget* parent) : QWidget(parent), m_model(new LoopNestModel(this))
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(2);
+
+    m_header = new QLabel(this);
+    m_header->setContentsMargins(6, 4, 6, 0);
+    m_header->setTextFormat(Qt::RichText);
+    m_header->setWordWrap(true);
+    layout->addWidget(m_header);
+
+    m_toolbar = new QToolBar(this);
+    m_toolbar->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    layout->addWidget(m_toolbar);
+    m_memoryBar = new QToolBar(this);
+    m_memoryBar->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    layout->addWidget(m_memoryBar);
+
+    m_banner = new QLabel(this);
+    m_banner->setWordWrap(true);
+    m_banner->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_banner->setStyleSheet(QStringLiteral("QLabel { background: #ffe0e0; color: #8b0000; border: 1px solid #e0a0a0; padding: 4px; }"));
+    m_banner->hide();
+    layout->addWidget(m_banner);
+
+    m_tree = new NestTree(this);
+    m_tree->setModel(m_model);
+    m_tree->setHeaderHidden(true);
+    m_tree->setUniformRowHeights(true);
+    m_tree->setItemDelegate(new NestDelegate(m_tree));
+    m_tree->setContextMenuPolicy(Qt::CustomContextMenu);
+    m_tree->setDragEnabled(true);
+    m_tree->setAcceptDrops(true);
+    m_tree->setDropIndicatorShown(true);
+    m_tree->setDragDropMode(QAbstractItemView::InternalMove);
+    m_tree->setIndentation(18);
+    m_tree->setAllColumnsShowFocus(true);
+    m_tree->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_tree->header()->setStretchLastSection(false);
+    layout->addWidget(m_tree, 1);
+
+    buildActions();
+
+    connect(m_tree, &QWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
+        const QModelIndex index = m_tree->indexAt(pos);
+        if (!index.isValid())
+            return;
+        m_tree->setCurrentIndex(index);
+        QMenu* menu = contextMenuFor(index, this);
+        menu->setAttribute(Qt::WA_DeleteOnClose);
+        menu->popup(m_tree->viewport()->mapToGlobal(pos));
+    });
+    connect(m_tree->selectionModel(), &QItemSelectionModel::currentChanged, this, [this] { onCurrentChanged(); });
+    connect(m_tree, &QTreeView::collapsed, this, [this](const QModelIndex& i) {
+        if (!m_restoring)
+            m_collapsed.insert(i.data(LoopNestModel::LabelRole).toString());
+    });
+    connect(m_tree, &QTreeView::expanded, this, [this](const QModelIndex& i) {
+        if (!m_restoring)
+            m_collapsed.remove(i.data(LoopNestModel::LabelRole).toString());
+    });
+    setSnapshot(Snapshot{});
+}
+
+void LoopNestView::buildActions()
+{
+    struct Def {
+        ActionId id;
+        const char* text;
+        const char* key;
+        const char* tip;
+    };
+    const Def defs[] = {
+        {Split, "Split", "S", "split the loop by the factor: x becomes x.outer and x.inner"},
+        {Tile, "Tile", "T", "tile this loop and the loop directly inside it by factor x factor"},
+        {Fuse, "Fuse", "F", "fuse the loop with the loop directly inside it"},
+        {Unroll, "Unroll", "U", "unroll the loop (its body is written out)"},
+        {Vectorize, "Vectorize", "V", "vectorize the innermost loop"},
+        {Parallel, "Parallel", "P", "mark the loop parallel"},
+        {MoveOut, "Out", "Alt+Up", "reorder: swap with the loop directly outside it"},
+        {MoveIn, "In", "Alt+Down", "reorder: swap with the loop directly inside it"},
+        {CacheMenu, "Cache / place", "C", "cache_read / cache_write / compute_at / compute_inline of a tensor here"},
+        {DoubleBuffer, "Double buffer", "D", "give a cache stage at this loop two buffers (overlap copy and compute)"},
+    };
+    for (const Def& d : defs) {
+        auto* a = new QAction(tr(d.text), this);
+        a->setIconText(tr(d.text));
+        a->setShortcut(QKeySequence(QString::fromLatin1(d.key)));
+        a->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+        a->setToolTip(tr("%1 (%2)").arg(tr(d.tip), QKeySequence(QString::fromLatin1(d.key)).toString(QKeySequence::NativeText)));
+        a->setStatusTip(a->toolTip());
+        const ActionId id = d.id;
+        connect(a, &QAction::triggered, this, [this, id] { trigger(id); });
+        addAction(a);
+        m_actions[id] = a;
+    }
+    m_toolbar->addAction(m_actions[Split]);
+    m_toolbar->addAction(m_actions[Tile]);
+    m_toolbar->addWidget(new QLabel(tr(" by "), m_toolbar));
+    m_factor = new QSpinBox(m_toolbar);
+    m_factor->setRange(1, 1 << 20);
+    m_factor->setValue(16);
+    m_factor->setToolTip(tr("Factor of split and tile"));
+    m_toolbar->addWidget(m_factor);
+    m_toolbar->addSeparator();
+    for (ActionId id : {Fuse, Unroll, Vectorize, Parallel, MoveOut, MoveIn})
+        m_toolbar->addAction(m_actions[id]);
+
+    // Memory primitives: the menu lists every tensor and level that makes sense here.
+    auto* cacheButton = new QToolButton(m_memoryBar);
+    cacheButton->setDefaultAction(m_actions[CacheMenu]);
+    cacheButton->setPopupMode(QToolButton::InstantPopup);
+    cacheButton->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    auto* cacheMenu = new QMenu(cacheButton);
+    cacheMenu->setToolTipsVisible(true);
+    connect(cacheMenu, &QMenu::aboutToShow, this, [this, cacheMenu] {
+        cacheMenu->clear();
+        if (const NestRow* r = currentRow())
+            addCacheActions(cacheMenu, *r);
+        else
+            cacheMenu->addAction(tr("Select a loop or a tensor row first"))->setEnabled(false);
+    });
+    cacheButton->setMenu(cacheMenu);
+    m_memoryBar->addWidget(cacheButton);
+    m_memoryBar->addAction(m_actions[DoubleBuffer]);
+    for (QToolBar* bar : {m_toolbar, m_memoryBar})
+        bar->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);  // never widen the window
+    connect(m_factor, &QSpinBox::valueChanged, this, [this] { updateActions(); });
+}
+
+QList<QAction*> LoopNestView::primitiveActions() const
+{
+    QList<QAction*> out;
+    for (QAction* a : m_actions)
+        out << a;
+    return out;
+}
+
+const NestRow* LoopNestView::currentRow() const { return m_model->row(m_tree->currentIndex()); }
+
+const NestRow* LoopNestView::loopFor(const NestRow* r) const
+{
+    if (!r)
+        return nullptr;
+    if (r->kind == NestRow::Kind::Loop)
+        return r;
+    return r->enclosingLoop >= 0 ? &m_model->rows()[r->enclosingLoop] : nullptr;
+}
+
+QString LoopNestView::neighbour(const NestRow& r, int delta) const
+{
+    if (!m_snapshot.program || r.stage < 0)
+        return {};
+    const auto& stage = m_snapshot.program->stages[r.stage];
+    const int pos = stage.position(r.var);
+    const int other = pos + delta;
+    if (pos < 0 || other < 0 || other >= static_cast<int>(stage.order.size()))
+        return {};
+    return qs(stage.vars[stage.order[other]].name);
+}
+
+sched::Step LoopNestView::baseStep(sched::Primitive p, const QString& stage) const
+{
+    sched::Step s;
+    s.primitive = p;
+    // Name the stage only when loop names could be ambiguous (several stages).
+    int live = 0;
+    if (m_snapshot.program)
+        for (const auto& st : m_snapshot.program->stages)
+            live += st.inlined ? 0 : 1;
+    if (live > 1)
+        s.stage = ss(stage);
+    return s;
+}
+
+void LoopNestView::trigger(ActionId id)
+{
+    const NestRow* row = currentRow();
+    const NestRow* loop = loopFor(row);
+    if (id == CacheMenu) {
+        if (!row)
+            return;
+        QMenu* menu = contextMenuFor(m_tree->currentIndex(), this);
+        menu->setAttribute(Qt::WA_DeleteOnClose);
+        menu->popup(m_tree->viewport()->mapToGlobal(m_tree->visualRect(m_tree->currentIndex()).bottomLeft()));
+        return;
+    }
+    if (id == DoubleBuffer) {
+        if (!m_snapshot.program || !row)
+            return;
+        // The cache this row is about, or the only cache placed at this loop.
+        const auto& p = *m_snapshot.program;
+        std::vector<const sched::CacheStage*> here;
+        for (const auto& c : p.caches) {
+            const QString tensor = qs(p.kernel->tensors[c.tensor].name);
+            const bool atLoop = loop && c.stage == loop->stage && c.var == loop->var;
+            if ((row->kind == NestRow::Kind::Alloc || row->kind == NestRow::Kind::Copy) && row->tensor == tensor
+                && qs(p.target->levels[c.level].name) == row->level)
+                here = {&c};
+            else if (row->kind == NestRow::Kind::Loop && atLoop)
+                here.push_back(&c);
+        }
+        if (here.empty()) {
+            showRejected(tr("double_buffer: select a cache (an alloc row of a cache_read or cache_write) or a loop that holds one."));
+            return;
+        }
+        sched::Step s = baseStep(sched::Primitive::DoubleBuffer, qs(p.kernel->stages[here.front()->stage].name));
+        s.tensor = p.kernel->tensors[here.front()->tensor].name;
+        s.level = p.target->levels[here.front()->level].name;
+        emit stepRequested(s);
+        return;
+    }
+    if (!loop) {
+        showRejected(tr("Select a loop first (click a 'for' row)."));
+        return;
+    }
+    sched::Step s;
+    switch (id) {
+    case Split:
+        s = baseStep(sched::Primitive::Split, loop->stageName);
+        s.loops = {ss(loop->loopName)};
+        s.factor = m_factor->value();
+        break;
+    case Tile: {
+        const QString inner = neighbour(*loop, +1);
+        s = baseStep(sched::Primitive::Tile, loop->stageName);
+        s.loops = {ss(loop->loopName), ss(inner)};
+        s.factors = {m_factor->value(), m_factor->value()};
+        if (inner.isEmpty()) {
+            showRejected(tr("tile: %1 is the innermost loop of stage %2; tile takes a loop and the loop inside it.")
+                             .arg(loop->label, loop->stageName));
+            return;
+        }
+        break;
+    }
+    case Fuse: {
+        const QString inner = neighbour(*loop, +1);
+        if (inner.isEmpty()) {
+            showRejected(tr("fuse: %1 is the innermost loop of stage %2; there is no loop inside it to fuse with.")
+                             .arg(loop->label, loop->stageName));
+            return;
+        }
+        s = baseStep(sched::Primitive::Fuse, loop->stageName);
+        s.loops = {ss(loop->loopName), ss(inner)};
+        break;
+    }
+    case Unroll:
+    case Vectorize:
+    case Parallel:
+        s = baseStep(id == Unroll ? sched::Primitive::Unroll : id == Vectorize ? sched::Primitive::Vectorize : sched::Primitive::Parallel,
+                     loop->stageName);
+        s.loops = {ss(loop->loopName)};
+        break;
+    case MoveOut:
+    case MoveIn: {
+        const QString other = neighbour(*loop, id == MoveOut ? -1 : +1);
+        if (other.isEmpty()) {
+            showRejected(tr("%1 is already the %2 loop of stage %3.")
+                             .arg(loop->label, id == MoveOut ? tr("outermost") : tr("innermost"), loop->stageName));
+            return;
+        }
+        s = baseStep(sched::Primitive::Reorder, loop->stageName);
+        // The named loops take the positions they occupied, in the order given.
+        s.loops = id == MoveOut ? std::vector<std::string>{ss(loop->loopName), ss(other)}
+                                : std::vector<std::string>{ss(other), ss(loop->loopName)};
+        m_currentKey = loop->label;
+        break;
+    }
+    default:
+        return;
+    }
+    emit stepRequested(s);
+}
+
+void LoopNestView::requestReorderDrop(int fromRow, int toRow)
+{
+    const auto& rows = m_model->rows();
+    if (fromRow < 0 || toRow < 0 || fromRow >= static_cast<int>(rows.size()) || toRow >= static_cast<int>(rows.size())
+        || fromRow == toRow || !m_snapshot.program)
+        return;
+    const NestRow& from = rows[fromRow];
+    const NestRow& to = rows[toRow];
+    if (from.kind != NestRow::Kind::Loop || to.kind != NestRow::Kind::Loop || from.stage != to.stage) {
+        showRejected(tr("Drop a loop onto another loop of the same stage to move it there."));
+        return;
+    }
+    const auto& stage = m_snapshot.program->stages[from.stage];
+    std::vector<std::string> order;
+    for (int v : stage.order)
+        order.push_back(stage.vars[v].name);
+    auto it = std::find(order.begin(), order.end(), ss(from.loopName));
+    const auto target = std::find(order.begin(), order.end(), ss(to.loopName)) - order.begin();
+    if (it == order.end() || target >= static_cast<long>(order.size()))
+        return;
+    const std::string moved = *it;
+    order.erase(it);
+    order.insert(order.begin() + target, moved);
+    sched::Step s = baseStep(sched::Primitive::Reorder, from.stageName);
+    s.loops = order;
+    m_currentKey = from.label;
+    emit stepRequested(s);
+}
+
+void LoopNestView::addCacheActions(QMenu* menu, const NestRow& r)
+{
+    if (!m_snapshot.program)
+        return;
+    const auto& p = *m_snapshot.program;
+    const auto& k = *p.kernel;
+    const NestRow* loop = loopFor(&r);
+    QStringList levels;
+    for (size_t l = 1; l < p.target->levels.size(); ++l)
+        levels << qs(p.target->levels[l].name);
+
+    // Which stage and loop a cache or placement here means.
+    const int stage = loop ? loop->stage : -1;
+    const QString at = loop ? loop->loopName : QStringLiteral("root");
+    const QString atShown = loop ? loop->label : tr("root");
+
+    auto addStepAction = [this](QMenu* m, const QString& text, const sched::Step& s, const QString& tip = QString()) {
+        QAction* a = m->addAction(text);
+        a->setToolTip(tip.isEmpty() ? qs(sched::describe(s)) : tip);
+        connect(a, &QAction::triggered, this, [this, s] { emit stepRequested(s); });
+        return a;
+    };
+
+    // Tensors in question: the row's tensor, or (on a loop) those its stage reads and writes.
+    std::vector<int> stages;
+    if (stage >= 0)
+        stages = {stage};
+    else if (!r.tensor.isEmpty()) {  // a home tensor row at the top: every stage that reads it
+        const int t = k.findTensor(ss(r.tensor));
+        for (size_t s = 0; s < k.stages.size(); ++s) {
+            if (p.stages[s].inlined)
+                continue;
+            for (const auto& acc : sched::effectiveLoads(p, static_cast<int>(s)))
+                if (acc.tensor == t) {
+                    stages.push_back(static_cast<int>(s));
+                    break;
+                }
+            if (k.stages[s].output.tensor == t)
+                stages.push_back(static_cast<int>(s));
+        }
+    }
+
+    QMenu* read = menu->addMenu(tr("cache_read at %1").arg(atShown));
+    QMenu* write = menu->addMenu(tr("cache_write at %1").arg(atShown));
+    QMenu* computeAt = menu->addMenu(tr("compute_at %1").arg(atShown));
+    QMenu* inlineMenu = menu->addMenu(tr("compute_inline"));
+    QMenu* db = menu->addMenu(tr("double_buffer"));
+
+    for (int s : stages) {
+        const QString stageName = qs(k.stages[s].name);
+        std::vector<int> reads;
+        for (const auto& acc : sched::effectiveLoads(p, s))
+            if (std::find(reads.begin(), reads.end(), acc.tensor) == reads.end())
+                reads.push_back(acc.tensor);
+        for (int t : reads) {
+            const QString tn = qs(k.tensors[t].name);
+            if (!r.tensor.isEmpty() && r.kind != NestRow::Kind::Loop && tn != r.tensor)
+                continue;
+            for (const QString& level : levels) {
+                sched::Step st = baseStep(sched::Primitive::CacheRead, stageName);
+                st.tensor = ss(tn);
+                st.level = ss(level);
+                st.at = loop ? ss(at) : "root";
+                addStepAction(read, tr("%1 into %2").arg(tn, level) + (stages.size() > 1 ? tr(" (for stage %1)").arg(stageName) : QString()), st);
+            }
+        }
+        const int out = k.stages[s].output.tensor;
+        const QString on = qs(k.tensors[out].name);
+        if (r.tensor.isEmpty() || r.kind == NestRow::Kind::Loop || r.tensor == on)
+            for (const QString& level : levels) {
+                sched::Step st = baseStep(sched::Primitive::CacheWrite, stageName);
+                st.tensor = ss(on);
+                st.level = ss(level);
+                st.at = loop ? ss(at) : "root";
+                addStepAction(write, tr("%1 into %2").arg(on, level), st);
+            }
+        // Producers whose output this stage reads can be computed here.
+        if (loop)
+            for (int t : reads) {
+                const int prod = k.producerOf(t);
+                if (prod < 0 || prod >= s || p.stages[prod].inlined)
+                    continue;
+                for (const QString& level : levels) {
+                    sched::Step st = baseStep(sched::Primitive::ComputeAt, stageName);
+                    st.stage = ss(stageName);
+                    st.producer = k.stages[prod].name;
+                    st.at = ss(at);
+                    st.level = ss(level);
+                    addStepAction(computeAt, tr("stage %1 here, %2 in %3").arg(qs(k.stages[prod].name), qs(k.tensors[t].name), level), st);
+                }
+            }
+    }
+    // Cache stages that can move here, or be double-buffered.
+    for (const auto& c : p.caches) {
+        const QString tn = qs(k.tensors[c.tensor].name);
+        const QString level = qs(p.target->levels[c.level].name);
+        const QString cstage = qs(k.stages[c.stage].name);
+        if (!r.tensor.isEmpty() && r.kind != NestRow::Kind::Loop && tn != r.tensor)
+            continue;
+        if (loop && c.stage == loop->stage && c.var != loop->var) {
+            sched::Step st = baseStep(sched::Primitive::ComputeAt, cstage);
+            st.tensor = ss(tn);
+            st.level = ss(level);
+            st.at = ss(at);
+            addStepAction(computeAt, tr("move the %1 cache of %2 here").arg(level, tn), st);
+        }
+        if (!c.doubleBuffer && (!loop || (c.stage == loop->stage && c.var == loop->var) || r.kind != NestRow::Kind::Loop)) {
+            sched::Step st = baseStep(sched::Primitive::DoubleBuffer, cstage);
+            st.tensor = ss(tn);
+            st.level = ss(level);
+            addStepAction(db, tr("%1 in %2").arg(tn, level), st);
+        }
+    }
+    for (size_t s = 0; s + 1 < k.stages.size(); ++s) {
+        if (p.stages[s].inlined || !k.isIntermediate(k.stages[s].output.tensor))
+            continue;
+        const QString out = qs(k.tensors[k.stages[s].output.tensor].name);
+        if (!r.tensor.isEmpty() && r.kind != NestRow::Kind::Loop && out != r.tensor)
+            continue;
+        sched::Step st = baseStep(sched::Primitive::ComputeInline, QString());
+        st.stage.clear();
+        st.producer = k.stages[s].name;
+        addStepAction(inlineMenu, tr("stage %1 into its readers").arg(qs(k.stages[s].name)), st);
+    }
+    for (QMenu* m : {read, write, computeAt, inlineMenu, db})
+        if (m->isEmpty())
+            m->menuAction()->setEnabled(false);
+}
+
+QMenu* LoopNestView::contextMenuFor(const QModelIndex& index, QWidget* parent)
+{
+    auto* menu = new QMenu(parent ? parent : this);
+    menu->setToolTipsVisible(true);
+    const NestRow* r = m_model->row(index);
+    if (!r)
+        return menu;
+    if (m_tree->currentIndex() != index)
+        m_tree->setCurrentIndex(index);
+    if (r->kind == NestRow::Kind::Loop) {
+        menu->addSection(tr("loop %1 (stage %2, %3 iterations)").arg(r->label, r->stageName).arg(r->extent));
+        // The factor field, shared with the toolbar.
+        auto* fieldAction = new QWidgetAction(menu);
+        auto* field = new QWidget(menu);
+        auto* fl = new QHBoxLayout(field);
+        fl->setContentsMargins(24, 2, 8, 2);
+        fl->addWidget(new QLabel(tr("factor"), field));
+        auto* spin = new QSpinBox(field);
+        spin->setRange(1, 1 << 20);
+        spin->setValue(m_factor->value());
+        spin->setObjectName(QStringLiteral("contextFactor"));
+        fl->addWidget(spin, 1);
+        fieldAction->setDefaultWidget(field);
+        menu->addAction(fieldAction);
+        connect(spin, &QSpinBox::valueChanged, menu, [this](int f) { m_factor->setValue(f); });
+        for (ActionId id : {Split, Tile, Fuse, Unroll, Vectorize, Parallel, MoveOut, MoveIn})
+            menu->addAction(m_actions[id]);
+        menu->addSection(tr("tensors at this loop"));
+    } else if (!r->tensor.isEmpty() && r->kind != NestRow::Kind::Init) {
+        const NestRow* loop = loopFor(r);
+        menu->addSection(tr("tensor %1 at %2").arg(r->tensor, loop ? loop->label : tr("root")));
+    } else {
+        const NestRow* loop = loopFor(r);
+        menu->addSection(loop ? tr("in loop %1").arg(loop->label) : tr("at the root"));
+    }
+    addCacheActions(menu, *r);
+    return menu;
+}
+
+void LoopNestView::updateActions()
+{
+    const NestRow* r = currentRow();
+    const NestRow* loop = loopFor(r);
+    const bool isLoop = r && r->kind == NestRow::Kind::Loop;
+    for (ActionId id : {Split, Tile, Fuse, Unroll, Vectorize, Parallel, MoveOut, MoveIn})
+        m_actions[id]->setEnabled(isLoop);
+    const int f = m_factor->value();
+    const QString inner = isLoop ? neighbour(*r, +1) : QString();
+    const QString outer = isLoop ? neighbour(*r, -1) : QString();
+    const QString name = isLoop ? r->loopName : tr("the loop");
+    // Menus show what will happen; the toolbar keeps its short labels (iconText).
+    m_actions[Split]->setText(tr("Split %1 by %2").arg(name).arg(f));
+    m_actions[Tile]->setText(inner.isEmpty() ? tr("Tile %1 with the loop inside it").arg(name)
+                                             : tr("Tile %1, %2 by %3 x %3").arg(name, inner).arg(f));
+    m_actions[Fuse]->setText(inner.isEmpty() ? tr("Fuse %1 with the loop inside it").arg(name)
+                                             : tr("Fuse %1 with %2").arg(name, inner));
+    m_actions[Unroll]->setText(tr("Unroll %1").arg(name));
+    m_actions[Vectorize]->setText(tr("Vectorize %1").arg(name));
+    m_actions[Parallel]->setText(tr("Parallel %1").arg(name));
+    m_actions[MoveOut]->setText(outer.isEmpty() ? tr("Move %1 out").arg(name) : tr("Move %1 out (outside %2)").arg(name, outer));
+    m_actions[MoveIn]->setText(inner.isEmpty() ? tr("Move %1 in").arg(name) : tr("Move %1 in (inside %2)").arg(name, inner));
+    if (isLoop) {
+        m_actions[Tile]->setEnabled(!inner.isEmpty());
+        m_actions[Fuse]->setEnabled(!inner.isEmpty());
+        m_actions[MoveOut]->setEnabled(!outer.isEmpty());
+        m_actions[MoveIn]->setEnabled(!inner.isEmpty());
+    }
+    m_actions[CacheMenu]->setEnabled(r != nullptr && !m_snapshot.empty());
+    m_actions[DoubleBuffer]->setEnabled(r != nullptr && (loop != nullptr || r->kind == NestRow::Kind::Alloc));
+}
+
+void LoopNestView::onCurrentChanged()
+{
+    updateActions();
+    if (m_restoring)
+        return;
+    const NestRow* r = currentRow();
+    if (!r) {
+        emit loopSelected(QString(), QString(), {});
+        return;
+    }
+    m_currentKey = r->kind == NestRow::Kind::Loop ? r->label : r->code;
+    if (r->kind == NestRow::Kind::Loop)
+        emit loopSelected(r->label, r->stageName, r->touched);
+    else {
+        emit loopSelected(QString(), QString(), {});
+        if (!r->tensor.isEmpty())
+            emit tensorSelected(r->tensor);
+    }
+}
+
+void LoopNestView::setSnapshot(const Snapshot& snapshot)
+{
+    m_snapshot = snapshot;
+    m_banner->hide();
+    if (snapshot.empty()) {
+        m_header->setText(tr("<b>No kernel open.</b> Choose an example in <i>File &gt; New from example</i> or in the Kernel &amp; target panel."));
+    } else {
+        const auto& p = *snapshot.program;
+        QString text = tr("<b>%1</b> on <b>%2</b> &mdash; %3 step(s) applied. Select a loop, then right-click it, use the toolbar or the keys shown in the Schedule menu.")
+                           .arg(qs(p.kernel->name).toHtmlEscaped(), qs(p.target->name).toHtmlEscaped())
+                           .arg(p.trace.size());
+        if (snapshot.failedStep)
+            text += tr("<br><span style='color:#b00000'>Step %1 fails and is not applied (see the Schedule panel): %2</span>")
+                        .arg(snapshot.failedStep->stepIndex + 1)
+                        .arg(qs(snapshot.failedStep->message).toHtmlEscaped());
+        m_header->setText(text);
+    }
+    m_restoring = true;
+    m_model->setSnapshot(snapshot);
+    restoreState();
+    m_restoring = false;
+    updateActions();
+    onCurrentChanged();
+}
+
+void LoopNestView::restoreState()
+{
+    m_tree->expandAll();
+    const auto& rows = m_model->rows();
+    for (size_t i = 0; i < rows.size(); ++i)
+        if (rows[i].kind == NestRow::Kind::Loop && m_collapsed.contains(rows[i].label))
+            m_tree->collapse(m_model->indexOfRow(static_cast<int>(i)));
+    // The same row, or what it became: i -> i.outer after a split, a.b.fused after a fuse.
+    int found = -1;
+    for (size_t i = 0; i < rows.size() && found < 0; ++i)
+        if ((rows[i].kind == NestRow::Kind::Loop ? rows[i].label : rows[i].code) == m_currentKey)
+            found = static_cast<int>(i);
+    for (size_t i = 0; i < rows.size() && found < 0; ++i)
+        if (rows[i].kind == NestRow::Kind::Loop
+            && (rows[i].label.startsWith(m_currentKey + QLatin1Char('.')) || rows[i].label.contains(m_currentKey + QLatin1Char('.'))))
+            found = static_cast<int>(i);
+    const bool restored = found >= 0;
+    if (found < 0)  // start on the outermost loop: the toolbar is live and its highlights show
+        for (size_t i = 0; i < rows.size() && found < 0; ++i)
+            if (rows[i].kind == NestRow::Kind::Loop)
+                found = static_cast<int>(i);
+    if (found >= 0) {
+        const QModelIndex idx = m_model->indexOfRow(found);
+        m_tree->setCurrentIndex(idx);
+        if (restored)
+            m_tree->scrollTo(idx);
+        else
+            m_tree->scrollToTop();
+    }
+}
+
+bool LoopNestView::selectLoop(const QString& loop, const QString& stage)
+{
+    const QModelIndex idx = m_model->findLoop(loop, stage);
+    if (!idx.isValid())
+        return false;
+    m_tree->setCurrentIndex(idx);
+    m_tree->scrollTo(idx);
+    m_tree->setFocus();
+    return true;
+}
+
+void LoopNestView::showRejected(const QString& message)
+{
+    if (message.isEmpty()) {
+        m_banner->hide();
+        return;
+    }
+    m_banner->setText(message);
+    m_banner->show();
+}
+
+void LoopNestView::setHighlight(const QStringList& loops, const QStringList& tensors, bool error)
+{
+    m_model->setHighlight(loops, tensors, error);
+}
+
+} // namespace loopscope::ui

@@ -1,0 +1,87 @@
+// Loop-nest view (the centre of the window): the lowered nest as indented code-like rows with
+// kind badges, and every schedule primitive reachable from a loop or tensor row (context
+// menu, toolbar, keyboard shortcuts, Alt+Up/Down and drag and drop to reorder).
+#pragma once
+
+#include "loop_nest_model.h"
+#include "snapshot.h"
+
+#include <QSet>
+#include <QWidget>
+
+class QAction;
+class QLabel;
+class QMenu;
+class QSpinBox;
+class QToolBar;
+class QTreeView;
+
+namespace loopscope::ui {
+
+class LoopNestView : public QWidget {
+    Q_OBJECT
+public:
+    /// The primitives with a fixed action (the cache and placement primitives are offered per
+    /// tensor in the context menu and the Cache menu).
+    enum ActionId { Split, Tile, Fuse, Unroll, Vectorize, Parallel, MoveOut, MoveIn, CacheMenu, DoubleBuffer, ActionCount };
+
+    explicit LoopNestView(QWidget* parent = nullptr);
+
+    void setSnapshot(const Snapshot& snapshot);
+    /// Shows why the last requested step was refused (empty message hides the banner).
+    void showRejected(const QString& message);
+    /// Emphasises loops and tensors (e.g. those a diagnostic or a failing step names).
+    void setHighlight(const QStringList& loops, const QStringList& tensors, bool error = false);
+    /// Selects a loop row by label or name and scrolls to it; false if there is none.
+    bool selectLoop(const QString& loop, const QString& stage = QString());
+
+    QAction* action(ActionId id) const { return m_actions[id]; }
+    /// The actions of the fixed primitives, for the main window's Schedule menu.
+    QList<QAction*> primitiveActions() const;
+    /// The context menu a right-click on this row opens (owned by the caller).
+    QMenu* contextMenuFor(const QModelIndex& index, QWidget* parent = nullptr);
+    QTreeView* tree() const { return m_tree; }
+    LoopNestModel* model() const { return m_model; }
+    QSpinBox* factorBox() const { return m_factor; }
+    /// The row the actions apply to.
+    const NestRow* currentRow() const;
+
+signals:
+    /// The user asked for a schedule step (the document decides whether it applies).
+    void stepRequested(const loopscope::sched::Step& step);
+    /// The current loop changed ("" when the current row is not a loop): label, stage, and
+    /// the tensors its body touches.
+    void loopSelected(const QString& label, const QString& stage, const QStringList& touched);
+    /// A tensor row became current.
+    void tensorSelected(const QString& tensor);
+
+private:
+    void buildActions();
+    void updateActions();
+    void onCurrentChanged();
+    void trigger(ActionId id);
+    void requestReorderDrop(int fromRow, int toRow);
+    /// The loop row an action on `r` means (the row itself, or the loop around a tensor row).
+    const NestRow* loopFor(const NestRow* r) const;
+    /// Loop variable directly inside / outside `r` in its stage, or "".
+    QString neighbour(const NestRow& r, int delta) const;
+    sched::Step baseStep(sched::Primitive p, const QString& stage) const;
+    void addCacheActions(QMenu* menu, const NestRow& r);
+    void restoreState();
+
+    LoopNestModel* m_model;
+    QTreeView* m_tree;
+    QToolBar* m_toolbar;
+    QToolBar* m_memoryBar;
+    QLabel* m_header;
+    QLabel* m_banner;
+    QSpinBox* m_factor;
+    QAction* m_actions[ActionCount] = {};
+    Snapshot m_snapshot;
+    QString m_currentKey;       ///< label (loops) or code of the current row, kept across edits
+    QSet<QString> m_collapsed;  ///< labels of loops the user collapsed
+    bool m_restoring = false;
+    friend class NestTree;
+};
+
+} // namespace loopscope::ui

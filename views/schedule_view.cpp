@@ -1,0 +1,227 @@
+// Schedule view: table of steps, the spin-box delegate for split factors, delete/move.
+#include "schedule_view.h"
+
+#include <QAction>
+#include <QDropEvent>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSpinBox>
+#include <QStyledItemDelegate>
+#include <QTableView>
+#include <QToolBar>
+#include <QVBoxLayout>
+
+namespace loopscope::ui {
+
+namespace {
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+
+/// A spin box for split factors (each value is committed at once: the views follow the drag),
+/// a line edit with the schedule-file text for the other primitives.
+class StepDelegate : public QStyledItemDelegate {
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+
+    QWidget* createEditor(QWidget* parent, const QStyleOptionViewItem& option, const QModelIndex& index) const override
+    {
+        auto* model = qobject_cast<ScheduleModel*>(const_cast<QAbstractItemModel*>(index.model()));
+        if (model)
+            model->beginEditSession();  // one undo entry per opened editor
+        if (!index.data(ScheduleModel::EditableFactorRole).toBool())
+            return QStyledItemDelegate::createEditor(parent, option, index);
+        auto* spin = new QSpinBox(parent);
+        spin->setObjectName(QStringLiteral("factorSpinBox"));
+        spin->setRange(1, 1 << 20);
+        spin->setPrefix(index.data(Qt::EditRole).toString().contains(QLatin1String("nparts")) ? tr("nparts ") : tr("factor "));
+        spin->setFrame(false);
+        auto* self = const_cast<StepDelegate*>(this);
+        connect(spin, &QSpinBox::valueChanged, self, [self, spin] { emit self->commitData(spin); });
+        return spin;
+    }
+
+    void setEditorData(QWidget* editor, const QModelIndex& index) const override
+    {
+        if (auto* spin = qobject_cast<QSpinBox*>(editor)) {
+            const qint64 v = index.data(ScheduleModel::FactorRole).toLongLong();
+            if (spin->value() != v) {
+                const QSignalBlocker block(spin);
+                spin->setValue(static_cast<int>(v));
+            }
+            return;
+        }
+        QStyledItemDelegate::setEditorData(editor, index);
+    }
+
+    void setModelData(QWidget* editor, QAbstractItemModel* model, const QModelIndex& index) const override
+    {
+        if (auto* spin = qobject_cast<QSpinBox*>(editor)) {
+            model->setData(index, spin->value(), ScheduleModel::FactorRole);
+            return;
+        }
+        QStyledItemDelegate::setModelData(editor, model, index);
+    }
+};
+} // namespace
+
+/// Table that turns a row drop into a move intent (the model itself never moves rows).
+class StepTable : public QTableView {
+public:
+    explicit StepTable(ScheduleView* owner) : QTableView(owner), m_owner(owner) {}
+
+protected:
+    void dragEnterEvent(QDragEnterEvent* e) override
+    {
+        if (e->source() == this)
+            e->acceptProposedAction();
+    }
+    void dragMoveEvent(QDragMoveEvent* e) override
+    {
+        if (e->source() == this)
+            e->acceptProposedAction();
+    }
+    void dropEvent(QDropEvent* e) override
+    {
+        const int from = currentIndex().row();
+        QModelIndex at = indexAt(e->position().toPoint());
+        const int to = at.isValid() ? at.row() : model()->rowCount() - 1;
+        e->acceptProposedAction();
+        if (from >= 0 && to >= 0 && from != to)
+            emit m_owner->moveRequested(from, to);
+    }
+
+private:
+    ScheduleView* m_owner;
+};
+
+ScheduleView::ScheduleView(QWidget* parent) : QWidget(parent), m_model(new ScheduleModel(this))
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(2, 2, 2, 2);
+    layout->setSpacing(2);
+    m_header = new QLabel(this);
+    m_header->setWordWrap(true);
+    m_header->setTextFormat(Qt::RichText);
+    m_header->setContentsMargins(4, 2, 4, 2);
+    layout->addWidget(m_header);
+
+    auto* bar = new QToolBar(this);
+    bar->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    m_delete = bar->addAction(tr("Delete step"));
+    m_delete->setShortcut(QKeySequence::Delete);
+    m_up = bar->addAction(tr("Move up"));
+    m_up->setShortcut(QKeySequence(tr("Ctrl+Up")));
+    m_down = bar->addAction(tr("Move down"));
+    m_down->setShortcut(QKeySequence(tr("Ctrl+Down")));
+    for (QAction* a : {m_delete, m_up, m_down}) {
+        a->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+        a->setToolTip(QStringLiteral("%1 (%2)").arg(a->text(), a->shortcut().toString(QKeySequence::NativeText)));
+        addAction(a);
+    }
+    layout->addWidget(bar);
+
+    m_table = new StepTable(this);
+    m_table->setModel(m_model);
+    m_table->setItemDelegate(new StepDelegate(m_table));
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed
+                             | QAbstractItemView::SelectedClicked);
+    m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setSectionResizeMode(ScheduleModel::NumberColumn, QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setSectionResizeMode(ScheduleModel::PrimitiveColumn, QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setSectionResizeMode(ScheduleModel::ParametersColumn, QHeaderView::Stretch);
+    m_table->horizontalHeader()->setSectionResizeMode(ScheduleModel::StatusColumn, QHeaderView::Interactive);
+    m_table->setColumnWidth(ScheduleModel::StatusColumn, 56);
+    m_table->setDragEnabled(true);
+    m_table->setAcceptDrops(true);
+    m_table->setDragDropMode(QAbstractItemView::InternalMove);
+    m_table->setDropIndicatorShown(true);
+    m_table->setWordWrap(false);
+    layout->addWidget(m_table, 1);
+
+    connect(m_model, &ScheduleModel::stepEdited, this, &ScheduleView::stepEdited);
+    connect(m_model, &ScheduleModel::editRejected, this, [this](int row, const QString& message) {
+        m_header->setText(tr("<span style='color:#b00000'>Step %1 not changed: %2</span>").arg(row + 1).arg(message.toHtmlEscaped()));
+    });
+    connect(m_delete, &QAction::triggered, this, [this] {
+        if (currentStep() >= 0)
+            emit removeRequested(currentStep());
+    });
+    connect(m_up, &QAction::triggered, this, [this] {
+        if (currentStep() > 0)
+            emit moveRequested(currentStep(), currentStep() - 1);
+    });
+    connect(m_down, &QAction::triggered, this, [this] {
+        const int row = currentStep();
+        if (row >= 0 && row + 1 < m_model->rowCount())
+            emit moveRequested(row, row + 1);
+    });
+    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
+        updateActions();
+        if (!current.isValid() || current.row() >= static_cast<int>(m_model->steps().size()))
+            return;
+        const sched::Step& s = m_model->steps()[current.row()];
+        QStringList loops, tensors;
+        for (const auto& l : s.loops)
+            loops << qs(l);
+        if (!s.at.empty() && s.at != "root")
+            loops << qs(s.at);
+        if (!s.tensor.empty())
+            tensors << qs(s.tensor);
+        emit stepSelected(current.row(), loops, tensors);
+    });
+    setTrace({}, Snapshot{});
+}
+
+int ScheduleView::currentStep() const
+{
+    const QModelIndex i = m_table->currentIndex();
+    return i.isValid() ? i.row() : -1;
+}
+
+void ScheduleView::updateActions()
+{
+    const int row = currentStep();
+    m_delete->setEnabled(row >= 0);
+    m_up->setEnabled(row > 0);
+    m_down->setEnabled(row >= 0 && row + 1 < m_model->rowCount());
+}
+
+void ScheduleView::setTrace(const std::vector<sched::Step>& steps, const Snapshot& snapshot)
+{
+    const int row = currentStep();
+    m_model->setTrace(steps, snapshot);
+    if (snapshot.empty())
+        m_header->setText(tr("No schedule yet."));
+    else if (steps.empty())
+        m_header->setText(tr("No steps yet: the kernel runs unscheduled. Add steps from the loop nest (right-click a loop)."));
+    else if (snapshot.failedStep)
+        m_header->setText(tr("<span style='color:#b00000'><b>Step %1 (%2) fails</b>: %3</span>%4"
+                             "<br><small>It and the steps after it are not applied. Edit, move or delete it.</small>")
+                              .arg(snapshot.failedStep->stepIndex + 1)
+                              .arg(QString::fromLatin1(sched::primitiveName(snapshot.failedStep->primitive)))
+                              .arg(qs(snapshot.failedStep->message).toHtmlEscaped())
+                              .arg(snapshot.failedStep->detail.empty() ? QString()
+                                                                       : QStringLiteral("<br><small>%1</small>").arg(qs(snapshot.failedStep->detail).toHtmlEscaped())));
+    else
+        m_header->setText(tr("%n step(s), all applied. Double-click parameters to edit; drag rows to move.", nullptr,
+                             static_cast<int>(steps.size())));
+    if (row >= 0 && row < m_model->rowCount() && currentStep() != row)
+        m_table->setCurrentIndex(m_model->index(row, ScheduleModel::PrimitiveColumn));
+    updateActions();
+}
+
+void ScheduleView::setHighlight(const QString& loop, const QStringList& tensors) { m_model->setHighlight(loop, tensors); }
+
+void ScheduleView::selectStep(int row)
+{
+    if (row < 0 || row >= m_model->rowCount())
+        return;
+    const QModelIndex i = m_model->index(row, ScheduleModel::PrimitiveColumn);
+    m_table->setCurrentIndex(i);
+    m_table->scrollTo(i);
+}
+
+} // namespace loopscope::ui

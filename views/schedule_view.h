@@ -1,0 +1,52 @@
+// Schedule view: the trace as a list of steps. Parameters are edited in place (a split factor
+// with a spin box that updates every view while it turns, one undo entry per drag); steps are
+// deleted or moved with buttons, keys or drag and drop; the first failing step is marked.
+#pragma once
+
+#include "schedule_model.h"
+#include "snapshot.h"
+
+#include <QWidget>
+
+class QAction;
+class QLabel;
+class QTableView;
+
+namespace loopscope::ui {
+
+class ScheduleView : public QWidget {
+    Q_OBJECT
+public:
+    explicit ScheduleView(QWidget* parent = nullptr);
+
+    void setTrace(const std::vector<sched::Step>& steps, const Snapshot& snapshot);
+    void setHighlight(const QString& loop, const QStringList& tensors);
+    /// Selects a step row (e.g. from a diagnostic) and scrolls to it.
+    void selectStep(int row);
+
+    ScheduleModel* model() const { return m_model; }
+    QTableView* table() const { return m_table; }
+    QAction* deleteAction() const { return m_delete; }
+    QAction* moveUpAction() const { return m_up; }
+    QAction* moveDownAction() const { return m_down; }
+    int currentStep() const;
+
+signals:
+    void stepEdited(int row, const loopscope::sched::Step& step, int session);
+    void removeRequested(int row);
+    void moveRequested(int from, int to);
+    /// A step became current: the loops and tensors it names (to highlight elsewhere).
+    void stepSelected(int row, const QStringList& loops, const QStringList& tensors);
+
+private:
+    void updateActions();
+    ScheduleModel* m_model;
+    QTableView* m_table;
+    QLabel* m_header;
+    QAction* m_delete;
+    QAction* m_up;
+    QAction* m_down;
+    friend class StepTable;
+};
+
+} // namespace loopscope::ui
