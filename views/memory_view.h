@@ -6,6 +6,8 @@
 
 #include <QWidget>
 
+#include <vector>
+
 namespace loopscope::ui {
 
 class MemoryView : public QWidget {
@@ -17,9 +19,76 @@ public:
     /// Emphasises the buffers placed at this loop ("" clears).
     void setHighlightedLoop(const QString& loop);
 
+    /// The colour of a tensor, the same in every view and for every snapshot.
+    static QColor tensorColor(const QString& tensor);
+
+    // Queries on what is drawn at the current size (for tests and accessibility).
+    /// "+320 KiB over" when the level holds more than its capacity, else "".
+    QString overflowText(const QString& level) const;
+    /// The used/capacity label of a level ("SRAM  8 KiB of 512 KiB (1.6%)"), "" if unknown.
+    QString levelText(const QString& level) const;
+    /// Name of the buffer drawn at a point ("" when none).
+    QString bufferAt(const QPointF& pos) const;
+    /// The tooltip shown at a point ("" when none).
+    QString toolTipAt(const QPointF& pos) const;
+    /// Where a buffer of a level is drawn: in the magnified strip when its level has one
+    /// (small contents of a large level), else in the bar; empty when it is not drawn.
+    QRectF bufferRect(const QString& level, const QString& buffer) const;
+
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
+
 signals:
     /// The user clicked a buffer: the trace step that placed it (-1 if none).
     void stepActivated(int step);
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+    bool event(QEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+
+private:
+    struct Segment {
+        int level = 0;
+        int buffer = 0;             ///< index into LevelReport::buffers
+        QRectF rect;
+        QRectF zoomRect;            ///< in the magnified strip under the bar, when there is one
+        QString tensor;
+        QString name;
+        QString label;              ///< drawn inside when it fits
+        QString toolTip;
+        int step = -1;
+        bool doubleBuffered = false;
+        bool highlighted = false;
+    };
+    struct LevelRow {
+        QString name;
+        QString text;               ///< used/capacity label
+        QString overflow;           ///< "+40 KiB over" or ""
+        QRectF titleRect;
+        QRectF bar;                 ///< the whole drawn extent (capacity plus overflow)
+        qreal capacityX = 0;        ///< x of the capacity line
+        bool over = false;
+        QRectF zoom;                ///< the used part magnified (empty: not needed)
+        qreal usedX = 0;            ///< x where the used part ends in the bar
+    };
+
+    void relayout();
+    int stepOfBuffer(const QString& name, int level) const;
+    QString describeBuffer(int level, int buffer, int step) const;
+    bool loopMatches(const QString& loop) const;
+    const Segment* segmentAt(const QPointF& pos) const;
+    const LevelRow* row(const QString& level) const;
+
+    Snapshot m_snapshot;
+    QString m_highlight;
+    QString m_placeholder;
+    std::vector<LevelRow> m_rows;
+    std::vector<Segment> m_segments;
+    std::vector<QString> m_legend;  ///< tensors shown, in order of first appearance
+    qreal m_legendY = 0;
 };
 
 } // namespace loopscope::ui
