@@ -1,0 +1,542 @@
+// Cost view: headline figures against their bounds, traffic and cycle charts, and the history
+// of total cycles over the session's edits.
+#include "charts/cost_view.h"
+
+#include "memory_view.h"
+
+#include <QBarCategoryAxis>
+#include <QBarSet>
+#include <QChart>
+#include <QChartView>
+#include <QCursor>
+#include <QGridLayout>
+#include <QHorizontalStackedBarSeries>
+#include <QLabel>
+#include <QLegend>
+#include <QLineSeries>
+#include <QLocale>
+#include <QToolTip>
+#include <QVBoxLayout>
+#include <QValueAxis>
+
+#include <algorithm>
+#include <cmath>
+
+namespace loopscope::ui {
+
+namespace {
+
+QString grouped(int64_t v)
+{
+    return QLocale(QLocale::English).toString(static_cast<qlonglong>(v));
+}
+
+/// 950, 12.3 K, 1.11 M, 2.50 G.
+QString compact(double v)
+{
+    double a = std::fabs(v);
+    auto fmt = [](double x, const char* unit) {
+        int decimals = std::fabs(x) < 10 ? 2 : (std::fabs(x) < 100 ? 1 : 0);
+        return QString::number(x, 'f', decimals) + QLatin1Char(' ') + QLatin1String(unit);
+    };
+    if (a < 1e4)
+        return QString::number(v, 'f', v == std::floor(v) ? 0 : 2);
+    if (a < 1e6)
+        return fmt(v / 1e3, "K");
+    if (a < 1e9)
+        return fmt(v / 1e6, "M");
+    return fmt(v / 1e9, "G");
+}
+
+QString bytesText(int64_t b)
+{
+    if (b < 1024)
+        return grouped(b) + QStringLiteral(" B");
+    double v = b / 1024.0;
+    const char* unit = "KiB";
+    if (v >= 1024) {
+        v /= 1024;
+        unit = "MiB";
+    }
+    if (v >= 1024) {
+        v /= 1024;
+        unit = "GiB";
+    }
+    int decimals = v == std::floor(v) ? 0 : (v < 10 ? 2 : 1);
+    return QStringLiteral("%1 B (%2 %3)").arg(grouped(b), QString::number(v, 'f', decimals), QLatin1String(unit));
+}
+
+QString shortBytes(double b)
+{
+    if (b < 1024)
+        return QString::number(b, 'f', 0) + QStringLiteral(" B");
+    const char* units[] = {"KiB", "MiB", "GiB"};
+    int u = 0;
+    double v = b / 1024;
+    while (v >= 1024 && u < 2) {
+        v /= 1024;
+        ++u;
+    }
+    int decimals = v == std::floor(v) ? 0 : (v < 10 ? 2 : 1);
+    return QString::number(v, 'f', decimals) + QLatin1Char(' ') + QLatin1String(units[u]);
+}
+
+/// A unit so that the largest value reads between 1 and 1024 (bytes) or 1000 (counts).
+struct Unit {
+    double divisor = 1;
+    QString name;
+};
+
+Unit byteUnit(double maxValue)
+{
+    if (maxValue >= 1024.0 * 1024 * 1024)
+        return {1024.0 * 1024 * 1024, QStringLiteral("GiB")};
+    if (maxValue >= 1024.0 * 1024)
+        return {1024.0 * 1024, QStringLiteral("MiB")};
+    if (maxValue >= 1024.0)
+        return {1024.0, QStringLiteral("KiB")};
+    return {1, QStringLiteral("bytes")};
+}
+
+Unit countUnit(double maxValue, const QString& what)
+{
+    if (maxValue >= 1e9)
+        return {1e9, what + QStringLiteral(" (G)")};
+    if (maxValue >= 1e6)
+        return {1e6, what + QStringLiteral(" (M)")};
+    if (maxValue >= 1e4)
+        return {1e3, what + QStringLiteral(" (K)")};
+    return {1, what};
+}
+
+QString percentText(double share)
+{
+    if (share < 0)
+        return QStringLiteral("—");
+    return QString::number(share, 'f', share < 10 ? 2 : 1) + QLatin1Char('%');
+}
+
+QChart* makeChart(const QString& title)
+{
+    auto* chart = new QChart;
+    chart->setAnimationOptions(QChart::NoAnimation);
+    chart->setTitle(title);
+    chart->setMargins(QMargins(4, 4, 4, 4));
+    chart->setBackgroundRoundness(0);
+    chart->legend()->setAlignment(Qt::AlignBottom);
+    QFont f = chart->titleFont();
+    f.setBold(true);
+    chart->setTitleFont(f);
+    return chart;
+}
+
+QChartView* makeView(QChart* chart, int minHeight)
+{
+    auto* view = new QChartView(chart);
+    view->setRenderHint(QPainter::Antialiasing);
+    view->setMinimumHeight(minHeight);
+    view->setFrameShape(QFrame::NoFrame);
+    return view;
+}
+
+void clearChart(QChart* chart)
+{
+    chart->removeAllSeries();
+    for (QAbstractAxis* axis : chart->axes()) {
+        chart->removeAxis(axis);
+        delete axis;
+    }
+}
+
+const char* const kFigureNames[] = {"Cycles", "Latency", "Energy", "MACs", "DRAM traffic", "DRAM traffic"};
+
+} // namespace
+
+CostView::CostView(QWidget* parent) : QWidget(parent)
+{
+    auto* outer = new QVBoxLayout(this);
+    outer->setContentsMargins(6, 6, 6, 6);
+    m_placeholder = new QLabel(tr("No schedule is open."), this);
+    m_placeholder->setAlignment(Qt::AlignCenter);
+    m_placeholder->setWordWrap(true);
+    outer->addWidget(m_placeholder);
+
+    m_content = new QWidget(this);
+    auto* layout = new QVBoxLayout(m_content);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(6);
+    outer->addWidget(m_content, 1);
+
+    m_title = new QLabel(m_content);
+    QFont titleFont = m_title->font();
+    titleFont.setBold(true);
+    m_title->setFont(titleFont);
+    m_title->setWordWrap(true);
+    layout->addWidget(m_title);
+
+    auto* grid = new QGridLayout;
+    grid->setHorizontalSpacing(14);
+    grid->setVerticalSpacing(2);
+    const QStringList heads = {tr("figure"), tr("estimate"), tr("bound"), tr("of bound reached")};
+    for (int c = 0; c < heads.size(); ++c) {
+        auto* h = new QLabel(heads[c], m_content);
+        h->setStyleSheet(QStringLiteral("color: palette(mid);"));
+        grid->addWidget(h, 0, c, c == 0 ? Qt::AlignLeft : Qt::AlignRight);
+    }
+    m_headlines.resize(6);
+    for (int r = 0; r < 6; ++r) {
+        Headline& h = m_headlines[r];
+        h.name = new QLabel(tr(kFigureNames[r]), m_content);
+        h.value = new QLabel(m_content);
+        QFont bold = h.value->font();
+        bold.setBold(true);
+        h.value->setFont(bold);
+        h.bound = new QLabel(m_content);
+        h.percent = new QLabel(m_content);
+        h.percent->setFont(bold);
+        grid->addWidget(h.name, r + 1, 0);
+        grid->addWidget(h.value, r + 1, 1, Qt::AlignRight);
+        grid->addWidget(h.bound, r + 1, 2, Qt::AlignRight);
+        grid->addWidget(h.percent, r + 1, 3, Qt::AlignRight);
+    }
+    grid->setColumnStretch(2, 1);
+    layout->addLayout(grid);
+
+    m_trafficChart = makeChart(tr("Traffic per level and tensor"));
+    m_cyclesChart = makeChart(tr("Cycles"));
+    m_historyChart = makeChart(tr("Total cycles over this session's edits"));
+    layout->addWidget(makeView(m_trafficChart, 170), 3);
+    layout->addWidget(makeView(m_cyclesChart, 160), 3);
+    layout->addWidget(makeView(m_historyChart, 160), 3);
+
+    m_historySeries = new QLineSeries;
+    m_historySeries->setName(tr("estimate"));
+    m_historySeries->setPointsVisible(true);
+    QPen pen(QColor(0x4e, 0x79, 0xa7), 2);
+    m_historySeries->setPen(pen);
+    m_historyBound = new QLineSeries;
+    m_historyBound->setName(tr("compute bound"));
+    QPen dashed(QColor(120, 120, 120), 1.5, Qt::DashLine);
+    m_historyBound->setPen(dashed);
+    m_historyBound->setPointsVisible(true);
+    m_historyChart->addSeries(m_historySeries);
+    m_historyChart->addSeries(m_historyBound);
+    m_historyX = new QValueAxis;
+    m_historyX->setTitleText(tr("edit"));
+    m_historyX->setLabelFormat(QStringLiteral("%d"));
+    m_historyY = new QValueAxis;
+    m_historyChart->addAxis(m_historyX, Qt::AlignBottom);
+    m_historyChart->addAxis(m_historyY, Qt::AlignLeft);
+    for (QLineSeries* s : {m_historySeries, m_historyBound}) {
+        s->attachAxis(m_historyX);
+        s->attachAxis(m_historyY);
+    }
+
+    m_content->hide();
+    updateHistoryChart();
+}
+
+QSize CostView::sizeHint() const
+{
+    return QSize(560, 860);
+}
+
+void CostView::setSnapshot(const Snapshot& snapshot)
+{
+    m_snapshot = snapshot;
+    if (snapshot.report && (!m_hasRevision || snapshot.revision != m_lastRevision)) {
+        const analysis::CostReport& r = *snapshot.report;
+        m_history.push_back({snapshot.revision, double(r.cycles.total), double(r.bounds.computeCycles)});
+        m_hasRevision = true;
+        m_lastRevision = snapshot.revision;
+    }
+    if (!snapshot.report) {
+        m_placeholder->setText(snapshot.empty() ? tr("No schedule is open.")
+                               : snapshot.failedStep ? tr("No cost estimate: %1").arg(QString::fromStdString(snapshot.failedStep->str()))
+                                                     : tr("No cost report for this schedule."));
+        m_placeholder->show();
+        m_content->hide();
+        for (Headline& h : m_headlines)
+            h.share = -1;
+        return;
+    }
+    m_placeholder->hide();
+    m_content->show();
+    updateHeadlines();
+    updateTrafficChart();
+    updateCyclesChart();
+    updateHistoryChart();
+}
+
+void CostView::clearHistory()
+{
+    m_history.clear();
+    m_hasRevision = false;
+    updateHistoryChart();
+}
+
+int CostView::historySize() const
+{
+    return static_cast<int>(m_history.size());
+}
+
+std::vector<double> CostView::historyValues() const
+{
+    std::vector<double> out;
+    for (const HistoryPoint& p : m_history)
+        out.push_back(p.cycles);
+    return out;
+}
+
+double CostView::percentOfBound(Figure figure) const
+{
+    return m_headlines[static_cast<int>(figure)].share;
+}
+
+QString CostView::figureText(Figure figure) const
+{
+    const Headline& h = m_headlines[static_cast<int>(figure)];
+    return QStringLiteral("%1 | %2 | %3 | %4").arg(h.name->text(), h.value->text(), h.bound->text(), h.percent->text());
+}
+
+void CostView::setHeadline(Figure figure, const QString& value, const QString& bound, double share, const QString& note)
+{
+    Headline& h = m_headlines[static_cast<int>(figure)];
+    h.value->setText(value);
+    h.bound->setText(bound);
+    h.share = share;
+    h.percent->setText(percentText(share));
+    // Green near the bound, amber half way, red far from it.
+    QString colour = share < 0 ? QStringLiteral("palette(mid)")
+                     : share >= 70 ? QStringLiteral("#2e7d32")
+                     : share >= 25 ? QStringLiteral("#b26a00")
+                                   : QStringLiteral("#c62828");
+    h.percent->setStyleSheet(QStringLiteral("color: %1;").arg(colour));
+    for (QLabel* l : {h.name, h.value, h.bound, h.percent})
+        l->setToolTip(note);
+}
+
+void CostView::updateHeadlines()
+{
+    const analysis::CostReport& r = *m_snapshot.report;
+    const hw::Target* target = m_snapshot.program && m_snapshot.program->target ? m_snapshot.program->target.get()
+                               : m_snapshot.nest && m_snapshot.nest->target ? m_snapshot.nest->target.get()
+                                                                             : nullptr;
+    m_title->setText(tr("%1 on %2").arg(QString::fromStdString(r.kernel), QString::fromStdString(r.target)));
+    auto share = [](double bound, double estimate) { return estimate > 0 ? bound / estimate * 100.0 : -1.0; };
+
+    const double total = double(r.cycles.total);
+    const double bound = double(r.bounds.computeCycles);
+    setHeadline(Figure::Cycles, grouped(r.cycles.total), tr("%1 compute bound").arg(grouped(r.bounds.computeCycles)),
+                share(bound, total),
+                tr("Compute bound: MACs over the peak MAC rate of the target. Estimate %1x the bound.")
+                    .arg(bound > 0 ? QString::number(total / bound, 'f', 1) : QStringLiteral("—")));
+
+    if (target && target->clockMhz > 0) {
+        double boundMs = bound / (target->clockMhz * 1000.0);
+        setHeadline(Figure::Latency, QStringLiteral("%1 ms").arg(QString::number(r.latencyMs, 'f', 3)),
+                    tr("%1 ms at peak").arg(QString::number(boundMs, 'f', 3)), share(boundMs, r.latencyMs),
+                    tr("Compute bound at %1 MHz.").arg(target->clockMhz));
+    } else {
+        setHeadline(Figure::Latency, QStringLiteral("%1 ms").arg(QString::number(r.latencyMs, 'f', 3)), tr("no clock given"), -1);
+    }
+
+    if (target && !target->levels.empty()) {
+        // Not a model bound but a floor derived from two: every MAC is paid for, and every
+        // compulsory byte is moved in the home level at least once.
+        double floorUj = (double(r.macs) * target->compute.energyPjPerMac
+                          + double(r.bounds.compulsoryBytes) * target->levels[0].energyPjPerByte) * 1e-6;
+        setHeadline(Figure::Energy, QStringLiteral("%1 µJ").arg(QString::number(r.energyUj, 'f', 2)),
+                    tr("%1 µJ floor").arg(QString::number(floorUj, 'f', 2)), share(floorUj, r.energyUj),
+                    tr("Floor: MACs × %1 pJ/MAC + compulsory bytes × %2 pJ/B in %3.")
+                        .arg(target->compute.energyPjPerMac)
+                        .arg(target->levels[0].energyPjPerByte)
+                        .arg(QString::fromStdString(target->levels[0].name)));
+    } else {
+        setHeadline(Figure::Energy, QStringLiteral("%1 µJ").arg(QString::number(r.energyUj, 'f', 2)), tr("—"), -1);
+    }
+
+    // MACs: the rate achieved against the peak rate the compute bound assumes.
+    if (bound > 0 && total > 0) {
+        double achieved = double(r.macs) / total;
+        double peak = double(r.macs) / bound;
+        setHeadline(Figure::Macs, grouped(r.macs),
+                    tr("%1 MACs/cycle of %2 peak").arg(QString::number(achieved, 'f', achieved < 10 ? 2 : 1),
+                                                      QString::number(peak, 'f', peak == std::floor(peak) ? 0 : 2)),
+                    achieved / peak * 100.0, tr("MACs per cycle achieved over the whole run against the peak rate."));
+    } else {
+        setHeadline(Figure::Macs, grouped(r.macs), tr("peak rate unknown"), -1);
+    }
+
+    int64_t home = 0;
+    QString homeName = QStringLiteral("DRAM");
+    if (!r.levels.empty()) {
+        home = r.levels[0].readBytes + r.levels[0].writeBytes;
+        homeName = QString::fromStdString(r.levels[0].name);
+    }
+    m_headlines[int(Figure::CompulsoryTraffic)].name->setText(tr("%1 traffic").arg(homeName));
+    // The same traffic against its second bound: one row below, without repeating it.
+    m_headlines[int(Figure::IoLowerBoundTraffic)].name->setText(QString());
+    setHeadline(Figure::CompulsoryTraffic, bytesText(home), tr("%1 compulsory").arg(bytesText(r.bounds.compulsoryBytes)),
+                share(double(r.bounds.compulsoryBytes), double(home)),
+                tr("Compulsory: every input element used read once, every output written once, in %1.").arg(homeName));
+    if (!r.bounds.ioLowerBoundBytes) {
+        setHeadline(Figure::IoLowerBoundTraffic, QString(), tr("I/O bound: not matmul-like"), -1,
+                    tr("The I/O lower bound (Smith et al. 2017) is computed for matmul-like single-stage kernels only."));
+    } else if (*r.bounds.ioLowerBoundBytes <= 0) {
+        setHeadline(Figure::IoLowerBoundTraffic, QString(), tr("I/O bound 0 B (fits on chip)"), -1,
+                    tr("The fast memories hold enough of the problem that the I/O lower bound is zero."));
+    } else {
+        setHeadline(Figure::IoLowerBoundTraffic, QString(), tr("%1 I/O lower bound").arg(bytesText(*r.bounds.ioLowerBoundBytes)),
+                    share(double(*r.bounds.ioLowerBoundBytes), double(home)),
+                    tr("Smith et al. 2017: Q ≥ 2mnk/√S − 2S for a fast memory of S elements."));
+    }
+}
+
+void CostView::updateTrafficChart()
+{
+    const analysis::CostReport& r = *m_snapshot.report;
+    clearChart(m_trafficChart);
+    // Tensors in order of first appearance; one stacked bar per level.
+    std::vector<std::string> tensors;
+    for (const auto& t : r.tensors)
+        if (std::find(tensors.begin(), tensors.end(), t.name) == tensors.end())
+            tensors.push_back(t.name);
+    double maxLevel = 0;
+    for (const auto& l : r.levels)
+        maxLevel = std::max(maxLevel, double(l.readBytes + l.writeBytes));
+    const Unit unit = byteUnit(maxLevel);
+
+    auto* series = new QHorizontalStackedBarSeries;
+    series->setBarWidth(0.6);
+    // Horizontal bars list categories bottom-up: reverse so the outermost level is on top.
+    QStringList categories;
+    std::vector<int> levelOrder;
+    for (int l = static_cast<int>(r.levels.size()) - 1; l >= 0; --l) {
+        levelOrder.push_back(l);
+        const auto& lr = r.levels[l];
+        categories << QStringLiteral("%1  %2").arg(QString::fromStdString(lr.name), shortBytes(double(lr.readBytes + lr.writeBytes)));
+    }
+    for (const std::string& t : tensors) {
+        auto* set = new QBarSet(QString::fromStdString(t));
+        QColor c = MemoryView::tensorColor(QString::fromStdString(t));
+        set->setColor(c);
+        set->setBorderColor(c.darker(150));
+        QStringList tips;
+        for (int l : levelOrder) {
+            int64_t rd = 0, wr = 0;
+            for (const auto& tt : r.tensors)
+                if (tt.name == t && tt.level == r.levels[l].name) {
+                    rd += tt.readBytes;
+                    wr += tt.writeBytes;
+                }
+            set->append(double(rd + wr) / unit.divisor);
+            tips << tr("%1 in %2: %3 read, %4 written")
+                        .arg(QString::fromStdString(t), QString::fromStdString(r.levels[l].name), bytesText(rd), bytesText(wr));
+        }
+        connect(set, &QBarSet::hovered, this, [tips](bool status, int index) {
+            if (status && index >= 0 && index < tips.size())
+                QToolTip::showText(QCursor::pos(), tips[index]);
+            else
+                QToolTip::hideText();
+        });
+        series->append(set);
+    }
+    m_trafficChart->addSeries(series);
+    auto* levelsAxis = new QBarCategoryAxis;
+    levelsAxis->append(categories);
+    auto* valueAxis = new QValueAxis;
+    valueAxis->setTitleText(tr("bytes read + written (%1)").arg(unit.name));
+    valueAxis->setLabelFormat(QStringLiteral("%.4g"));
+    valueAxis->setMin(0);
+    valueAxis->setMax(std::max(1e-9, maxLevel / unit.divisor * 1.05));
+    valueAxis->applyNiceNumbers();
+    m_trafficChart->addAxis(levelsAxis, Qt::AlignLeft);
+    m_trafficChart->addAxis(valueAxis, Qt::AlignBottom);
+    series->attachAxis(levelsAxis);
+    series->attachAxis(valueAxis);
+    m_trafficChart->legend()->setVisible(!tensors.empty());
+}
+
+void CostView::updateCyclesChart()
+{
+    const analysis::CostReport& r = *m_snapshot.report;
+    clearChart(m_cyclesChart);
+    const double compute = double(r.cycles.compute);
+    const double transfer = double(r.cycles.transfer);
+    const double hidden = std::clamp(r.cycles.overlapRatio, 0.0, 1.0) * transfer;
+    const double exposed = transfer - hidden;
+    const double bound = double(r.bounds.computeCycles);
+    const double maxValue = std::max({compute + exposed, compute, transfer, bound, double(r.cycles.total), 1.0});
+    const Unit unit = countUnit(maxValue, tr("cycles"));
+
+    m_cyclesChart->setTitle(tr("Cycles: compute %1 + transfer %2, overlap ratio %3")
+                                .arg(compact(compute), compact(transfer), QString::number(r.cycles.overlapRatio, 'f', 2)));
+    // Bottom-up: bound, transfer, compute, total.
+    QStringList categories = {tr("compute bound"), tr("transfer"), tr("compute"), tr("total %1").arg(compact(double(r.cycles.total)))};
+    auto* series = new QHorizontalStackedBarSeries;
+    series->setBarWidth(0.6);
+    struct Part {
+        QString name;
+        QColor colour;
+        std::vector<double> values;
+    };
+    const std::vector<Part> parts = {
+        {tr("compute"), QColor(0x4e, 0x79, 0xa7), {0, 0, compute, compute}},
+        {tr("transfer, exposed"), QColor(0xf2, 0x8e, 0x2b), {0, exposed, 0, exposed}},
+        {tr("transfer, hidden"), QColor(0xf2, 0x8e, 0x2b).lighter(150), {0, hidden, 0, 0}},
+        {tr("compute bound"), QColor(150, 150, 150), {bound, 0, 0, 0}},
+    };
+    for (const Part& part : parts) {
+        auto* set = new QBarSet(part.name);
+        set->setColor(part.colour);
+        set->setBorderColor(part.colour.darker(140));
+        for (double v : part.values)
+            set->append(v / unit.divisor);
+        series->append(set);
+    }
+    m_cyclesChart->addSeries(series);
+    auto* axisY = new QBarCategoryAxis;
+    axisY->append(categories);
+    auto* axisX = new QValueAxis;
+    axisX->setTitleText(unit.name);
+    axisX->setLabelFormat(QStringLiteral("%.4g"));
+    axisX->setMin(0);
+    axisX->setMax(maxValue / unit.divisor * 1.05);
+    axisX->applyNiceNumbers();
+    m_cyclesChart->addAxis(axisY, Qt::AlignLeft);
+    m_cyclesChart->addAxis(axisX, Qt::AlignBottom);
+    series->attachAxis(axisY);
+    series->attachAxis(axisX);
+}
+
+void CostView::updateHistoryChart()
+{
+    double maxValue = 1;
+    for (const HistoryPoint& p : m_history)
+        maxValue = std::max({maxValue, p.cycles, p.bound});
+    const Unit unit = countUnit(maxValue, tr("cycles"));
+    QList<QPointF> estimate, bound;
+    for (size_t i = 0; i < m_history.size(); ++i) {
+        estimate << QPointF(double(i + 1), m_history[i].cycles / unit.divisor);
+        bound << QPointF(double(i + 1), m_history[i].bound / unit.divisor);
+    }
+    m_historySeries->replace(estimate);
+    m_historyBound->replace(bound);
+    const int n = static_cast<int>(m_history.size());
+    // Half an edit of room on both sides so that the end points are not cut.
+    m_historyX->setRange(0.5, std::max(1, n) + 0.5);
+    m_historyX->setTickCount(2);
+    m_historyX->setTickType(QValueAxis::TicksDynamic);
+    m_historyX->setTickAnchor(1);
+    m_historyX->setTickInterval(std::max(1.0, std::ceil(n / 10.0)));
+    m_historyY->setTitleText(unit.name);
+    m_historyY->setLabelFormat(QStringLiteral("%.4g"));
+    m_historyY->setRange(0, maxValue / unit.divisor * 1.1);
+    m_historyY->applyNiceNumbers();
+    m_historyChart->setTitle(n ? tr("Total cycles over this session's edits (%1, last %2)")
+                                     .arg(n == 1 ? tr("1 point") : tr("%1 points").arg(n), compact(m_history.back().cycles))
+                               : tr("Total cycles over this session's edits"));
+}
+
+} // namespace loopscope::ui

@@ -7,6 +7,15 @@
 
 #include <QWidget>
 
+#include <vector>
+
+QT_BEGIN_NAMESPACE
+class QChart;
+class QLabel;
+class QLineSeries;
+class QValueAxis;
+QT_END_NAMESPACE
+
 namespace loopscope::ui {
 
 class CostView : public QWidget {
@@ -19,6 +28,54 @@ public:
     void clearHistory();
     /// Number of points in the history chart.
     int historySize() const;
+
+    /// A headline figure and the bound it is compared with.
+    enum class Figure { Cycles, Latency, Energy, Macs, CompulsoryTraffic, IoLowerBoundTraffic };
+    /// Share of the bound reached, in percent (bound / estimate x 100; 100 = at the bound);
+    /// negative when there is no bound to compare with.
+    double percentOfBound(Figure figure) const;
+    /// The headline row of a figure as shown: "cycles | 1,107,752 | 262,144 compute bound | 23.7%".
+    QString figureText(Figure figure) const;
+    /// Total cycles of each point of the history chart, oldest first.
+    std::vector<double> historyValues() const;
+
+    QSize sizeHint() const override;
+
+private:
+    struct Headline {
+        QLabel* name = nullptr;
+        QLabel* value = nullptr;
+        QLabel* bound = nullptr;
+        QLabel* percent = nullptr;
+        double share = -1;    ///< percent of the bound reached, -1 when none
+    };
+    struct HistoryPoint {
+        int revision = 0;
+        double cycles = 0;
+        double bound = 0;
+    };
+
+    void updateHeadlines();
+    void updateTrafficChart();
+    void updateCyclesChart();
+    void updateHistoryChart();
+    void setHeadline(Figure figure, const QString& value, const QString& bound, double share, const QString& note = {});
+
+    Snapshot m_snapshot;
+    QLabel* m_title = nullptr;
+    QLabel* m_placeholder = nullptr;
+    QWidget* m_content = nullptr;
+    std::vector<Headline> m_headlines;  ///< indexed by Figure
+    QChart* m_trafficChart = nullptr;
+    QChart* m_cyclesChart = nullptr;
+    QChart* m_historyChart = nullptr;
+    QLineSeries* m_historySeries = nullptr;
+    QLineSeries* m_historyBound = nullptr;
+    QValueAxis* m_historyX = nullptr;
+    QValueAxis* m_historyY = nullptr;
+    std::vector<HistoryPoint> m_history;
+    bool m_hasRevision = false;
+    int m_lastRevision = 0;
 };
 
 } // namespace loopscope::ui
