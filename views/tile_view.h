@@ -7,7 +7,20 @@
 
 #include <QWidget>
 
+#include <memory>
+
+QT_BEGIN_NAMESPACE
+class QComboBox;
+class QLabel;
+class QSlider;
+class QTimer;
+class QToolButton;
+QT_END_NAMESPACE
+
 namespace loopscope::ui {
+
+class TileCanvas;
+struct TileModel;
 
 class TileView : public QWidget {
     Q_OBJECT
@@ -18,6 +31,47 @@ public:
     int position() const;
     void setPosition(int position);
     int positionCount() const;
+
+    /// The tensor whose resident regions are shown (an input or intermediate of the kernel).
+    QString inputTensor() const;
+    void setInputTensor(const QString& tensor);
+    /// Tensors that can be chosen as the input.
+    QStringList inputTensors() const;
+    /// Why nothing is drawn ("" when the tiles are shown).
+    QString message() const;
+    /// The outer loops that step through the tiles, outermost first.
+    QStringList outerLoops() const;
+    /// The region of the output written at the current position, e.g. "C[16:32, 0:16]".
+    QString tileText() const;
+    /// The regions of the input resident at the current position, one line per buffer.
+    QStringList residentText() const;
+    bool isPlaying() const;
+    /// Starts or stops stepping through the positions (one step per interval).
+    void setPlaying(bool playing);
+
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
+
+signals:
+    /// The slider moved (by the user, the play timer or setPosition).
+    void positionChanged(int position);
+
+private:
+    friend class TileCanvas;
+    void rebuildInput();
+    void syncControls();
+    void advance();
+
+    Snapshot m_snapshot;
+    std::shared_ptr<TileModel> m_model;
+    int m_position = 0;
+    QString m_input;
+    TileCanvas* m_canvas = nullptr;
+    QToolButton* m_play = nullptr;
+    QSlider* m_slider = nullptr;
+    QLabel* m_positionLabel = nullptr;
+    QComboBox* m_inputBox = nullptr;
+    QTimer* m_timer = nullptr;
 };
 
 } // namespace loopscope::ui
