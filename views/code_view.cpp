@@ -1,92 +1,391 @@
-// Code view and its C highlighter.
+// Code view: a fixed-pitch text area that draws only the visible lines, its C highlighter,
+// and the panel around it (file name, Export...).
 #include "code_view.h"
 
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
 #include <QFontDatabase>
 #include <QHBoxLayout>
+#include <QKeyEvent>
 #include <QLabel>
-#include <QPlainTextEdit>
+#include <QPainter>
 #include <QPushButton>
-#include <QRegularExpression>
 #include <QScrollBar>
-#include <QTextBlock>
+#include <QSet>
 #include <QVBoxLayout>
 
 #include <algorithm>
 
 namespace loopscope::ui {
 
-CHighlighter::CHighlighter(QTextDocument* document) : QSyntaxHighlighter(document)
-{
-    QTextCharFormat keyword;
-    keyword.setForeground(QColor(0x00, 0x33, 0x99));
-    keyword.setFontWeight(QFont::Bold);
-    QTextCharFormat type;
-    type.setForeground(QColor(0x00, 0x7a, 0x7a));
-    QTextCharFormat number;
-    number.setForeground(QColor(0x98, 0x1a, 0x1a));
-    QTextCharFormat string;
-    string.setForeground(QColor(0x2e, 0x7d, 0x32));
-    QTextCharFormat call;
-    call.setForeground(QColor(0x6a, 0x1b, 0x9a));
-    m_comment.setForeground(QColor(0x70, 0x70, 0x70));
-    m_comment.setFontItalic(true);
-    m_preprocessor.setForeground(QColor(0x8d, 0x5a, 0x00));
+namespace {
+bool isIdentStart(QChar c) { return c.isLetter() || c == QLatin1Char('_'); }
+bool isIdent(QChar c) { return c.isLetterOrNumber() || c == QLatin1Char('_'); }
 
-    m_rules.push_back({QRegularExpression(QStringLiteral("\\b[A-Za-z_][A-Za-z0-9_]*(?=\\s*\\()")), call});
-    m_rules.push_back({QRegularExpression(QStringLiteral(
-                           "\\b(for|if|else|while|do|return|break|continue|switch|case|default|static|const|inline|"
-                           "extern|sizeof|typedef|struct|volatile|restrict|goto)\\b")),
-                       keyword});
-    m_rules.push_back({QRegularExpression(QStringLiteral(
-                           "\\b(void|char|short|int|long|float|double|unsigned|signed|size_t|u?int(8|16|32|64)_t)\\b")),
-                       type});
-    m_rules.push_back({QRegularExpression(QStringLiteral("\\b(0[xX][0-9a-fA-F]+|[0-9]+(\\.[0-9]*)?([eE][-+]?[0-9]+)?[fFuUlL]*)\\b")),
-                       number});
-    m_rules.push_back({QRegularExpression(QStringLiteral("\"([^\"\\\\]|\\\\.)*\"")), string});
+const QSet<QString>& keywords()
+{
+    static const QSet<QString> k{"for", "if", "else", "while", "do", "return", "break", "continue", "switch", "case",
+                                 "default", "static", "const", "inline", "extern", "sizeof", "typedef", "struct",
+                                 "volatile", "restrict", "goto", "union", "enum"};
+    return k;
 }
 
-void CHighlighter::highlightBlock(const QString& text)
+const QSet<QString>& types()
 {
-    const QString trimmed = text.trimmed();
-    if (trimmed.startsWith(QLatin1Char('#'))) {
-        setFormat(0, text.size(), m_preprocessor);
-        setCurrentBlockState(0);
+    static const QSet<QString> t{"void", "char", "short", "int", "long", "float", "double", "unsigned", "signed",
+                                 "size_t", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t",
+                                 "uint32_t", "uint64_t", "bool"};
+    return t;
+}
+
+constexpr int kMargin = 6;
+} // namespace
+
+std::vector<CHighlighter::Span> CHighlighter::highlight(const QString& line, bool& inComment)
+{
+    std::vector<Span> spans;
+    const int n = static_cast<int>(line.size());
+    int i = 0;
+    if (!inComment) {
+        int first = 0;
+        while (first < n && line[first].isSpace())
+            ++first;
+        if (first < n && line[first] == QLatin1Char('#')) {
+            spans.push_back({first, n - first, Kind::Preprocessor});
+            return spans;
+        }
+    }
+    while (i < n) {
+        if (inComment) {
+            const int end = line.indexOf(QLatin1String("*/"), i);
+            const int stop = end < 0 ? n : end + 2;
+            spans.push_back({i, stop - i, Kind::Comment});
+            inComment = end < 0;
+            i = stop;
+            continue;
+        }
+        const QChar c = line[i];
+        const QChar next = i + 1 < n ? line[i + 1] : QChar();
+        if (c == QLatin1Char('/') && next == QLatin1Char('*')) {
+            const int end = line.indexOf(QLatin1String("*/"), i + 2);
+            const int stop = end < 0 ? n : end + 2;
+            spans.push_back({i, stop - i, Kind::Comment});
+            inComment = end < 0;
+            i = stop;
+            continue;
+        }
+        if (c == QLatin1Char('/') && next == QLatin1Char('/')) {
+            spans.push_back({i, n - i, Kind::Comment});
+            break;
+        }
+        if (c == QLatin1Char('"')) {
+            int j = i + 1;
+            while (j < n && line[j] != QLatin1Char('"'))
+                j += line[j] == QLatin1Char('\\') ? 2 : 1;
+            j = std::min(j + 1, n);
+            spans.push_back({i, j - i, Kind::String});
+            i = j;
+            continue;
+        }
+        if (isIdentStart(c)) {
+            int j = i + 1;
+            while (j < n && isIdent(line[j]))
+                ++j;
+            const QString word = line.mid(i, j - i);
+            int k = j;
+            while (k < n && line[k] == QLatin1Char(' '))
+                ++k;
+            if (keywords().contains(word))
+                spans.push_back({i, j - i, Kind::Keyword});
+            else if (types().contains(word))
+                spans.push_back({i, j - i, Kind::Type});
+            else if (k < n && line[k] == QLatin1Char('('))
+                spans.push_back({i, j - i, Kind::Call});
+            i = j;
+            continue;
+        }
+        if (c.isDigit()) {
+            int j = i + 1;
+            while (j < n && (line[j].isLetterOrNumber() || line[j] == QLatin1Char('.')))
+                ++j;
+            spans.push_back({i, j - i, Kind::Number});
+            i = j;
+            continue;
+        }
+        ++i;
+    }
+    return spans;
+}
+
+QColor CHighlighter::color(Kind kind)
+{
+    switch (kind) {
+    case Kind::Keyword: return QColor(0x00, 0x33, 0x99);
+    case Kind::Type: return QColor(0x00, 0x7a, 0x7a);
+    case Kind::Number: return QColor(0x98, 0x1a, 0x1a);
+    case Kind::String: return QColor(0x2e, 0x7d, 0x32);
+    case Kind::Call: return QColor(0x6a, 0x1b, 0x9a);
+    case Kind::Comment: return QColor(0x70, 0x70, 0x70);
+    case Kind::Preprocessor: return QColor(0x8d, 0x5a, 0x00);
+    case Kind::Plain: break;
+    }
+    return QColor(0x20, 0x20, 0x20);
+}
+
+CodeArea::CodeArea(QWidget* parent) : QAbstractScrollArea(parent)
+{
+    setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    viewport()->setCursor(Qt::IBeamCursor);
+    setFocusPolicy(Qt::StrongFocus);
+    auto* copy = new QAction(tr("Copy"), this);
+    copy->setShortcut(QKeySequence::Copy);
+    copy->setShortcutContext(Qt::WidgetShortcut);
+    connect(copy, &QAction::triggered, this, [this] {
+        const QString s = selectedText();
+        if (!s.isEmpty())
+            QApplication::clipboard()->setText(s);
+    });
+    auto* all = new QAction(tr("Select all"), this);
+    all->setShortcut(QKeySequence::SelectAll);
+    all->setShortcutContext(Qt::WidgetShortcut);
+    connect(all, &QAction::triggered, this, &CodeArea::selectAll);
+    addAction(copy);
+    addAction(all);
+    setContextMenuPolicy(Qt::ActionsContextMenu);
+    updateMetrics();
+}
+
+void CodeArea::updateMetrics()
+{
+    const QFontMetrics fm(font());
+    m_charWidth = std::max(1, fm.horizontalAdvance(QLatin1Char('M')));
+    m_lineHeight = fm.lineSpacing();
+    m_ascent = fm.ascent();
+    updateScrollBars();
+}
+
+void CodeArea::changeEvent(QEvent* event)
+{
+    if (event->type() == QEvent::FontChange)
+        updateMetrics();
+    QAbstractScrollArea::changeEvent(event);
+}
+
+void CodeArea::setLines(QStringList lines)
+{
+    m_lines = std::move(lines);
+    m_commentBefore.assign(m_lines.size(), 0);
+    m_maxColumns = 0;
+    bool inComment = false;
+    for (qsizetype i = 0; i < m_lines.size(); ++i) {
+        m_commentBefore[i] = inComment ? 1 : 0;
+        const QString& l = m_lines[i];
+        m_maxColumns = std::max(m_maxColumns, static_cast<int>(l.size()));
+        // Only whether a block comment stays open matters here.
+        int pos = 0;
+        while (pos < l.size()) {
+            if (inComment) {
+                const int end = l.indexOf(QLatin1String("*/"), pos);
+                if (end < 0)
+                    break;
+                inComment = false;
+                pos = end + 2;
+            } else {
+                const int line = l.indexOf(QLatin1String("//"), pos);
+                const int block = l.indexOf(QLatin1String("/*"), pos);
+                if (block < 0 || (line >= 0 && line < block))
+                    break;
+                inComment = true;
+                pos = block + 2;
+            }
+        }
+    }
+    const Pos end{static_cast<int>(m_lines.size()) - 1, 0};
+    if (end < m_anchor || end < m_cursor)
+        m_anchor = m_cursor = Pos{};
+    updateScrollBars();
+    viewport()->update();
+}
+
+void CodeArea::setMarkedLines(std::vector<int> lines)
+{
+    if (lines == m_marked)
+        return;
+    m_marked = std::move(lines);
+    viewport()->update();
+}
+
+int CodeArea::gutterWidth() const
+{
+    const int digits = static_cast<int>(QString::number(std::max<qsizetype>(1, m_lines.size())).size());
+    return (digits + 1) * m_charWidth + kMargin;
+}
+
+void CodeArea::updateScrollBars()
+{
+    const int visible = std::max(1, viewport()->height() / std::max(1, m_lineHeight));
+    verticalScrollBar()->setPageStep(visible);
+    verticalScrollBar()->setSingleStep(1);
+    verticalScrollBar()->setRange(0, std::max(0, static_cast<int>(m_lines.size()) - visible + 1));
+    const int width = gutterWidth() + kMargin + m_maxColumns * m_charWidth + kMargin;
+    horizontalScrollBar()->setPageStep(viewport()->width());
+    horizontalScrollBar()->setSingleStep(m_charWidth * 4);
+    horizontalScrollBar()->setRange(0, std::max(0, width - viewport()->width()));
+}
+
+void CodeArea::resizeEvent(QResizeEvent* event)
+{
+    QAbstractScrollArea::resizeEvent(event);
+    updateScrollBars();
+}
+
+int CodeArea::firstVisibleLine() const { return verticalScrollBar()->value(); }
+
+void CodeArea::scrollToLine(int line, bool center)
+{
+    const int visible = verticalScrollBar()->pageStep();
+    int target = line;
+    if (center)
+        target = line - visible / 2;
+    else if (line >= firstVisibleLine() && line < firstVisibleLine() + visible - 1)
+        return;
+    verticalScrollBar()->setValue(std::max(0, target));
+}
+
+void CodeArea::paintEvent(QPaintEvent*)
+{
+    QPainter p(viewport());
+    const QPalette pal = palette();
+    p.fillRect(viewport()->rect(), pal.color(QPalette::Base));
+    p.setFont(font());
+    const int gutter = gutterWidth();
+    const int first = firstVisibleLine();
+    const int count = viewport()->height() / std::max(1, m_lineHeight) + 2;
+    const int x0 = gutter + kMargin - horizontalScrollBar()->value();
+    const Pos selFrom = std::min(m_anchor, m_cursor);
+    const Pos selTo = std::max(m_anchor, m_cursor);
+    const bool hasSelection = !(selFrom == selTo);
+    const QColor highlightColor(0xff, 0xe0, 0x82);
+
+    p.save();
+    p.setClipRect(QRect(gutter, 0, viewport()->width() - gutter, viewport()->height()));
+    for (int i = 0; i < count; ++i) {
+        const int line = first + i;
+        if (line >= m_lines.size())
+            break;
+        const int y = i * m_lineHeight;
+        if (std::binary_search(m_marked.begin(), m_marked.end(), line))
+            p.fillRect(QRect(gutter, y, viewport()->width() - gutter, m_lineHeight), highlightColor);
+        const QString& text = m_lines[line];
+        if (hasSelection && selFrom.line <= line && line <= selTo.line) {
+            const int a = line == selFrom.line ? selFrom.column : 0;
+            const int b = line == selTo.line ? selTo.column : static_cast<int>(text.size()) + 1;
+            p.fillRect(QRect(x0 + a * m_charWidth, y, (b - a) * m_charWidth, m_lineHeight), pal.color(QPalette::Highlight).lighter(160));
+        }
+        bool inComment = m_commentBefore[line] != 0;
+        const auto spans = CHighlighter::highlight(text, inComment);
+        int col = 0;
+        auto draw = [&](int from, int to, CHighlighter::Kind kind) {
+            if (to <= from)
+                return;
+            p.setPen(CHighlighter::color(kind));
+            p.drawText(x0 + from * m_charWidth, y + m_ascent, text.mid(from, to - from));
+        };
+        for (const auto& s : spans) {
+            draw(col, s.start, CHighlighter::Kind::Plain);
+            QFont f = font();
+            if (s.kind == CHighlighter::Kind::Comment) {
+                f.setItalic(true);
+                p.setFont(f);
+            }
+            draw(s.start, s.start + s.length, s.kind);
+            if (s.kind == CHighlighter::Kind::Comment)
+                p.setFont(font());
+            col = s.start + s.length;
+        }
+        draw(col, static_cast<int>(text.size()), CHighlighter::Kind::Plain);
+    }
+    p.restore();
+
+    // Line numbers stay put when the code scrolls sideways.
+    p.fillRect(QRect(0, 0, gutter, viewport()->height()), pal.color(QPalette::AlternateBase));
+    p.setPen(QColor(0x9e, 0x9e, 0x9e));
+    for (int i = 0; i < count; ++i) {
+        const int line = first + i;
+        if (line >= m_lines.size())
+            break;
+        p.drawText(QRect(0, i * m_lineHeight, gutter - kMargin, m_lineHeight), Qt::AlignRight | Qt::AlignVCenter, QString::number(line + 1));
+    }
+}
+
+CodeArea::Pos CodeArea::posAt(const QPoint& pt) const
+{
+    Pos pos;
+    if (m_lines.isEmpty())
+        return pos;
+    pos.line = std::clamp(firstVisibleLine() + pt.y() / std::max(1, m_lineHeight), 0, static_cast<int>(m_lines.size()) - 1);
+    const int x = pt.x() - gutterWidth() - kMargin + horizontalScrollBar()->value();
+    pos.column = std::clamp((x + m_charWidth / 2) / m_charWidth, 0, static_cast<int>(m_lines[pos.line].size()));
+    return pos;
+}
+
+void CodeArea::mousePressEvent(QMouseEvent* event)
+{
+    if (event->button() != Qt::LeftButton)
+        return QAbstractScrollArea::mousePressEvent(event);
+    m_cursor = posAt(event->position().toPoint());
+    if (!(event->modifiers() & Qt::ShiftModifier))
+        m_anchor = m_cursor;
+    viewport()->update();
+}
+
+void CodeArea::mouseMoveEvent(QMouseEvent* event)
+{
+    if (!(event->buttons() & Qt::LeftButton))
+        return;
+    m_cursor = posAt(event->position().toPoint());
+    if (event->position().y() > viewport()->height())
+        verticalScrollBar()->setValue(verticalScrollBar()->value() + 1);
+    else if (event->position().y() < 0)
+        verticalScrollBar()->setValue(verticalScrollBar()->value() - 1);
+    viewport()->update();
+}
+
+void CodeArea::keyPressEvent(QKeyEvent* event)
+{
+    if (event == QKeySequence::Copy || event == QKeySequence::SelectAll) {
+        for (QAction* a : actions())
+            if (a->shortcut().matches(QKeySequence(event->keyCombination())) == QKeySequence::ExactMatch)
+                a->trigger();
         return;
     }
-    for (const Rule& r : m_rules) {
-        auto it = r.pattern.globalMatch(text);
-        while (it.hasNext()) {
-            const auto m = it.next();
-            setFormat(m.capturedStart(), m.capturedLength(), r.format);
-        }
+    QAbstractScrollArea::keyPressEvent(event);
+}
+
+QString CodeArea::selectedText() const
+{
+    const Pos from = std::min(m_anchor, m_cursor);
+    const Pos to = std::max(m_anchor, m_cursor);
+    if (from == to || m_lines.isEmpty())
+        return QString();
+    QStringList out;
+    for (int l = from.line; l <= to.line && l < m_lines.size(); ++l) {
+        const QString& t = m_lines[l];
+        const int a = l == from.line ? from.column : 0;
+        const int b = l == to.line ? to.column : static_cast<int>(t.size());
+        out << t.mid(a, b - a);
     }
-    // Comments last: they win over everything inside them. State 1 = inside /* */.
-    int start = previousBlockState() == 1 ? 0 : -1;
-    int pos = 0;
-    setCurrentBlockState(0);
-    while (pos < text.size()) {
-        if (start < 0) {
-            const int block = text.indexOf(QLatin1String("/*"), pos);
-            const int line = text.indexOf(QLatin1String("//"), pos);
-            if (line >= 0 && (block < 0 || line < block)) {
-                setFormat(line, text.size() - line, m_comment);
-                return;
-            }
-            if (block < 0)
-                return;
-            start = block;
-            pos = block + 2;
-        }
-        const int end = text.indexOf(QLatin1String("*/"), pos);
-        if (end < 0) {
-            setFormat(start, text.size() - start, m_comment);
-            setCurrentBlockState(1);
-            return;
-        }
-        setFormat(start, end + 2 - start, m_comment);
-        pos = end + 2;
-        start = -1;
-    }
+    return out.join(QLatin1Char('\n'));
+}
+
+void CodeArea::selectAll()
+{
+    if (m_lines.isEmpty())
+        return;
+    m_anchor = Pos{};
+    m_cursor = Pos{static_cast<int>(m_lines.size()) - 1, static_cast<int>(m_lines.back().size())};
+    viewport()->update();
 }
 
 CodeView::CodeView(QWidget* parent) : QWidget(parent)
@@ -103,13 +402,8 @@ CodeView::CodeView(QWidget* parent) : QWidget(parent)
     m_export->setToolTip(tr("Write <kernel>.h and <kernel>.c, as loopscope-cli export does"));
     top->addWidget(m_export);
     layout->addLayout(top);
-    m_edit = new QPlainTextEdit(this);
-    m_edit->setReadOnly(true);
-    m_edit->setLineWrapMode(QPlainTextEdit::NoWrap);
-    m_edit->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    m_edit->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::TextSelectableByKeyboard);
-    layout->addWidget(m_edit, 1);
-    m_highlighter = new CHighlighter(m_edit->document());
+    m_area = new CodeArea(this);
+    layout->addWidget(m_area, 1);
     connect(m_export, &QPushButton::clicked, this, &CodeView::exportRequested);
     setCode(std::string(), QString());
 }
@@ -123,7 +417,7 @@ QString CodeView::loopIdentifier(const QString& label)
     return id;
 }
 
-QString CodeView::text() const { return m_edit->toPlainText(); }
+QString CodeView::text() const { return m_area->text(); }
 
 void CodeView::setCode(const std::string& code, const QString& fileName)
 {
@@ -131,7 +425,7 @@ void CodeView::setCode(const std::string& code, const QString& fileName)
     if (code.empty()) {
         m_title->setText(tr("No code: open a kernel first."));
         m_code.clear();
-        m_edit->clear();
+        m_area->setLines({});
         return;
     }
     const int lines = static_cast<int>(std::count(code.begin(), code.end(), '\n'));
@@ -141,20 +435,18 @@ void CodeView::setCode(const std::string& code, const QString& fileName)
     const bool fresh = m_code.empty() || fileName != m_fileName;
     m_code = code;
     m_fileName = fileName;
-    const int v = m_edit->verticalScrollBar()->value();
-    const int h = m_edit->horizontalScrollBar()->value();
-    m_edit->setPlainText(QString::fromStdString(code));
+    QStringList split = QString::fromStdString(code).split(QLatin1Char('\n'));
+    if (!split.isEmpty() && split.back().isEmpty())
+        split.removeLast();
+    m_area->setLines(std::move(split));
     if (fresh) {
         // Start at the kernel function, past the portable boilerplate.
-        static const QRegularExpression entry(QStringLiteral("^void [A-Za-z_][A-Za-z0-9_]*\\("));
-        for (QTextBlock b = m_edit->document()->begin(); b.isValid(); b = b.next())
-            if (entry.match(b.text()).hasMatch()) {
-                m_edit->verticalScrollBar()->setValue(b.firstLineNumber());
+        const QStringList& all = m_area->lines();
+        for (qsizetype i = 0; i < all.size(); ++i)
+            if (all[i].startsWith(QLatin1String("void ")) && all[i].contains(QLatin1Char('('))) {
+                m_area->verticalScrollBar()->setValue(static_cast<int>(i));
                 break;
             }
-    } else {
-        m_edit->verticalScrollBar()->setValue(v);
-        m_edit->horizontalScrollBar()->setValue(h);
     }
     applyHighlight(false);
 }
@@ -169,36 +461,17 @@ void CodeView::setHighlightedLoop(const QString& label)
 
 void CodeView::applyHighlight(bool scroll)
 {
-    QList<QTextEdit::ExtraSelection> selections;
+    std::vector<int> marked;
     if (!m_loop.isEmpty()) {
-        const QRegularExpression header(QStringLiteral("\\bfor \\(int %1 = ").arg(QRegularExpression::escape(loopIdentifier(m_loop))));
-        const QRegularExpression use(QStringLiteral("\\b%1\\b").arg(QRegularExpression::escape(loopIdentifier(m_loop))));
-        QTextCharFormat headerFormat;
-        headerFormat.setBackground(QColor(0xff, 0xe0, 0x82));
-        headerFormat.setProperty(QTextFormat::FullWidthSelection, true);
-        QTextCharFormat useFormat;
-        useFormat.setBackground(QColor(0xff, 0xf3, 0xb0));
-        useFormat.setProperty(QTextFormat::FullWidthSelection, true);
-        QTextBlock first;
-        for (QTextBlock b = m_edit->document()->begin(); b.isValid(); b = b.next()) {
-            const QString t = b.text();
-            const bool isHeader = t.contains(header);
-            if (!isHeader && !t.contains(use))
-                continue;
-            if (isHeader && !first.isValid())
-                first = b;
-            QTextEdit::ExtraSelection sel;
-            sel.cursor = QTextCursor(b);
-            sel.format = isHeader ? headerFormat : useFormat;
-            selections << sel;
-        }
-        if (scroll && first.isValid()) {
-            QTextCursor c(first);
-            m_edit->setTextCursor(c);
-            m_edit->centerCursor();
-        }
+        const QString header = QStringLiteral("for (int %1 = ").arg(loopIdentifier(m_loop));
+        const QStringList& all = m_area->lines();
+        for (qsizetype i = 0; i < all.size(); ++i)
+            if (all[i].contains(header))
+                marked.push_back(static_cast<int>(i));
     }
-    m_edit->setExtraSelections(selections);
+    m_area->setMarkedLines(marked);
+    if (scroll && !marked.empty())
+        m_area->scrollToLine(marked.front(), true);
 }
 
 } // namespace loopscope::ui

@@ -42,11 +42,13 @@ int KernelModel::add(int parent, Info info)
     return id;
 }
 
-void KernelModel::setSnapshot(const Snapshot& snapshot)
+bool KernelModel::setSnapshot(const Snapshot& snapshot)
 {
-    beginResetModel();
-    m_nodes.clear();
-    m_top.clear();
+    // Build aside; most edits change nothing here (only placements and targets do).
+    std::vector<Node> oldNodes;
+    std::vector<int> oldTop;
+    oldNodes.swap(m_nodes);
+    oldTop.swap(m_top);
     if (!snapshot.empty()) {
         const auto& p = *snapshot.program;
         const auto& k = *p.kernel;
@@ -105,12 +107,27 @@ void KernelModel::setSnapshot(const Snapshot& snapshot)
         if (!t.path.empty())
             add(target, {tr("file"), qs(t.path), tr("Reloaded when the file changes on disk"), {}, false});
     }
+    if (m_nodes == oldNodes && m_top == oldTop)
+        return false;
+    std::vector<Node> newNodes;
+    std::vector<int> newTop;
+    newNodes.swap(m_nodes);
+    newTop.swap(m_top);
+    m_nodes.swap(oldNodes);
+    m_top.swap(oldTop);
+    beginResetModel();
+    m_nodes.swap(newNodes);
+    m_top.swap(newTop);
     endResetModel();
+    return true;
 }
 
 void KernelModel::setHighlightedTensors(const QStringList& tensors)
 {
-    m_highlight = QSet<QString>(tensors.begin(), tensors.end());
+    QSet<QString> h(tensors.begin(), tensors.end());
+    if (h == m_highlight)
+        return;
+    m_highlight = std::move(h);
     for (size_t i = 0; i < m_nodes.size(); ++i)
         if (!m_nodes[i].tensor.isEmpty()) {
             const QModelIndex a = indexOf(static_cast<int>(i), 0);

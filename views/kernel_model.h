@@ -20,7 +20,8 @@ public:
 
     explicit KernelModel(QObject* parent = nullptr);
 
-    void setSnapshot(const Snapshot& snapshot);
+    /// Rebuilds the tree; false (and no reset) when nothing shown changed.
+    bool setSnapshot(const Snapshot& snapshot);
     /// Emphasises tensors (those the selected loop touches).
     void setHighlightedTensors(const QStringList& tensors);
     /// Index of a tensor's row, or invalid.
@@ -40,10 +41,12 @@ private:
         QString tooltip;
         QString tensor;
         bool section = false;
+        bool operator==(const Info&) const = default;
     };
     struct Node : Info {
         int parent = -1;
         std::vector<int> children;
+        bool operator==(const Node&) const = default;
     };
     int add(int parent, Info info);
     QModelIndex indexOf(int node, int column = 0) const;

@@ -94,7 +94,8 @@ void KernelView::setCurrent(const QString& kernelPath, const QString& target, co
 
 void KernelView::setSnapshot(const Snapshot& snapshot)
 {
-    m_model->setSnapshot(snapshot);
+    if (!m_model->setSnapshot(snapshot))
+        return;
     m_tree->expandAll();
     // The target's details are reference material: start them folded.
     for (int r = 0; r < m_model->rowCount(); ++r)

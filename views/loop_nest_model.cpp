@@ -253,6 +253,18 @@ LoopNestModel::LoopNestModel(QObject* parent) : QAbstractItemModel(parent) {}
 void LoopNestModel::setSnapshot(const Snapshot& snapshot)
 {
     beginResetModel();
+    // A failing step's loops and tensors are marked until the trace is repaired; other
+    // highlights belong to the previous rows.
+    m_hlLoops.clear();
+    m_hlTensors.clear();
+    m_hlError = false;
+    if (snapshot.failedStep) {
+        for (const auto& l : snapshot.failedStep->loops)
+            m_hlLoops.insert(QString::fromStdString(l));
+        for (const auto& t : snapshot.failedStep->tensors)
+            m_hlTensors.insert(QString::fromStdString(t));
+        m_hlError = true;
+    }
     m_snapshot = snapshot;
     m_rows.clear();
     m_top.clear();
@@ -263,8 +275,12 @@ void LoopNestModel::setSnapshot(const Snapshot& snapshot)
 
 void LoopNestModel::setHighlight(const QStringList& loops, const QStringList& tensors, bool error)
 {
-    m_hlLoops = QSet<QString>(loops.begin(), loops.end());
-    m_hlTensors = QSet<QString>(tensors.begin(), tensors.end());
+    QSet<QString> l(loops.begin(), loops.end());
+    QSet<QString> t(tensors.begin(), tensors.end());
+    if (l == m_hlLoops && t == m_hlTensors && error == m_hlError)
+        return;
+    m_hlLoops = std::move(l);
+    m_hlTensors = std::move(t);
     m_hlError = error;
     if (m_top.empty())
         return;

@@ -57,7 +57,8 @@ public:
 
     explicit LoopNestModel(QObject* parent = nullptr);
 
-    /// Rebuilds the rows (a model reset).
+    /// Rebuilds the rows (a model reset). The loops and tensors of a failing step are
+    /// highlighted as errors.
     void setSnapshot(const Snapshot& snapshot);
     /// Loops (labels or names) and tensors to emphasise; `error` marks them as a problem.
     void setHighlight(const QStringList& loops, const QStringList& tensors, bool error = false);

@@ -8,6 +8,7 @@
 #include <QDrag>
 #include <QDropEvent>
 #include <QFontDatabase>
+#include <QHash>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -108,17 +109,35 @@ public:
 
     QSize sizeHint(const QStyleOptionViewItem& option, const QModelIndex& index) const override
     {
-        QStyleOptionViewItem opt = option;
-        initStyleOption(&opt, index);
-        const QFontMetrics fm(opt.font);
-        int width = fm.horizontalAdvance(opt.text) + 20;
-        QFont small = opt.font;
-        small.setPointSizeF(std::max(6.0, opt.font.pointSizeF() * 0.85));
-        const QFontMetrics sm(small);
-        for (const QString& b : index.data(LoopNestModel::BadgesRole).toStringList())
-            width += sm.horizontalAdvance(b) + 15;
-        return QSize(width, fm.height() + 6);
+        // Every reset asks every row (the column fits its contents); most rows are the same
+        // text as before the edit, so their widths come from the cache, not from shaping.
+        const QString text = index.data(Qt::DisplayRole).toString();
+        const QStringList badges = index.data(LoopNestModel::BadgesRole).toStringList();
+        const QFont font = index.data(Qt::FontRole).value<QFont>();
+        const QString key = (font.bold() ? QLatin1String("b|") : QLatin1String("n|")) + text + QLatin1Char('|') + badges.join(QLatin1Char('|'));
+        if (m_widths.size() > 20000)
+            m_widths.clear();
+        auto it = m_widths.constFind(key);
+        if (it == m_widths.constEnd()) {
+            QStyleOptionViewItem opt = option;
+            initStyleOption(&opt, index);
+            const QFontMetrics fm(opt.font);
+            int width = fm.horizontalAdvance(text) + 20;
+            QFont small = opt.font;
+            small.setPointSizeF(std::max(6.0, opt.font.pointSizeF() * 0.85));
+            const QFontMetrics sm(small);
+            for (const QString& b : badges)
+                width += sm.horizontalAdvance(b) + 15;
+            it = m_widths.insert(key, width);
+            if (m_height == 0)
+                m_height = fm.height() + 6;
+        }
+        return QSize(*it, m_height);
     }
+
+private:
+    mutable QHash<QString, int> m_widths;
+    mutable int m_height = 0;
 };
 
 } // namespace

@@ -32,8 +32,11 @@ void ScheduleModel::setTrace(const std::vector<sched::Step>& steps, const Snapsh
 
 void ScheduleModel::setHighlight(const QString& loop, const QStringList& tensors)
 {
+    QSet<QString> t(tensors.begin(), tensors.end());
+    if (loop == m_hlLoop && t == m_hlTensors)
+        return;
     m_hlLoop = loop;
-    m_hlTensors = QSet<QString>(tensors.begin(), tensors.end());
+    m_hlTensors = std::move(t);
     if (!m_steps.empty())
         emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1), {HighlightRole, Qt::BackgroundRole});
 }

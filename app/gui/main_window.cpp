@@ -19,6 +19,7 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QDockWidget>
+#include <QElapsedTimer>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
@@ -125,6 +126,11 @@ void MainWindow::buildViews()
     makeDock(QStringLiteral("memoryDock"), tr("Memory"), m_memory);
     makeDock(QStringLiteral("costDock"), tr("Cost"), m_cost);
     makeDock(QStringLiteral("tileDock"), tr("Tiles"), m_tile);
+    for (const QString& name : {QStringLiteral("codeDock"), QStringLiteral("memoryDock"), QStringLiteral("costDock"), QStringLiteral("tileDock")})
+        connect(dock(name), &QDockWidget::visibilityChanged, this, [this, name](bool visible) {
+            if (visible && m_stale.contains(name))
+                updateLazy(name, true);
+        });
 
     const auto builtins = hw::builtinTargetNames();
     QStringList names;
@@ -373,10 +379,37 @@ void MainWindow::connectDocument()
     connect(m_code, &CodeView::exportRequested, this, [this] { exportCode(); });
 }
 
+void MainWindow::updateLazy(const QString& dockName, bool force)
+{
+    // Views behind a tab or closed take the snapshot when they are shown again: an edit
+    // then costs only what is on screen.
+    QDockWidget* d = dock(dockName);
+    if (!force && d && !d->isVisible()) {
+        m_stale.insert(dockName);
+        return;
+    }
+    m_stale.remove(dockName);
+    const Snapshot& snapshot = m_doc->snapshot();
+    if (dockName == QLatin1String("codeDock")) {
+        const QString file = snapshot.empty() ? QString() : qs(codegen::cIdentifier(snapshot.program->kernel->name)) + QStringLiteral(".c");
+        m_code->setCode(snapshot.code, file);
+        m_code->setHighlightedLoop(m_selectedLoop);
+    } else if (dockName == QLatin1String("memoryDock")) {
+        m_memory->setSnapshot(snapshot);
+        m_memory->setHighlightedLoop(m_selectedLoop);
+    } else if (dockName == QLatin1String("costDock")) {
+        m_cost->setSnapshot(snapshot);
+    } else if (dockName == QLatin1String("tileDock")) {
+        m_tile->setSnapshot(snapshot);
+    }
+}
+
 void MainWindow::applySelectionHighlight()
 {
-    m_memory->setHighlightedLoop(m_selectedLoop);
-    m_code->setHighlightedLoop(m_selectedLoop);
+    if (!m_stale.contains(QStringLiteral("memoryDock")))
+        m_memory->setHighlightedLoop(m_selectedLoop);
+    if (!m_stale.contains(QStringLiteral("codeDock")))
+        m_code->setHighlightedLoop(m_selectedLoop);
     // A loop marks the steps that name it; a tensor row marks the steps on that tensor.
     m_schedule->setHighlight(m_selectedLoop, m_selectedLoop.isEmpty() ? m_selectedTensors : QStringList());
     m_kernel->setHighlightedTensors(m_selectedTensors);
@@ -384,28 +417,33 @@ void MainWindow::applySelectionHighlight()
 
 void MainWindow::onChanged(const Snapshot& snapshot)
 {
+    QElapsedTimer timer;
+    timer.start();
+    auto lap = [&](const char* view) {
+        m_viewTimes[QString::fromLatin1(view)] = timer.nsecsElapsed() / 1e6;
+        timer.restart();
+    };
     m_nest->setSnapshot(snapshot);
+    lap("nest");
     m_schedule->setTrace(m_doc->steps(), snapshot);
-    const QString file = snapshot.empty() ? QString() : qs(codegen::cIdentifier(snapshot.program->kernel->name)) + QStringLiteral(".c");
-    m_code->setCode(snapshot.code, file);
+    lap("schedule");
+    updateLazy(QStringLiteral("codeDock"));
+    lap("code");
     m_diagnostics->setDiagnostics(snapshot);
-    // A failing step's loops and tensors stay marked until the trace is repaired.
-    QStringList failLoops, failTensors;
-    if (snapshot.failedStep) {
-        for (const auto& l : snapshot.failedStep->loops)
-            failLoops << qs(l);
-        for (const auto& t : snapshot.failedStep->tensors)
-            failTensors << qs(t);
-    }
-    m_nest->setHighlight(failLoops, failTensors, true);
+    lap("diagnostics");
     if (snapshot.failedStep && !m_lastFailed)
         dock(QStringLiteral("diagnosticsDock"))->raise();
     m_lastFailed = snapshot.failedStep.has_value();
     m_kernel->setSnapshot(snapshot);
-    m_memory->setSnapshot(snapshot);
-    m_cost->setSnapshot(snapshot);
-    m_tile->setSnapshot(snapshot);
+    lap("kernel");
+    updateLazy(QStringLiteral("memoryDock"));
+    lap("memory");
+    updateLazy(QStringLiteral("costDock"));
+    lap("cost");
+    updateLazy(QStringLiteral("tileDock"));
+    lap("tile");
     applySelectionHighlight();
+    lap("highlight");
     if (QDockWidget* d = dock(QStringLiteral("diagnosticsDock")))
         d->setWindowTitle(tr("Diagnostics (%1)").arg(m_diagnostics->summary()));
     if (QDockWidget* d = dock(QStringLiteral("scheduleDock")))
@@ -427,7 +465,7 @@ void MainWindow::onChanged(const Snapshot& snapshot)
 void MainWindow::onOpened()
 {
     m_cost->clearHistory();
-    m_cost->setSnapshot(m_doc->snapshot());
+    updateLazy(QStringLiteral("costDock"));
     m_kernel->setCurrent(m_doc->kernelPath(), m_doc->target(), m_doc->description());
     m_nest->showRejected(QString());
     m_selectedLoop.clear();

@@ -7,6 +7,7 @@
 
 #include <QMainWindow>
 #include <QPointer>
+#include <QSet>
 
 #include <functional>
 #include <map>
@@ -77,6 +78,9 @@ public:
     QMenu* recentMenu() const { return m_recentMenu; }
     QStringList recentFiles() const;
 
+    /// Milliseconds each view took to take the last snapshot (for the edit benchmark).
+    const std::map<QString, double>& viewTimes() const { return m_viewTimes; }
+
     /// examples/ next to the program (or in the source tree it was built from).
     static QString examplesDir();
     /// The example opened when nothing else is asked for.
@@ -101,6 +105,9 @@ private:
     void addRecent(const QString& path);
     void rebuildRecentMenu();
     void applySelectionHighlight();
+    /// Gives a dock's view the current snapshot now if it is visible (or `force`), else
+    /// marks it stale until it is shown.
+    void updateLazy(const QString& dockName, bool force = false);
     void openFromPrompt(Prompt prompt);
     void save();
     void saveAs();
@@ -133,6 +140,8 @@ private:
     QString m_refusedStep;
     bool m_shown = false;
     bool m_lastFailed = false;
+    std::map<QString, double> m_viewTimes;
+    QSet<QString> m_stale;
     bool m_restored = false;
 };
 
