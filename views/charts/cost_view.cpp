@@ -8,6 +8,7 @@
 #include <QBarSet>
 #include <QChart>
 #include <QChartView>
+#include <QGraphicsLayout>
 #include <QCursor>
 #include <QGridLayout>
 #include <QHorizontalStackedBarSeries>
@@ -15,6 +16,7 @@
 #include <QLegend>
 #include <QLineSeries>
 #include <QLocale>
+#include <QScrollArea>
 #include <QToolTip>
 #include <QVBoxLayout>
 #include <QValueAxis>
@@ -116,18 +118,32 @@ QString percentText(double share)
     return QString::number(share, 'f', share < 10 ? 2 : 1) + QLatin1Char('%');
 }
 
-QChart* makeChart(const QString& title)
+QChart* makeChart(const QString& title, const QFont& base)
 {
     auto* chart = new QChart;
     chart->setAnimationOptions(QChart::NoAnimation);
     chart->setTitle(title);
-    chart->setMargins(QMargins(4, 4, 4, 4));
+    // Compact: the charts share a dock with the headline figures.
+    chart->setMargins(QMargins(2, 0, 2, 0));
+    chart->layout()->setContentsMargins(0, 0, 0, 0);
     chart->setBackgroundRoundness(0);
+    QFont titleFont = base;
+    titleFont.setBold(true);
+    chart->setTitleFont(titleFont);
+    QFont small = base;
+    small.setPointSizeF(std::max(6.5, base.pointSizeF() - 1));
+    chart->legend()->setFont(small);
     chart->legend()->setAlignment(Qt::AlignBottom);
-    QFont f = chart->titleFont();
-    f.setBold(true);
-    chart->setTitleFont(f);
+    chart->legend()->setMarkerShape(QLegend::MarkerShapeRectangle);
     return chart;
+}
+
+/// Axis labels in the charts' small font.
+void styleAxis(QAbstractAxis* axis, const QFont& base)
+{
+    QFont small = base;
+    small.setPointSizeF(std::max(6.5, base.pointSizeF() - 1));
+    axis->setLabelsFont(small);
 }
 
 QChartView* makeView(QChart* chart, int minHeight)
@@ -202,12 +218,24 @@ CostView::CostView(QWidget* parent) : QWidget(parent)
     grid->setColumnStretch(2, 1);
     layout->addLayout(grid);
 
-    m_trafficChart = makeChart(tr("Traffic per level and tensor"));
-    m_cyclesChart = makeChart(tr("Cycles"));
-    m_historyChart = makeChart(tr("Total cycles over this session's edits"));
-    layout->addWidget(makeView(m_trafficChart, 170), 3);
-    layout->addWidget(makeView(m_cyclesChart, 160), 3);
-    layout->addWidget(makeView(m_historyChart, 160), 3);
+    m_trafficChart = makeChart(tr("Traffic per level and tensor"), font());
+    m_cyclesChart = makeChart(tr("Cycles"), font());
+    m_historyChart = makeChart(tr("Total cycles over this session's edits"), font());
+    // The charts scroll rather than squash when the dock is short.
+    auto* scroll = new QScrollArea(m_content);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    auto* charts = new QWidget(scroll);
+    auto* chartsLayout = new QVBoxLayout(charts);
+    chartsLayout->setContentsMargins(0, 0, 0, 0);
+    chartsLayout->setSpacing(4);
+    // Heights below which Qt Charts elides the category labels of the bar charts.
+    chartsLayout->addWidget(makeView(m_trafficChart, 180), 1);
+    chartsLayout->addWidget(makeView(m_cyclesChart, 190), 1);
+    chartsLayout->addWidget(makeView(m_historyChart, 150), 1);
+    scroll->setWidget(charts);
+    layout->addWidget(scroll, 1);
 
     m_historySeries = new QLineSeries;
     m_historySeries->setName(tr("estimate"));
@@ -222,9 +250,10 @@ CostView::CostView(QWidget* parent) : QWidget(parent)
     m_historyChart->addSeries(m_historySeries);
     m_historyChart->addSeries(m_historyBound);
     m_historyX = new QValueAxis;
-    m_historyX->setTitleText(tr("edit"));
     m_historyX->setLabelFormat(QStringLiteral("%d"));
     m_historyY = new QValueAxis;
+    styleAxis(m_historyX, font());
+    styleAxis(m_historyY, font());
     m_historyChart->addAxis(m_historyX, Qt::AlignBottom);
     m_historyChart->addAxis(m_historyY, Qt::AlignLeft);
     for (QLineSeries* s : {m_historySeries, m_historyBound}) {
@@ -377,9 +406,11 @@ void CostView::updateHeadlines()
     m_headlines[int(Figure::CompulsoryTraffic)].name->setText(tr("%1 traffic").arg(homeName));
     // The same traffic against its second bound: one row below, without repeating it.
     m_headlines[int(Figure::IoLowerBoundTraffic)].name->setText(QString());
-    setHeadline(Figure::CompulsoryTraffic, bytesText(home), tr("%1 compulsory").arg(bytesText(r.bounds.compulsoryBytes)),
+    // Short units in the table, exact bytes in the tooltips.
+    setHeadline(Figure::CompulsoryTraffic, shortBytes(double(home)), tr("%1 compulsory").arg(shortBytes(double(r.bounds.compulsoryBytes))),
                 share(double(r.bounds.compulsoryBytes), double(home)),
-                tr("Compulsory: every input element used read once, every output written once, in %1.").arg(homeName));
+                tr("%1 moved in %2; compulsory %3: every input element used read once, every output written once.")
+                    .arg(bytesText(home), homeName, bytesText(r.bounds.compulsoryBytes)));
     if (!r.bounds.ioLowerBoundBytes) {
         setHeadline(Figure::IoLowerBoundTraffic, QString(), tr("I/O bound: not matmul-like"), -1,
                     tr("The I/O lower bound (Smith et al. 2017) is computed for matmul-like single-stage kernels only."));
@@ -387,9 +418,10 @@ void CostView::updateHeadlines()
         setHeadline(Figure::IoLowerBoundTraffic, QString(), tr("I/O bound 0 B (fits on chip)"), -1,
                     tr("The fast memories hold enough of the problem that the I/O lower bound is zero."));
     } else {
-        setHeadline(Figure::IoLowerBoundTraffic, QString(), tr("%1 I/O lower bound").arg(bytesText(*r.bounds.ioLowerBoundBytes)),
+        setHeadline(Figure::IoLowerBoundTraffic, QString(), tr("%1 I/O lower bound").arg(shortBytes(double(*r.bounds.ioLowerBoundBytes))),
                     share(double(*r.bounds.ioLowerBoundBytes), double(home)),
-                    tr("Smith et al. 2017: Q ≥ 2mnk/√S − 2S for a fast memory of S elements."));
+                    tr("I/O lower bound %1 (Smith et al. 2017: Q ≥ 2mnk/√S − 2S for a fast memory of S elements).")
+                        .arg(bytesText(*r.bounds.ioLowerBoundBytes)));
     }
 }
 
@@ -446,7 +478,9 @@ void CostView::updateTrafficChart()
     auto* levelsAxis = new QBarCategoryAxis;
     levelsAxis->append(categories);
     auto* valueAxis = new QValueAxis;
-    valueAxis->setTitleText(tr("bytes read + written (%1)").arg(unit.name));
+    m_trafficChart->setTitle(tr("Bytes read + written per level and tensor (%1)").arg(unit.name));
+    styleAxis(levelsAxis, font());
+    styleAxis(valueAxis, font());
     valueAxis->setLabelFormat(QStringLiteral("%.4g"));
     valueAxis->setMin(0);
     valueAxis->setMax(std::max(1e-9, maxLevel / unit.divisor * 1.05));
@@ -468,12 +502,12 @@ void CostView::updateCyclesChart()
     const double exposed = transfer - hidden;
     const double bound = double(r.bounds.computeCycles);
     const double maxValue = std::max({compute + exposed, compute, transfer, bound, double(r.cycles.total), 1.0});
-    const Unit unit = countUnit(maxValue, tr("cycles"));
+    const Unit unit = countUnit(maxValue, tr("Cycles"));
 
-    m_cyclesChart->setTitle(tr("Cycles: compute %1 + transfer %2, overlap ratio %3")
-                                .arg(compact(compute), compact(transfer), QString::number(r.cycles.overlapRatio, 'f', 2)));
-    // Bottom-up: bound, transfer, compute, total.
-    QStringList categories = {tr("compute bound"), tr("transfer"), tr("compute"), tr("total %1").arg(compact(double(r.cycles.total)))};
+    m_cyclesChart->setTitle(tr("%1: compute %2 + transfer %3, overlap %4")
+                                .arg(unit.name, compact(compute), compact(transfer), QString::number(r.cycles.overlapRatio, 'f', 2)));
+    // Bottom-up: bound, transfer, total (= compute + the transfer not hidden behind it).
+    QStringList categories = {tr("bound"), tr("transfer"), tr("total")};
     auto* series = new QHorizontalStackedBarSeries;
     series->setBarWidth(0.6);
     struct Part {
@@ -482,10 +516,10 @@ void CostView::updateCyclesChart()
         std::vector<double> values;
     };
     const std::vector<Part> parts = {
-        {tr("compute"), QColor(0x4e, 0x79, 0xa7), {0, 0, compute, compute}},
-        {tr("transfer, exposed"), QColor(0xf2, 0x8e, 0x2b), {0, exposed, 0, exposed}},
-        {tr("transfer, hidden"), QColor(0xf2, 0x8e, 0x2b).lighter(150), {0, hidden, 0, 0}},
-        {tr("compute bound"), QColor(150, 150, 150), {bound, 0, 0, 0}},
+        {tr("compute"), QColor(0x4e, 0x79, 0xa7), {0, 0, compute}},
+        {tr("transfer, exposed"), QColor(0xf2, 0x8e, 0x2b), {0, exposed, exposed}},
+        {tr("transfer, hidden"), QColor(0xf2, 0x8e, 0x2b).lighter(150), {0, hidden, 0}},
+        {tr("compute bound"), QColor(150, 150, 150), {bound, 0, 0}},
     };
     for (const Part& part : parts) {
         auto* set = new QBarSet(part.name);
@@ -499,7 +533,8 @@ void CostView::updateCyclesChart()
     auto* axisY = new QBarCategoryAxis;
     axisY->append(categories);
     auto* axisX = new QValueAxis;
-    axisX->setTitleText(unit.name);
+    styleAxis(axisX, font());
+    styleAxis(axisY, font());
     axisX->setLabelFormat(QStringLiteral("%.4g"));
     axisX->setMin(0);
     axisX->setMax(maxValue / unit.divisor * 1.05);
@@ -530,13 +565,12 @@ void CostView::updateHistoryChart()
     m_historyX->setTickType(QValueAxis::TicksDynamic);
     m_historyX->setTickAnchor(1);
     m_historyX->setTickInterval(std::max(1.0, std::ceil(n / 10.0)));
-    m_historyY->setTitleText(unit.name);
     m_historyY->setLabelFormat(QStringLiteral("%.4g"));
     m_historyY->setRange(0, maxValue / unit.divisor * 1.1);
     m_historyY->applyNiceNumbers();
-    m_historyChart->setTitle(n ? tr("Total cycles over this session's edits (%1, last %2)")
-                                     .arg(n == 1 ? tr("1 point") : tr("%1 points").arg(n), compact(m_history.back().cycles))
-                               : tr("Total cycles over this session's edits"));
+    m_historyChart->setTitle(n ? tr("Total %1 per edit of this session (%2, last %3)")
+                                     .arg(unit.name, n == 1 ? tr("1 point") : tr("%1 points").arg(n), compact(m_history.back().cycles))
+                               : tr("Total cycles per edit of this session"));
 }
 
 } // namespace loopscope::ui
