@@ -773,7 +773,7 @@ QColor levelColour(const QColor& tensor, int level)
 /// A region too small to see (one element of a 112 x 112 grid) gets a ring around it.
 void markIfSmall(QPainter& p, const QRectF& r, const QColor& colour)
 {
-    if (r.width() >= 8 && r.height() >= 8)
+    if (r.width() >= 8 || r.height() >= 8)
         return;
     p.save();
     p.setRenderHint(QPainter::Antialiasing, true);
