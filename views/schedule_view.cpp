@@ -41,6 +41,13 @@ public:
         return spin;
     }
 
+    void destroyEditor(QWidget* editor, const QModelIndex& index) const override
+    {
+        // A closing spin box may still report a value; the view no longer knows it.
+        editor->disconnect(this);
+        QStyledItemDelegate::destroyEditor(editor, index);
+    }
+
     void setEditorData(QWidget* editor, const QModelIndex& index) const override
     {
         if (auto* spin = qobject_cast<QSpinBox*>(editor)) {
@@ -87,8 +94,10 @@ protected:
         QModelIndex at = indexAt(e->position().toPoint());
         const int to = at.isValid() ? at.row() : model()->rowCount() - 1;
         e->acceptProposedAction();
-        if (from >= 0 && to >= 0 && from != to)
+        if (from >= 0 && to >= 0 && from != to) {
+            m_owner->m_follow = to;
             emit m_owner->moveRequested(from, to);
+        }
     }
 
 private:
@@ -150,13 +159,18 @@ ScheduleView::ScheduleView(QWidget* parent) : QWidget(parent), m_model(new Sched
             emit removeRequested(currentStep());
     });
     connect(m_up, &QAction::triggered, this, [this] {
-        if (currentStep() > 0)
-            emit moveRequested(currentStep(), currentStep() - 1);
+        const int row = currentStep();
+        if (row > 0) {
+            m_follow = row - 1;  // the selection moves with the step
+            emit moveRequested(row, row - 1);
+        }
     });
     connect(m_down, &QAction::triggered, this, [this] {
         const int row = currentStep();
-        if (row >= 0 && row + 1 < m_model->rowCount())
+        if (row >= 0 && row + 1 < m_model->rowCount()) {
+            m_follow = row + 1;
             emit moveRequested(row, row + 1);
+        }
     });
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
         updateActions();
@@ -208,8 +222,10 @@ void ScheduleView::setTrace(const std::vector<sched::Step>& steps, const Snapsho
     else
         m_header->setText(tr("%n step(s), all applied. Double-click parameters to edit; drag rows to move.", nullptr,
                              static_cast<int>(steps.size())));
-    if (row >= 0 && row < m_model->rowCount() && currentStep() != row)
-        m_table->setCurrentIndex(m_model->index(row, ScheduleModel::PrimitiveColumn));
+    const int want = m_follow >= 0 ? m_follow : row;
+    m_follow = -1;
+    if (want >= 0 && want < m_model->rowCount() && currentStep() != want)
+        m_table->setCurrentIndex(m_model->index(want, ScheduleModel::PrimitiveColumn));
     updateActions();
 }
 

@@ -46,6 +46,7 @@ private:
     QAction* m_delete;
     QAction* m_up;
     QAction* m_down;
+    int m_follow = -1;  ///< row to select after a move comes back from the document
     friend class StepTable;
 };
 

@@ -1,0 +1,530 @@
+// The main window driven as a user drives it (offscreen): open examples, apply every
+// primitive through its action or context menu, undo and redo, drag a split factor in the
+// schedule view, delete and move steps, save and reopen, export, switch targets, refuse a
+// step that fails, remember the layout and recent files, ask before losing changes, and
+// render the screenshot.
+#include "charts/cost_view.h"
+#include "code_view.h"
+#include "diagnostics_view.h"
+#include "headless.h"
+#include "kernel_view.h"
+#include "loop_nest_view.h"
+#include "main_window.h"
+#include "memory_view.h"
+#include "schedule_document.h"
+#include "schedule_view.h"
+#include "tile_view.h"
+
+#include <QAction>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QFile>
+#include <QImage>
+#include <QLabel>
+#include <QMenu>
+#include <QMessageBox>
+#include <QSettings>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTreeView>
+#include <QUndoStack>
+#include <QUndoView>
+#include <QtTest>
+
+#include <memory>
+
+using namespace loopscope;
+using namespace loopscope::ui;
+
+namespace {
+QString source(const QString& rel) { return QStringLiteral(LOOPSCOPE_SOURCE_DIR "/") + rel; }
+QString example(const QString& name) { return source("examples/schedules/" + name); }
+
+/// A window as tests want it: default layout, nothing written to the user's settings.
+std::unique_ptr<MainWindow> makeWindow()
+{
+    auto w = std::make_unique<MainWindow>(MainWindow::Options{false, false});
+    // No modal dialog may wait for a click that never comes.
+    w->setSavePrompt([](const QString&) { return int(QMessageBox::Discard); });
+    w->setPathPrompt([](MainWindow::Prompt, const QString&) { return QString(); });
+    w->resize(1600, 1000);
+    w->show();
+    QCoreApplication::processEvents();
+    return w;
+}
+
+/// The action `text` in the submenu whose title starts with `submenu` ("" = the menu itself).
+QAction* findAction(QMenu* menu, const QString& submenu, const QString& text)
+{
+    for (QAction* a : menu->actions()) {
+        if (a->menu()) {
+            if (QAction* found = findAction(a->menu(), submenu, text))
+                if (submenu.isEmpty() || a->menu()->title().startsWith(submenu))
+                    return found;
+            continue;
+        }
+        if (a->text() == text && (submenu.isEmpty() || menu->title().startsWith(submenu)))
+            return a;
+    }
+    return nullptr;
+}
+
+/// Right-clicks a row and picks an entry of its context menu.
+bool pick(MainWindow& w, const QModelIndex& row, const QString& submenu, const QString& text)
+{
+    std::unique_ptr<QMenu> menu(w.loopNestView()->contextMenuFor(row));
+    QAction* a = findAction(menu.get(), submenu, text);
+    if (!a) {
+        qWarning() << "no" << submenu << "/" << text << "in the context menu of" << row.data().toString();
+        return false;
+    }
+    a->trigger();
+    return true;
+}
+
+bool selectLoop(MainWindow& w, const QString& loop)
+{
+    return w.loopNestView()->selectLoop(loop);
+}
+
+QModelIndex rowStartingWith(MainWindow& w, const QString& prefix)
+{
+    const auto& rows = w.loopNestView()->model()->rows();
+    for (size_t i = 0; i < rows.size(); ++i)
+        if (rows[i].code.startsWith(prefix))
+            return w.loopNestView()->model()->indexOfRow(static_cast<int>(i));
+    return {};
+}
+
+void trigger(MainWindow& w, LoopNestView::ActionId id) { w.loopNestView()->action(id)->trigger(); }
+
+sched::Primitive lastPrimitive(MainWindow& w) { return w.document()->steps().back().primitive; }
+} // namespace
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName(QStringLiteral("LoopscopeTest"));
+        QCoreApplication::setApplicationName(QStringLiteral("test_gui_main_window"));
+        QSettings().clear();
+    }
+
+    void opensTheDefaultExampleInEveryView()
+    {
+        auto w = makeWindow();
+        QVERIFY(QFileInfo::exists(MainWindow::defaultExample()));
+        QVERIFY(w->openFile(MainWindow::defaultExample()));
+        QVERIFY(w->windowTitle().contains("matmul_f32_tiled.sched.yaml"));
+        QVERIFY(w->loopNestView()->model()->findLoop("j.outer").isValid());
+        QCOMPARE(w->scheduleView()->model()->rowCount(), 5);
+        QVERIFY(w->codeView()->text().contains("void matmul_f32("));
+        QVERIFY(w->kernelView()->model()->findTensor("A").isValid());
+        QCOMPARE(w->kernelView()->targetBox()->currentText(), QString("cortex-m7"));
+        QVERIFY(w->costView()->historySize() >= 1);
+        QVERIFY(w->memoryView()->levelText("SRAM").contains("512 KiB"));
+        // every dock is there and the centre is the loop nest
+        QCOMPARE(w->docks().size(), 8);
+        QCOMPARE(w->centralWidget(), static_cast<QWidget*>(w->loopNestView()));
+        // a hidden view catches up when it is shown
+        w->dock("tileDock")->raise();
+        QCoreApplication::processEvents();
+        QVERIFY(w->tileView()->positionCount() > 1);
+    }
+
+    void everyLoopPrimitiveThroughItsAction()
+    {
+        auto w = makeWindow();
+        QVERIFY(w->openFile(example("matmul_f32_naive.sched.yaml")));
+        ScheduleDocument* doc = w->document();
+        w->loopNestView()->factorBox()->setValue(16);
+
+        QVERIFY(selectLoop(*w, "i"));
+        trigger(*w, LoopNestView::Split);
+        QCOMPARE(doc->steps().size(), size_t(1));
+        QCOMPARE(lastPrimitive(*w), sched::Primitive::Split);
+        QVERIFY(w->loopNestView()->model()->findLoop("i.inner").isValid());
+        // the selection follows the loop it became
+        QCOMPARE(w->loopNestView()->currentRow()->label, QString("i.outer"));
+
+        QVERIFY(selectLoop(*w, "j"));
+        trigger(*w, LoopNestView::Split);
+        QVERIFY(selectLoop(*w, "j.outer"));
+        trigger(*w, LoopNestView::MoveOut);  // Alt+Up: j.outer outside i.inner
+        QCOMPARE(lastPrimitive(*w), sched::Primitive::Reorder);
+        QCOMPARE(w->loopNestView()->model()->findLoop("i.inner").parent(), w->loopNestView()->model()->findLoop("j.outer"));
+        trigger(*w, LoopNestView::MoveIn);  // Alt+Down: and back
+        QCOMPARE(w->loopNestView()->model()->findLoop("j.outer").parent(), w->loopNestView()->model()->findLoop("i.inner"));
+        w->action("undo")->trigger();
+        QCOMPARE(w->loopNestView()->model()->findLoop("i.inner").parent(), w->loopNestView()->model()->findLoop("j.outer"));
+
+        QVERIFY(selectLoop(*w, "j.inner"));
+        trigger(*w, LoopNestView::Unroll);
+        QVERIFY(w->loopNestView()->model()->findLoop("j.inner").data(LoopNestModel::BadgesRole).toStringList().contains("unrolled"));
+        QVERIFY(selectLoop(*w, "i.outer"));
+        trigger(*w, LoopNestView::Parallel);
+        QVERIFY(w->loopNestView()->model()->findLoop("i.outer").data(LoopNestModel::BadgesRole).toStringList().contains("parallel"));
+        const size_t before = doc->steps().size();
+        QVERIFY(selectLoop(*w, "i.inner"));
+        trigger(*w, LoopNestView::Fuse);  // i.inner with j.inner: refused (j.inner is unrolled)
+        QCOMPARE(doc->steps().size(), before);
+        w->action("undo")->trigger();  // the parallel
+        w->action("undo")->trigger();  // and the unroll
+        QVERIFY(selectLoop(*w, "i.inner"));
+        trigger(*w, LoopNestView::Fuse);
+        QCOMPARE(lastPrimitive(*w), sched::Primitive::Fuse);
+        QVERIFY(w->loopNestView()->model()->findLoop("i.inner.j.inner.fused").isValid());
+        w->action("undo")->trigger();
+
+        // tile: the loop and the loop inside it, by factor x factor
+        w->loopNestView()->factorBox()->setValue(4);
+        QVERIFY(selectLoop(*w, "i.inner"));
+        trigger(*w, LoopNestView::Tile);
+        QCOMPARE(lastPrimitive(*w), sched::Primitive::Tile);
+        QVERIFY(w->loopNestView()->model()->findLoop("i.inner.outer").isValid());
+        QVERIFY(w->loopNestView()->model()->findLoop("j.inner.inner").isValid());
+
+        // vectorize the innermost loop: move k out of the way first
+        QVERIFY(selectLoop(*w, "k"));
+        trigger(*w, LoopNestView::MoveOut);
+        QVERIFY(selectLoop(*w, "j.inner.inner"));
+        trigger(*w, LoopNestView::Vectorize);
+        QCOMPARE(lastPrimitive(*w), sched::Primitive::Vectorize);
+        QVERIFY(w->loopNestView()->model()->findLoop("j.inner.inner").data(LoopNestModel::BadgesRole).toStringList().contains("vectorized"));
+        QVERIFY(!doc->snapshot().failedStep);
+    }
+
+    void keyboardShortcuts()
+    {
+        auto w = makeWindow();
+        QVERIFY(w->openFile(MainWindow::defaultExample()));
+        QApplication::setActiveWindow(w.get());
+        QVERIFY(QTest::qWaitForWindowActive(w.get()));
+        QTreeView* tree = w->loopNestView()->tree();
+        tree->setFocus();
+        QVERIFY(selectLoop(*w, "k"));
+        QTest::keyClick(tree, Qt::Key_U);
+        QCOMPARE(lastPrimitive(*w), sched::Primitive::Unroll);
+        QVERIFY(selectLoop(*w, "j.inner"));
+        QTest::keyClick(tree, Qt::Key_Up, Qt::AltModifier);
+        QCOMPARE(lastPrimitive(*w), sched::Primitive::Reorder);
+        QCOMPARE(w->loopNestView()->model()->findLoop("i.inner").parent(), w->loopNestView()->model()->findLoop("j.inner"));
+        QTest::keyClick(tree, Qt::Key_Z, Qt::ControlModifier);
+        QCOMPARE(w->loopNestView()->model()->findLoop("j.inner").parent(), w->loopNestView()->model()->findLoop("i.inner"));
+        w->loopNestView()->factorBox()->setValue(4);
+        QVERIFY(selectLoop(*w, "i.outer"));
+        QTest::keyClick(tree, Qt::Key_S);
+        QCOMPARE(lastPrimitive(*w), sched::Primitive::Split);
+        QCOMPARE(w->document()->steps().back().factor, int64_t(4));
+    }
+
+    void memoryPrimitivesThroughTheContextMenu()
+    {
+        auto w = makeWindow();
+        QVERIFY(w->openFile(example("matmul_f32_naive.sched.yaml")));
+        ScheduleDocument* doc = w->document();
+        w->loopNestView()->factorBox()->setValue(16);
+        QVERIFY(selectLoop(*w, "i"));
+        trigger(*w, LoopNestView::Tile);  // i, j by 16 x 16
+        LoopNestModel* model = w->loopNestView()->model();
+
+        QVERIFY(pick(*w, model->findLoop("j.outer"), "cache_read at j.outer", "A into SRAM"));
+        QCOMPARE(lastPrimitive(*w), sched::Primitive::CacheRead);
+        QVERIFY(rowStartingWith(*w, "alloc A_SRAM").isValid());
+        QVERIFY(pick(*w, model->findLoop("j.outer"), "cache_read at j.outer", "B into SRAM"));
+        QVERIFY(pick(*w, model->findLoop("i.outer"), "cache_write at i.outer", "C into SRAM"));
+        QCOMPARE(lastPrimitive(*w), sched::Primitive::CacheWrite);
+        QVERIFY(rowStartingWith(*w, "alloc C_SRAM").isValid());
+
+        // compute_at of a cache stage: move B's cache out to i.outer
+        QVERIFY(pick(*w, model->findLoop("i.outer"), "compute_at i.outer", "move the SRAM cache of B here"));
+        QCOMPARE(lastPrimitive(*w), sched::Primitive::ComputeAt);
+        const QModelIndex bCache = rowStartingWith(*w, "alloc B_SRAM");
+        QCOMPARE(bCache.parent(), model->findLoop("i.outer"));
+
+        // double_buffer from the cache's own row
+        w->loopNestView()->tree()->setCurrentIndex(rowStartingWith(*w, "alloc A_SRAM"));
+        trigger(*w, LoopNestView::DoubleBuffer);
+        QCOMPARE(lastPrimitive(*w), sched::Primitive::DoubleBuffer);
+        QVERIFY(model->rows()[rowStartingWith(*w, "alloc A_SRAM").data(LoopNestModel::RowIdRole).toInt()].badges.contains("double-buffered"));
+        QVERIFY(!doc->snapshot().failedStep);
+        QCOMPARE(doc->steps().size(), size_t(6));
+        QCOMPARE(w->historyView()->model()->rowCount(), 7);  // <opened> + 6 edits
+
+        // undo everything, redo everything
+        while (doc->undoStack()->canUndo())
+            w->action("undo")->trigger();
+        QVERIFY(doc->steps().empty());
+        QVERIFY(!doc->isDirty());
+        while (doc->undoStack()->canRedo())
+            w->action("redo")->trigger();
+        QCOMPARE(doc->steps().size(), size_t(6));
+        QVERIFY(rowStartingWith(*w, "alloc C_SRAM").isValid());
+    }
+
+    void producerPlacementAndInlining()
+    {
+        auto w = makeWindow();
+        QVERIFY(w->openFile(source("examples/kernels/dwsep_conv.kernel.yaml")));
+        ScheduleDocument* doc = w->document();
+        LoopNestModel* model = w->loopNestView()->model();
+        // O's loop h: compute the depthwise stage D there, its output in SRAM
+        const QModelIndex oh = model->findLoop("h", "O");
+        QVERIFY(oh.isValid());
+        QVERIFY(pick(*w, oh, "compute_at O:h", "stage D here, D in SRAM"));
+        QCOMPARE(lastPrimitive(*w), sched::Primitive::ComputeAt);
+        QCOMPARE(doc->steps().back().producer, std::string("D"));
+        QVERIFY(rowStartingWith(*w, "alloc D_SRAM").isValid());
+
+        // compute_inline of an elementwise producer
+        QVERIFY(w->openFile(source("tests/data/kernels/scaled_matmul.kernel.yaml")));
+        const QModelIndex anyLoop = model->findLoop("i", "C");
+        QVERIFY(anyLoop.isValid());
+        QVERIFY(pick(*w, anyLoop, "compute_inline", "stage T into its readers"));
+        QCOMPARE(lastPrimitive(*w), sched::Primitive::ComputeInline);
+        QVERIFY(!model->findLoop("i", "T").isValid());
+    }
+
+    void aFailingStepChangesNothingAndSaysWhy()
+    {
+        auto w = makeWindow();
+        QVERIFY(w->openFile(MainWindow::defaultExample()));
+        ScheduleDocument* doc = w->document();
+        const int revision = doc->snapshot().revision;
+        const QString code = w->codeView()->text();
+        const int rows = static_cast<int>(w->loopNestView()->model()->rows().size());
+        QVERIFY(selectLoop(*w, "i.outer"));
+        trigger(*w, LoopNestView::Vectorize);  // not the innermost loop
+        QCOMPARE(doc->snapshot().revision, revision);
+        QCOMPARE(doc->steps().size(), size_t(5));
+        QCOMPARE(doc->undoStack()->count(), 0);
+        QVERIFY(!doc->isDirty());
+        QCOMPARE(w->codeView()->text(), code);
+        QCOMPARE(static_cast<int>(w->loopNestView()->model()->rows().size()), rows);
+        // the message is shown where the user acted, and listed with the diagnostics
+        const auto banners = w->loopNestView()->findChildren<QLabel*>();
+        bool shown = false;
+        for (QLabel* l : banners)
+            shown |= l->isVisible() && l->text().startsWith("vectorize i.outer was not applied:");
+        QVERIFY(shown);
+        QCOMPARE(w->diagnosticsView()->model()->rows().front().code, QString("refused-step"));
+        QVERIFY(w->dock("diagnosticsDock")->windowTitle().contains("error"));
+        // and the next good edit clears it
+        QVERIFY(selectLoop(*w, "k"));
+        trigger(*w, LoopNestView::Unroll);
+        QCOMPARE(doc->steps().size(), size_t(6));
+        QVERIFY(w->diagnosticsView()->model()->rows().empty()
+                || w->diagnosticsView()->model()->rows().front().code != QString("refused-step"));
+    }
+
+    void splitFactorDragInTheScheduleView()
+    {
+        auto w = makeWindow();
+        QVERIFY(w->openFile(MainWindow::defaultExample()));
+        ScheduleDocument* doc = w->document();
+        QTableView* table = w->scheduleView()->table();
+        const QModelIndex params = w->scheduleView()->model()->index(0, ScheduleModel::ParametersColumn);
+        table->setCurrentIndex(params);
+        table->edit(params);
+        auto* spin = table->findChild<QSpinBox*>("factorSpinBox");
+        QVERIFY(spin);
+        QCOMPARE(spin->value(), 16);
+        const QString code16 = w->codeView()->text();
+        for (int f : {12, 8, 4}) {
+            spin->setValue(f);
+            // every view follows while the spin box turns
+            QCOMPARE(doc->steps()[0].factor, int64_t(f));
+            QCOMPARE(w->loopNestView()->model()->findLoop("i.inner").data().toString(), QString("for i.inner in 0..%1:").arg(f));
+            QVERIFY(table->findChild<QSpinBox*>("factorSpinBox"));  // the editor stays open
+        }
+        QVERIFY(w->codeView()->text() != code16);
+        QTest::keyClick(spin, Qt::Key_Return);  // commits and closes (queued), like a user's Enter
+        QCoreApplication::processEvents();
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
+        QVERIFY(!table->findChild<QSpinBox*>("factorSpinBox"));
+        QCOMPARE(doc->undoStack()->count(), 1);  // one drag, one undo entry
+        QCOMPARE(doc->undoStack()->undoText(), QString("edit step 1: split i by 4"));
+        w->action("undo")->trigger();
+        QCOMPARE(doc->steps()[0].factor, int64_t(16));
+        QCOMPARE(w->codeView()->text(), code16);
+
+        // a second drag is a second entry; a factor that does not divide leaves a guard
+        table->edit(params);
+        spin = table->findChild<QSpinBox*>("factorSpinBox");
+        QVERIFY(spin);
+        QCOMPARE(spin->value(), 16);
+        spin->setValue(10);
+        QTest::keyClick(spin, Qt::Key_Return);  // commits and closes (queued), like a user's Enter
+        QCoreApplication::processEvents();
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
+        QCOMPARE(doc->steps()[0].factor, int64_t(10));
+        QCOMPARE(doc->undoStack()->index(), 1);
+        QCOMPARE(doc->undoStack()->undoText(), QString("edit step 1: split i by 10"));
+        QVERIFY(rowStartingWith(*w, "if ").isValid());
+    }
+
+    void deleteAndMoveStepsInTheScheduleView()
+    {
+        auto w = makeWindow();
+        QVERIFY(w->openFile(MainWindow::defaultExample()));
+        ScheduleDocument* doc = w->document();
+        ScheduleView* view = w->scheduleView();
+        view->selectStep(3);
+        view->moveDownAction()->trigger();
+        QCOMPARE(doc->steps()[4].tensor, std::string("A"));
+        QCOMPARE(view->currentStep(), 4);
+        view->selectStep(0);
+        view->deleteAction()->trigger();
+        QCOMPARE(doc->steps().size(), size_t(4));
+        // the reorder now names i.outer, which no longer exists: marked, with its message
+        QCOMPARE(view->model()->status(1), ScheduleModel::Status::Failing);
+        QVERIFY(w->dock("scheduleDock")->windowTitle().contains("fails"));
+        QVERIFY(view->model()->index(1, ScheduleModel::StatusColumn).data().toString().contains("i.outer"));
+        QVERIFY(w->loopNestView()->model()->rows().size() > 0);
+        w->action("undo")->trigger();
+        QCOMPARE(view->model()->status(1), ScheduleModel::Status::Applied);
+        view->selectStep(1);
+        view->moveUpAction()->trigger();
+        QCOMPARE(doc->steps()[0].loops[0], std::string("j"));
+    }
+
+    void diagnosticsJumpToTheStep()
+    {
+        auto w = makeWindow();
+        QVERIFY(w->openFile(MainWindow::defaultExample()));
+        DiagnosticsView* d = w->diagnosticsView();
+        int row = -1;
+        for (size_t i = 0; i < d->model()->rows().size(); ++i)
+            if (d->model()->rows()[i].step >= 0)
+                row = static_cast<int>(i);
+        QVERIFY2(row >= 0, "the tiled matmul has a diagnostic naming a step");
+        const auto target = d->model()->rows()[row];
+        d->activateRow(row);
+        QCOMPARE(w->scheduleView()->currentStep(), target.step);
+        if (!target.loops.isEmpty())
+            QCOMPARE(w->loopNestView()->currentRow()->label, target.loops.front());
+    }
+
+    void saveReopenAndExport()
+    {
+        QTemporaryDir tmp;
+        auto w = makeWindow();
+        QVERIFY(w->openFile(example("matmul_f32_naive.sched.yaml")));
+        QVERIFY(selectLoop(*w, "i"));
+        w->loopNestView()->factorBox()->setValue(8);
+        trigger(*w, LoopNestView::Split);
+        QVERIFY(w->isWindowModified());
+        const QString path = tmp.filePath("mine.sched.yaml");
+        w->setPathPrompt([&](MainWindow::Prompt p, const QString&) {
+            return p == MainWindow::Prompt::ExportDirectory ? tmp.filePath("export") : path;
+        });
+        w->action("saveAs")->trigger();
+        QVERIFY(QFileInfo::exists(path));
+        QVERIFY(!w->isWindowModified());
+        QVERIFY(w->windowTitle().contains("mine.sched.yaml"));
+
+        w->action("export")->trigger();
+        QFile c(tmp.filePath("export/matmul_f32.c"));
+        QVERIFY(c.open(QIODevice::ReadOnly));
+        QCOMPARE(QString::fromUtf8(c.readAll()), w->codeView()->text() + "\n");
+        QVERIFY(QFileInfo::exists(tmp.filePath("export/matmul_f32.h")));
+
+        auto again = makeWindow();
+        again->setPathPrompt([&](MainWindow::Prompt, const QString&) { return path; });
+        again->action("open")->trigger();
+        QCOMPARE(again->document()->steps().size(), size_t(1));
+        QCOMPARE(again->document()->steps()[0].factor, int64_t(8));
+        QCOMPARE(again->codeView()->text(), w->codeView()->text());
+    }
+
+    void targetsSwitchAndUndo()
+    {
+        auto w = makeWindow();
+        QVERIFY(w->openFile(MainWindow::defaultExample()));
+        QComboBox* box = w->kernelView()->targetBox();
+        const int m4 = box->findData("cortex-m4");
+        QVERIFY(m4 >= 0);
+        box->setCurrentIndex(m4);
+        emit box->activated(m4);
+        QCOMPARE(w->document()->snapshot().program->target->name, std::string("cortex-m4"));
+        w->action("undo")->trigger();
+        QCOMPARE(w->document()->snapshot().program->target->name, std::string("cortex-m7"));
+        QCOMPARE(box->currentText(), QString("cortex-m7"));
+        // a target file
+        w->setPathPrompt([](MainWindow::Prompt, const QString&) { return source("hwdesc/targets/cortex-m4.yaml"); });
+        w->action("openTarget")->trigger();
+        QVERIFY(w->document()->target().endsWith("cortex-m4.yaml"));
+        QVERIFY(box->currentText().contains("cortex-m4.yaml"));
+    }
+
+    void unsavedChangesAreNeverLostSilently()
+    {
+        auto w = makeWindow();
+        QVERIFY(w->openFile(MainWindow::defaultExample()));
+        QVERIFY(selectLoop(*w, "k"));
+        trigger(*w, LoopNestView::Unroll);
+        int asked = 0;
+        w->setSavePrompt([&](const QString&) {
+            ++asked;
+            return int(QMessageBox::Cancel);
+        });
+        QVERIFY(!w->close());
+        QVERIFY(w->isVisible());
+        QVERIFY(!w->openFile(example("matmul_f32_naive.sched.yaml")));
+        QCOMPARE(w->document()->steps().size(), size_t(6));
+        QCOMPARE(asked, 2);
+        w->setSavePrompt([&](const QString&) { return int(QMessageBox::Discard); });
+        QVERIFY(w->close());
+    }
+
+    void layoutAndRecentFilesAreRemembered()
+    {
+        {
+            MainWindow w;  // remembers
+            w.resize(1600, 1000);
+            w.show();
+            QVERIFY(w.openFile(MainWindow::defaultExample()));
+            QVERIFY(w.recentFiles().contains(QFileInfo(MainWindow::defaultExample()).absoluteFilePath()));
+            w.dock("historyDock")->hide();
+            QVERIFY(w.close());
+        }
+        MainWindow again;
+        again.show();
+        QVERIFY(again.dock("historyDock")->isHidden());
+        QVERIFY(!again.recentMenu()->actions().isEmpty());
+        QCOMPARE(again.recentMenu()->actions().front()->text(), QString("matmul_f32_tiled.sched.yaml"));
+        again.action("resetLayout")->trigger();
+        QVERIFY(!again.dock("historyDock")->isHidden());
+        QSettings().clear();
+    }
+
+    void screenshotIsTheRightSizeAndNotBlank()
+    {
+        QTemporaryDir tmp;
+        auto w = std::make_unique<MainWindow>(MainWindow::Options{false, false});
+        QVERIFY(w->openFile(MainWindow::defaultExample()));
+        const QString out = tmp.filePath("shot.png");
+        QString error;
+        ScreenshotOptions options;
+        options.selectLoop = "j.outer";
+        QVERIFY2(renderScreenshot(*w, out, options, &error), qPrintable(error));
+        QImage img(out);
+        QCOMPARE(img.size(), QSize(1600, 1000));
+        // not blank: many colours, and the loop nest's text in the middle is drawn
+        QSet<QRgb> colours;
+        for (int y = 0; y < img.height(); y += 7)
+            for (int x = 0; x < img.width(); x += 7)
+                colours.insert(img.pixel(x, y));
+        QVERIFY2(colours.size() > 50, qPrintable(QString::number(colours.size())));
+        options.selectLoop = "no-such-loop";
+        QVERIFY(!renderScreenshot(*w, out, options, &error));
+        QVERIFY(error.contains("no-such-loop"));
+    }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "test_main_window.moc"

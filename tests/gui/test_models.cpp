@@ -1,0 +1,280 @@
+// Every model of the views under QAbstractItemModelTester while a document goes through
+// opens, edits, failures, undo and redo; and what the rows say.
+#include "diagnostics_model.h"
+#include "kernel_model.h"
+#include "loop_nest_model.h"
+#include "lower/loop_nest.h"
+#include "schedule_document.h"
+#include "schedule_model.h"
+
+#include <QAbstractItemModelTester>
+#include <QDir>
+#include <QSignalSpy>
+#include <QUndoStack>
+#include <QtTest>
+
+#include <memory>
+
+using namespace loopscope;
+using namespace loopscope::ui;
+
+namespace {
+QString example(const QString& name) { return QStringLiteral(LOOPSCOPE_SOURCE_DIR "/examples/schedules/") + name; }
+
+sched::Step step(sched::Primitive p, std::vector<std::string> loops = {}, int64_t factor = 0)
+{
+    sched::Step s;
+    s.primitive = p;
+    s.loops = std::move(loops);
+    s.factor = factor;
+    return s;
+}
+
+/// All four models, fed from one document like the main window feeds its views.
+struct Models {
+    LoopNestModel nest;
+    ScheduleModel schedule;
+    DiagnosticsModel diagnostics;
+    KernelModel kernel;
+    std::vector<std::unique_ptr<QAbstractItemModelTester>> testers;
+
+    explicit Models(ScheduleDocument& doc)
+    {
+        for (QAbstractItemModel* m : std::initializer_list<QAbstractItemModel*>{&nest, &schedule, &diagnostics, &kernel})
+            testers.push_back(std::make_unique<QAbstractItemModelTester>(m, QAbstractItemModelTester::FailureReportingMode::QtTest));
+        QObject::connect(&doc, &ScheduleDocument::changed, &nest, [this, &doc](const Snapshot& s) {
+            nest.setSnapshot(s);
+            schedule.setTrace(doc.steps(), s);
+            diagnostics.setDiagnostics(s);
+            kernel.setSnapshot(s);
+        });
+        QObject::connect(&doc, &ScheduleDocument::stepRejected, &nest, [this, &doc](const sched::ScheduleError& e) {
+            diagnostics.setDiagnostics(doc.snapshot(), e, QStringLiteral("refused"));
+        });
+    }
+
+    int loopRows() const
+    {
+        int n = 0;
+        for (const auto& r : nest.rows())
+            n += r.kind == NestRow::Kind::Loop ? 1 : 0;
+        return n;
+    }
+};
+} // namespace
+
+class TestModels : public QObject {
+    Q_OBJECT
+private slots:
+    void nestRowsReadLikeThePrinter()
+    {
+        ScheduleDocument doc;
+        Models m(doc);
+        QVERIFY(doc.openSchedule(example("matmul_f32_tiled.sched.yaml")));
+        // One row per printed line, minus the title line.
+        const std::string printed = lower::print(*doc.snapshot().nest);
+        const int lines = static_cast<int>(std::count(printed.begin(), printed.end(), '\n'));
+        QCOMPARE(static_cast<int>(m.nest.rows().size()), lines - 1);
+        QCOMPARE(m.loopRows(), 5);
+        const QModelIndex jOuter = m.nest.findLoop("j.outer");
+        QVERIFY(jOuter.isValid());
+        QCOMPARE(jOuter.data().toString(), QString("for j.outer in 0..4:"));
+        QCOMPARE(jOuter.parent(), m.nest.findLoop("i.outer"));
+        QCOMPARE(jOuter.data(LoopNestModel::StageRole).toString(), QString("C"));
+        QStringList touched = jOuter.data(LoopNestModel::TouchedRole).toStringList();
+        touched.sort();
+        QCOMPARE(touched, QStringList({"A", "B", "C"}));
+        // The cache allocations sit in j.outer's body with their level, kind and size.
+        bool sawCache = false;
+        for (int r = 0; r < m.nest.rowCount(jOuter); ++r) {
+            const QModelIndex i = m.nest.index(r, 0, jOuter);
+            if (i.data().toString().startsWith("alloc A_SRAM")) {
+                sawCache = true;
+                QCOMPARE(i.data(LoopNestModel::BadgesRole).toStringList(), QStringList({"cache_read", "4 KiB"}));
+                QCOMPARE(i.data(LoopNestModel::TensorRole).toString(), QString("A"));
+            }
+        }
+        QVERIFY(sawCache);
+        const QModelIndex k = m.nest.findLoop("k");
+        QVERIFY(k.data(LoopNestModel::BadgesRole).toStringList().contains("reduction"));
+    }
+
+    void badgesFollowTheEdits()
+    {
+        ScheduleDocument doc;
+        Models m(doc);
+        QVERIFY(doc.openSchedule(example("matmul_f32_tiled.sched.yaml")));
+        QVERIFY(!doc.applyStep(step(sched::Primitive::Unroll, {"j.inner"})));
+        QVERIFY(m.nest.findLoop("j.inner").data(LoopNestModel::BadgesRole).toStringList().contains("unrolled"));
+        QVERIFY(!doc.applyStep(step(sched::Primitive::Parallel, {"i.outer"})));
+        QVERIFY(m.nest.findLoop("i.outer").data(LoopNestModel::BadgesRole).toStringList().contains("parallel"));
+        sched::Step db;
+        db.primitive = sched::Primitive::DoubleBuffer;
+        db.tensor = "A";
+        db.level = "SRAM";
+        QVERIFY(!doc.applyStep(db));
+        bool doubled = false;
+        for (const auto& r : m.nest.rows())
+            if (r.kind == NestRow::Kind::Alloc && r.tensor == "A")
+                doubled = r.badges.contains("double-buffered") && r.badges.contains("8 KiB");
+        QVERIFY(doubled);
+        doc.undoStack()->undo();
+        doc.undoStack()->undo();
+        doc.undoStack()->undo();
+        QVERIFY(!m.nest.findLoop("j.inner").data(LoopNestModel::BadgesRole).toStringList().contains("unrolled"));
+        doc.undoStack()->redo();
+        QVERIFY(m.nest.findLoop("j.inner").data(LoopNestModel::BadgesRole).toStringList().contains("unrolled"));
+    }
+
+    void partialTilesShowTheirGuard()
+    {
+        ScheduleDocument doc;
+        Models m(doc);
+        QVERIFY(doc.openSchedule(example("matmul_f32_naive.sched.yaml")));
+        QVERIFY(!doc.applyStep(step(sched::Primitive::Split, {"j"}, 5)));
+        bool guard = false;
+        for (const auto& r : m.nest.rows())
+            guard |= r.kind == NestRow::Kind::Guard && r.badges.contains("partial tile");
+        QVERIFY(guard);
+    }
+
+    void multiStageLoopsCarryTheirStage()
+    {
+        ScheduleDocument doc;
+        Models m(doc);
+        QVERIFY(doc.openSchedule(example("dwsep_conv_fused.sched.yaml")));
+        const QModelIndex h = m.nest.findLoop("O:h.outer");
+        QVERIFY(h.isValid());
+        QCOMPARE(h.data(LoopNestModel::LoopRole).toString(), QString("h.outer"));
+        QCOMPARE(h.data(LoopNestModel::StageRole).toString(), QString("O"));
+        QVERIFY(m.nest.findLoop("h", "D").isValid());
+        // The kernel tree names both stages and says where D is computed.
+        bool placed = false;
+        for (int r = 0; r < m.kernel.rowCount(); ++r) {
+            const QModelIndex sec = m.kernel.index(r, 0);
+            for (int c = 0; c < m.kernel.rowCount(sec); ++c) {
+                const QModelIndex st = m.kernel.index(c, 0, sec);
+                for (int a = 0; a < m.kernel.rowCount(st); ++a)
+                    placed |= m.kernel.index(a, 1, st).data().toString() == "computed at h.outer";
+            }
+        }
+        QVERIFY(placed);
+        QVERIFY(m.kernel.findTensor("D").isValid());
+    }
+
+    void scheduleModelMarksTheFailingStep()
+    {
+        ScheduleDocument doc;
+        Models m(doc);
+        QVERIFY(doc.openSchedule(example("matmul_f32_tiled.sched.yaml")));
+        QCOMPARE(m.schedule.rowCount(), 5);
+        QCOMPARE(m.schedule.index(0, ScheduleModel::ParametersColumn).data().toString(), QString("{loop: i, factor: 16}"));
+        QCOMPARE(m.schedule.index(0, ScheduleModel::ParametersColumn).data(ScheduleModel::FactorRole).toLongLong(), 16);
+        QVERIFY(m.schedule.index(0, ScheduleModel::ParametersColumn).data(ScheduleModel::EditableFactorRole).toBool());
+        QVERIFY(m.schedule.flags(m.schedule.index(0, ScheduleModel::ParametersColumn)) & Qt::ItemIsEditable);
+        QVERIFY(!(m.schedule.flags(m.schedule.index(0, ScheduleModel::StatusColumn)) & Qt::ItemIsEditable));
+        QVERIFY(doc.removeStep(0));
+        QCOMPARE(m.schedule.rowCount(), 4);
+        QCOMPARE(m.schedule.status(0), ScheduleModel::Status::Applied);
+        QCOMPARE(m.schedule.status(1), ScheduleModel::Status::Failing);
+        QCOMPARE(m.schedule.status(2), ScheduleModel::Status::NotApplied);
+        const QString status = m.schedule.index(1, ScheduleModel::StatusColumn).data().toString();
+        QVERIFY2(status.contains("i.outer"), qPrintable(status));
+        QVERIFY(m.schedule.index(1, ScheduleModel::StatusColumn).data(Qt::ToolTipRole).toString().contains("i.outer"));
+        // and the nest marks the loops the failing step names, as an error
+        QCOMPARE(m.diagnostics.rows().front().code, QString("failing-step"));
+        QCOMPARE(m.diagnostics.rows().front().step, 1);
+    }
+
+    void scheduleModelEditsAreIntents()
+    {
+        ScheduleDocument doc;
+        Models m(doc);
+        QVERIFY(doc.openSchedule(example("matmul_f32_tiled.sched.yaml")));
+        QObject::connect(&m.schedule, &ScheduleModel::stepEdited, &doc,
+                         [&doc](int row, const sched::Step& s, int session) { doc.editStep(row, s, session); });
+        QSignalSpy edited(&m.schedule, &ScheduleModel::stepEdited);
+        QSignalSpy rejected(&m.schedule, &ScheduleModel::editRejected);
+        const int session = m.schedule.beginEditSession();
+        const QModelIndex p = m.schedule.index(0, ScheduleModel::ParametersColumn);
+        QVERIFY(m.schedule.setData(p, 8, ScheduleModel::FactorRole));
+        QVERIFY(m.schedule.setData(p, 4, ScheduleModel::FactorRole));
+        QCOMPARE(edited.count(), 2);
+        QCOMPARE(edited.at(0).at(2).toInt(), session);
+        QCOMPARE(doc.steps()[0].factor, int64_t(4));
+        QCOMPARE(doc.undoStack()->count(), 1);
+        // text edits go through the schedule-file parser
+        QVERIFY(m.schedule.setData(m.schedule.index(1, ScheduleModel::ParametersColumn), "{loop: j, factor: 8}"));
+        QCOMPARE(doc.steps()[1].factor, int64_t(8));
+        QVERIFY(!m.schedule.setData(m.schedule.index(1, ScheduleModel::ParametersColumn), "{loop: j, factor: }"));
+        QCOMPARE(rejected.count(), 1);
+        QCOMPARE(doc.steps()[1].factor, int64_t(8));
+    }
+
+    void highlightsOnlyWhatIsNamed()
+    {
+        ScheduleDocument doc;
+        Models m(doc);
+        QVERIFY(doc.openSchedule(example("matmul_f32_tiled.sched.yaml")));
+        m.schedule.setHighlight("i.outer", {});
+        QVERIFY(m.schedule.index(0, 0).data(ScheduleModel::HighlightRole).toBool());   // split i
+        QVERIFY(!m.schedule.index(1, 0).data(ScheduleModel::HighlightRole).toBool());  // split j
+        QVERIFY(m.schedule.index(2, 0).data(ScheduleModel::HighlightRole).toBool());   // reorder
+        m.schedule.setHighlight(QString(), {"B"});
+        QVERIFY(!m.schedule.index(3, 0).data(ScheduleModel::HighlightRole).toBool());
+        QVERIFY(m.schedule.index(4, 0).data(ScheduleModel::HighlightRole).toBool());
+        m.nest.setHighlight({"k"}, {"B"});
+        QCOMPARE(m.nest.findLoop("k").data(LoopNestModel::HighlightRole).toInt(), 1);
+        QCOMPARE(m.nest.findLoop("i.outer").data(LoopNestModel::HighlightRole).toInt(), 0);
+        m.kernel.setHighlightedTensors({"A"});
+        QVERIFY(m.kernel.findTensor("A").data(KernelModel::HighlightRole).toBool());
+        QVERIFY(!m.kernel.findTensor("B").data(KernelModel::HighlightRole).toBool());
+    }
+
+    void diagnosticsCarryTheirJumpTargets()
+    {
+        ScheduleDocument doc;
+        Models m(doc);
+        QVERIFY(doc.openSchedule(example("matmul_f32_tiled.sched.yaml")));
+        const int analysis = static_cast<int>(doc.snapshot().report->diagnostics.size());
+        QCOMPARE(m.diagnostics.rowCount(), analysis);
+        QVERIFY(doc.applyStep(step(sched::Primitive::Vectorize, {"i.outer"})));
+        QCOMPARE(m.diagnostics.rowCount(), analysis + 1);
+        QCOMPARE(m.diagnostics.rows().front().code, QString("refused-step"));
+        QCOMPARE(m.diagnostics.index(0, DiagnosticsModel::SeverityColumn).data().toString(), QString("error"));
+        QVERIFY(m.diagnostics.rows().front().loops.contains("i.outer"));
+    }
+
+    void modelsSurviveEveryExampleAndAClose()
+    {
+        ScheduleDocument doc;
+        Models m(doc);
+        const QDir dir(QStringLiteral(LOOPSCOPE_SOURCE_DIR "/examples/schedules"));
+        int opened = 0;
+        for (const QString& f : dir.entryList({"*.sched.yaml"}, QDir::Files, QDir::Name)) {
+            QString error;
+            QVERIFY2(doc.openSchedule(dir.filePath(f), &error), qPrintable(f + ": " + error));
+            QVERIFY(m.nest.rowCount() > 0);
+            QCOMPARE(m.schedule.rowCount(), static_cast<int>(doc.steps().size()));
+            // take the schedule apart step by step and rebuild it
+            const int n = static_cast<int>(doc.steps().size());
+            for (int i = 0; i < n; ++i)
+                QVERIFY(doc.removeStep(0));
+            QCOMPARE(m.schedule.rowCount(), 0);
+            while (doc.undoStack()->canUndo())
+                doc.undoStack()->undo();
+            QCOMPARE(m.schedule.rowCount(), n);
+            ++opened;
+        }
+        QVERIFY(opened >= 9);
+        m.nest.setSnapshot(Snapshot{});
+        m.kernel.setSnapshot(Snapshot{});
+        m.diagnostics.setDiagnostics(Snapshot{});
+        m.schedule.setTrace({}, Snapshot{});
+        QCOMPARE(m.nest.rowCount(), 0);
+        QCOMPARE(m.kernel.rowCount(), 0);
+    }
+};
+
+QTEST_MAIN(TestModels)
+#include "test_models.moc"
