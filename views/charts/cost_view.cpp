@@ -155,13 +155,22 @@ QChartView* makeView(QChart* chart, int minHeight)
     return view;
 }
 
-void clearChart(QChart* chart)
+/// Sets 0..max (rounded to nice numbers) when that changes the axis.
+void setRangeIfChanged(QValueAxis* axis, double max)
 {
-    chart->removeAllSeries();
-    for (QAbstractAxis* axis : chart->axes()) {
-        chart->removeAxis(axis);
-        delete axis;
+    QValueAxis probe;
+    probe.setRange(0, std::max(1e-9, max * 1.05));
+    probe.applyNiceNumbers();
+    if (probe.min() != axis->min() || probe.max() != axis->max() || probe.tickCount() != axis->tickCount()) {
+        axis->setRange(probe.min(), probe.max());
+        axis->setTickCount(probe.tickCount());
     }
+}
+
+void setTitleIfChanged(QChart* chart, const QString& title)
+{
+    if (chart->title() != title)
+        chart->setTitle(title);
 }
 
 const char* const kFigureNames[] = {"Cycles", "Latency", "Energy", "MACs", "DRAM traffic", "DRAM traffic"};
@@ -237,6 +246,48 @@ CostView::CostView(QWidget* parent) : QWidget(parent)
     scroll->setWidget(charts);
     layout->addWidget(scroll, 1);
 
+    // Traffic: one stacked bar per level, a set per tensor (sets change with the kernel).
+    m_trafficSeries = new QHorizontalStackedBarSeries;
+    m_trafficSeries->setBarWidth(0.6);
+    m_trafficChart->addSeries(m_trafficSeries);
+    m_trafficLevels = new QBarCategoryAxis;
+    m_trafficAxis = new QValueAxis;
+    m_trafficAxis->setLabelFormat(QStringLiteral("%.4g"));
+    styleAxis(m_trafficLevels, font());
+    styleAxis(m_trafficAxis, font());
+    m_trafficChart->addAxis(m_trafficLevels, Qt::AlignLeft);
+    m_trafficChart->addAxis(m_trafficAxis, Qt::AlignBottom);
+    m_trafficSeries->attachAxis(m_trafficLevels);
+    m_trafficSeries->attachAxis(m_trafficAxis);
+
+    // Cycles: bars bound, transfer, total (bottom-up) stacked from four fixed sets.
+    m_cyclesSeries = new QHorizontalStackedBarSeries;
+    m_cyclesSeries->setBarWidth(0.6);
+    const std::pair<QString, QColor> parts[] = {
+        {tr("compute"), QColor(0x4e, 0x79, 0xa7)},
+        {tr("transfer, exposed"), QColor(0xf2, 0x8e, 0x2b)},
+        {tr("transfer, hidden"), QColor(0xf2, 0x8e, 0x2b).lighter(150)},
+        {tr("compute bound"), QColor(150, 150, 150)},
+    };
+    for (const auto& [name, colour] : parts) {
+        auto* set = new QBarSet(name);
+        set->setColor(colour);
+        set->setBorderColor(colour.darker(140));
+        set->append({0, 0, 0});
+        m_cyclesSeries->append(set);
+    }
+    m_cyclesChart->addSeries(m_cyclesSeries);
+    auto* cycleBars = new QBarCategoryAxis;
+    cycleBars->append({tr("bound"), tr("transfer"), tr("total")});
+    m_cyclesAxis = new QValueAxis;
+    m_cyclesAxis->setLabelFormat(QStringLiteral("%.4g"));
+    styleAxis(cycleBars, font());
+    styleAxis(m_cyclesAxis, font());
+    m_cyclesChart->addAxis(cycleBars, Qt::AlignLeft);
+    m_cyclesChart->addAxis(m_cyclesAxis, Qt::AlignBottom);
+    m_cyclesSeries->attachAxis(cycleBars);
+    m_cyclesSeries->attachAxis(m_cyclesAxis);
+
     m_historySeries = new QLineSeries;
     m_historySeries->setName(tr("estimate"));
     m_historySeries->setPointsVisible(true);
@@ -251,7 +302,11 @@ CostView::CostView(QWidget* parent) : QWidget(parent)
     m_historyChart->addSeries(m_historyBound);
     m_historyX = new QValueAxis;
     m_historyX->setLabelFormat(QStringLiteral("%d"));
+    m_historyX->setTickType(QValueAxis::TicksDynamic);
+    m_historyX->setTickAnchor(1);
+    m_historyX->setTickInterval(1);
     m_historyY = new QValueAxis;
+    m_historyY->setLabelFormat(QStringLiteral("%.4g"));
     styleAxis(m_historyX, font());
     styleAxis(m_historyY, font());
     m_historyChart->addAxis(m_historyX, Qt::AlignBottom);
@@ -425,10 +480,12 @@ void CostView::updateHeadlines()
     }
 }
 
+// The charts keep their series and axes and change values in place: recreating them costs
+// Qt Charts a full scene relayout (15-20 ms an edit), changing values well under one.
+
 void CostView::updateTrafficChart()
 {
     const analysis::CostReport& r = *m_snapshot.report;
-    clearChart(m_trafficChart);
     // Tensors in order of first appearance; one stacked bar per level.
     std::vector<std::string> tensors;
     for (const auto& t : r.tensors)
@@ -439,8 +496,6 @@ void CostView::updateTrafficChart()
         maxLevel = std::max(maxLevel, double(l.readBytes + l.writeBytes));
     const Unit unit = byteUnit(maxLevel);
 
-    auto* series = new QHorizontalStackedBarSeries;
-    series->setBarWidth(0.6);
     // Horizontal bars list categories bottom-up: reverse so the outermost level is on top.
     QStringList categories;
     std::vector<int> levelOrder;
@@ -449,53 +504,56 @@ void CostView::updateTrafficChart()
         const auto& lr = r.levels[l];
         categories << QStringLiteral("%1  %2").arg(QString::fromStdString(lr.name), shortBytes(double(lr.readBytes + lr.writeBytes)));
     }
-    for (const std::string& t : tensors) {
-        auto* set = new QBarSet(QString::fromStdString(t));
-        QColor c = MemoryView::tensorColor(QString::fromStdString(t));
-        set->setColor(c);
-        set->setBorderColor(c.darker(150));
+    if (tensors != m_trafficTensors || static_cast<int>(levelOrder.size()) != m_trafficLevelCount) {
+        m_trafficSeries->clear();
+        m_trafficTips.assign(tensors.size(), QStringList());
+        for (size_t i = 0; i < tensors.size(); ++i) {
+            auto* set = new QBarSet(QString::fromStdString(tensors[i]));
+            QColor c = MemoryView::tensorColor(QString::fromStdString(tensors[i]));
+            set->setColor(c);
+            set->setBorderColor(c.darker(150));
+            for (size_t l = 0; l < levelOrder.size(); ++l)
+                set->append(0);
+            connect(set, &QBarSet::hovered, this, [this, i](bool status, int index) {
+                if (status && i < m_trafficTips.size() && index >= 0 && index < m_trafficTips[i].size())
+                    QToolTip::showText(QCursor::pos(), m_trafficTips[i][index]);
+                else
+                    QToolTip::hideText();
+            });
+            m_trafficSeries->append(set);
+        }
+        m_trafficTensors = tensors;
+        m_trafficLevelCount = static_cast<int>(levelOrder.size());
+        m_trafficChart->legend()->setVisible(!tensors.empty());
+    }
+    const QList<QBarSet*> sets = m_trafficSeries->barSets();
+    for (size_t i = 0; i < tensors.size() && i < static_cast<size_t>(sets.size()); ++i) {
         QStringList tips;
-        for (int l : levelOrder) {
+        for (size_t j = 0; j < levelOrder.size(); ++j) {
+            const int l = levelOrder[j];
             int64_t rd = 0, wr = 0;
             for (const auto& tt : r.tensors)
-                if (tt.name == t && tt.level == r.levels[l].name) {
+                if (tt.name == tensors[i] && tt.level == r.levels[l].name) {
                     rd += tt.readBytes;
                     wr += tt.writeBytes;
                 }
-            set->append(double(rd + wr) / unit.divisor);
+            const double v = double(rd + wr) / unit.divisor;
+            if (sets[i]->at(static_cast<int>(j)) != v)
+                sets[i]->replace(static_cast<int>(j), v);
             tips << tr("%1 in %2: %3 read, %4 written")
-                        .arg(QString::fromStdString(t), QString::fromStdString(r.levels[l].name), bytesText(rd), bytesText(wr));
+                        .arg(QString::fromStdString(tensors[i]), QString::fromStdString(r.levels[l].name), bytesText(rd), bytesText(wr));
         }
-        connect(set, &QBarSet::hovered, this, [tips](bool status, int index) {
-            if (status && index >= 0 && index < tips.size())
-                QToolTip::showText(QCursor::pos(), tips[index]);
-            else
-                QToolTip::hideText();
-        });
-        series->append(set);
+        m_trafficTips[i] = tips;
     }
-    m_trafficChart->addSeries(series);
-    auto* levelsAxis = new QBarCategoryAxis;
-    levelsAxis->append(categories);
-    auto* valueAxis = new QValueAxis;
-    m_trafficChart->setTitle(tr("Bytes read + written per level and tensor (%1)").arg(unit.name));
-    styleAxis(levelsAxis, font());
-    styleAxis(valueAxis, font());
-    valueAxis->setLabelFormat(QStringLiteral("%.4g"));
-    valueAxis->setMin(0);
-    valueAxis->setMax(std::max(1e-9, maxLevel / unit.divisor * 1.05));
-    valueAxis->applyNiceNumbers();
-    m_trafficChart->addAxis(levelsAxis, Qt::AlignLeft);
-    m_trafficChart->addAxis(valueAxis, Qt::AlignBottom);
-    series->attachAxis(levelsAxis);
-    series->attachAxis(valueAxis);
-    m_trafficChart->legend()->setVisible(!tensors.empty());
+    if (m_trafficLevels->categories() != categories)
+        m_trafficLevels->setCategories(categories);
+    setRangeIfChanged(m_trafficAxis, maxLevel / unit.divisor);
+    setTitleIfChanged(m_trafficChart, tr("Bytes read + written per level and tensor (%1)").arg(unit.name));
 }
 
 void CostView::updateCyclesChart()
 {
     const analysis::CostReport& r = *m_snapshot.report;
-    clearChart(m_cyclesChart);
     const double compute = double(r.cycles.compute);
     const double transfer = double(r.cycles.transfer);
     const double hidden = std::clamp(r.cycles.overlapRatio, 0.0, 1.0) * transfer;
@@ -503,46 +561,17 @@ void CostView::updateCyclesChart()
     const double bound = double(r.bounds.computeCycles);
     const double maxValue = std::max({compute + exposed, compute, transfer, bound, double(r.cycles.total), 1.0});
     const Unit unit = countUnit(maxValue, tr("Cycles"));
-
-    m_cyclesChart->setTitle(tr("%1: compute %2 + transfer %3, overlap %4")
-                                .arg(unit.name, compact(compute), compact(transfer), QString::number(r.cycles.overlapRatio, 'f', 2)));
-    // Bottom-up: bound, transfer, total (= compute + the transfer not hidden behind it).
-    QStringList categories = {tr("bound"), tr("transfer"), tr("total")};
-    auto* series = new QHorizontalStackedBarSeries;
-    series->setBarWidth(0.6);
-    struct Part {
-        QString name;
-        QColor colour;
-        std::vector<double> values;
-    };
-    const std::vector<Part> parts = {
-        {tr("compute"), QColor(0x4e, 0x79, 0xa7), {0, 0, compute}},
-        {tr("transfer, exposed"), QColor(0xf2, 0x8e, 0x2b), {0, exposed, exposed}},
-        {tr("transfer, hidden"), QColor(0xf2, 0x8e, 0x2b).lighter(150), {0, hidden, 0}},
-        {tr("compute bound"), QColor(150, 150, 150), {bound, 0, 0}},
-    };
-    for (const Part& part : parts) {
-        auto* set = new QBarSet(part.name);
-        set->setColor(part.colour);
-        set->setBorderColor(part.colour.darker(140));
-        for (double v : part.values)
-            set->append(v / unit.divisor);
-        series->append(set);
-    }
-    m_cyclesChart->addSeries(series);
-    auto* axisY = new QBarCategoryAxis;
-    axisY->append(categories);
-    auto* axisX = new QValueAxis;
-    styleAxis(axisX, font());
-    styleAxis(axisY, font());
-    axisX->setLabelFormat(QStringLiteral("%.4g"));
-    axisX->setMin(0);
-    axisX->setMax(maxValue / unit.divisor * 1.05);
-    axisX->applyNiceNumbers();
-    m_cyclesChart->addAxis(axisY, Qt::AlignLeft);
-    m_cyclesChart->addAxis(axisX, Qt::AlignBottom);
-    series->attachAxis(axisY);
-    series->attachAxis(axisX);
+    // Bottom-up: bound, transfer, total (= compute + the transfer not hidden behind it); the
+    // sets as created in the constructor: compute, transfer exposed, transfer hidden, bound.
+    const double values[4][3] = {{0, 0, compute}, {0, exposed, exposed}, {0, hidden, 0}, {bound, 0, 0}};
+    const QList<QBarSet*> sets = m_cyclesSeries->barSets();
+    for (int i = 0; i < 4 && i < sets.size(); ++i)
+        for (int j = 0; j < 3; ++j)
+            if (sets[i]->at(j) != values[i][j] / unit.divisor)
+                sets[i]->replace(j, values[i][j] / unit.divisor);
+    setRangeIfChanged(m_cyclesAxis, maxValue / unit.divisor);
+    setTitleIfChanged(m_cyclesChart, tr("%1: compute %2 + transfer %3, overlap %4")
+                                         .arg(unit.name, compact(compute), compact(transfer), QString::number(r.cycles.overlapRatio, 'f', 2)));
 }
 
 void CostView::updateHistoryChart()
@@ -560,17 +589,14 @@ void CostView::updateHistoryChart()
     m_historyBound->replace(bound);
     const int n = static_cast<int>(m_history.size());
     // Half an edit of room on both sides so that the end points are not cut.
-    m_historyX->setRange(0.5, std::max(1, n) + 0.5);
-    m_historyX->setTickCount(2);
-    m_historyX->setTickType(QValueAxis::TicksDynamic);
-    m_historyX->setTickAnchor(1);
-    m_historyX->setTickInterval(std::max(1.0, std::ceil(n / 10.0)));
-    m_historyY->setLabelFormat(QStringLiteral("%.4g"));
-    m_historyY->setRange(0, maxValue / unit.divisor * 1.1);
-    m_historyY->applyNiceNumbers();
-    m_historyChart->setTitle(n ? tr("Total %1 per edit of this session (%2, last %3)")
+    if (m_historyX->max() != std::max(1, n) + 0.5) {
+        m_historyX->setRange(0.5, std::max(1, n) + 0.5);
+        m_historyX->setTickInterval(std::max(1.0, std::ceil(n / 10.0)));
+    }
+    setRangeIfChanged(m_historyY, maxValue / unit.divisor);
+    setTitleIfChanged(m_historyChart, n ? tr("Total %1 per edit of this session (%2, last %3)")
                                      .arg(unit.name, n == 1 ? tr("1 point") : tr("%1 points").arg(n), compact(m_history.back().cycles))
-                               : tr("Total cycles per edit of this session"));
+                                        : tr("Total cycles per edit of this session"));
 }
 
 } // namespace loopscope::ui

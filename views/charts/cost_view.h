@@ -7,9 +7,12 @@
 
 #include <QWidget>
 
+#include <string>
 #include <vector>
 
 QT_BEGIN_NAMESPACE
+class QAbstractBarSeries;
+class QBarCategoryAxis;
 class QChart;
 class QLabel;
 class QLineSeries;
@@ -67,6 +70,14 @@ private:
     QWidget* m_content = nullptr;
     std::vector<Headline> m_headlines;  ///< indexed by Figure
     QChart* m_trafficChart = nullptr;
+    QAbstractBarSeries* m_trafficSeries = nullptr;
+    QBarCategoryAxis* m_trafficLevels = nullptr;
+    QValueAxis* m_trafficAxis = nullptr;
+    std::vector<std::string> m_trafficTensors;   ///< one bar set each, in this order
+    int m_trafficLevelCount = -1;
+    std::vector<QStringList> m_trafficTips;      ///< per set, per bar (levels bottom-up)
+    QAbstractBarSeries* m_cyclesSeries = nullptr;
+    QValueAxis* m_cyclesAxis = nullptr;
     QChart* m_cyclesChart = nullptr;
     QChart* m_historyChart = nullptr;
     QLineSeries* m_historySeries = nullptr;
