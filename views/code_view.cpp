@@ -429,7 +429,8 @@ void CodeView::setCode(const std::string& code, const QString& fileName)
         return;
     }
     const int lines = static_cast<int>(std::count(code.begin(), code.end(), '\n'));
-    m_title->setText(tr("<b>%1</b> &mdash; %2 lines of C99 (what Export writes)").arg(fileName.toHtmlEscaped()).arg(lines));
+    m_titleText = tr("<b>%1</b> &mdash; %2 lines of C99 (what Export writes)").arg(fileName.toHtmlEscaped()).arg(lines);
+    m_title->setText(m_titleText);
     if (code == m_code)
         return;
     const bool fresh = m_code.empty() || fileName != m_fileName;
@@ -472,6 +473,12 @@ void CodeView::applyHighlight(bool scroll)
     m_area->setMarkedLines(marked);
     if (scroll && !marked.empty())
         m_area->scrollToLine(marked.front(), true);
+    // An unrolled loop (or one of a single iteration) has no for statement of its own.
+    if (!m_loop.isEmpty() && marked.empty() && !m_code.empty())
+        m_title->setText(m_titleText + tr("<br><small>%1 has no <tt>for</tt> of its own in the C: it is unrolled or runs once.</small>")
+                                           .arg(m_loop.toHtmlEscaped()));
+    else if (!m_code.empty())
+        m_title->setText(m_titleText);
 }
 
 } // namespace loopscope::ui

@@ -106,6 +106,7 @@ private:
     QPushButton* m_export;
     std::string m_code;
     QString m_fileName;
+    QString m_titleText;
     QString m_loop;
 };
 

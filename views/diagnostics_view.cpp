@@ -24,7 +24,9 @@ DiagnosticsView::DiagnosticsView(QWidget* parent) : QWidget(parent), m_model(new
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->verticalHeader()->hide();
-    m_table->setWordWrap(false);
+    // Messages are sentences with a suggestion at the end: wrap them, rows grow to fit.
+    m_table->setWordWrap(true);
+    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setSectionResizeMode(DiagnosticsModel::SeverityColumn, QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setSectionResizeMode(DiagnosticsModel::MessageColumn, QHeaderView::Stretch);
     m_table->horizontalHeader()->setSectionResizeMode(DiagnosticsModel::StepColumn, QHeaderView::ResizeToContents);

@@ -97,6 +97,8 @@ public:
             QPainterPath path;
             path.addRoundedRect(box, 4, 4);
             p->setRenderHint(QPainter::Antialiasing);
+            if (selected)  // stay readable on the selection colour
+                p->fillPath(path, QColor(255, 255, 255, 235));
             p->fillPath(path, QColor(c.red(), c.green(), c.blue(), 40));
             p->setPen(c);
             p->drawPath(path);
@@ -216,8 +218,9 @@ LoopNestView::LoopNestView(QWidget* parent) : QWidget(parent), m_model(new LoopN
     m_tree->setDragDropMode(QAbstractItemView::InternalMove);
     m_tree->setIndentation(18);
     m_tree->setAllColumnsShowFocus(true);
-    m_tree->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_tree->header()->setStretchLastSection(false);
+    // The column fills the view (selections span the row) and grows for long lines.
+    m_tree->header()->setSectionResizeMode(QHeaderView::Stretch);
+    m_tree->header()->setStretchLastSection(true);
     layout->addWidget(m_tree, 1);
 
     buildActions();
@@ -723,6 +726,13 @@ void LoopNestView::setSnapshot(const Snapshot& snapshot)
     m_model->setSnapshot(snapshot);
     restoreState();
     m_restoring = false;
+    int widest = 0;
+    for (size_t i = 0; i < m_model->rows().size(); ++i) {
+        const QModelIndex idx = m_model->indexOfRow(static_cast<int>(i));
+        const int depth = m_model->rows()[i].depth + 1;
+        widest = std::max(widest, m_tree->itemDelegate()->sizeHint(QStyleOptionViewItem(), idx).width() + depth * m_tree->indentation());
+    }
+    m_tree->header()->setMinimumSectionSize(widest);
     updateActions();
     onCurrentChanged();
 }

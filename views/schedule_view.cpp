@@ -222,6 +222,8 @@ void ScheduleView::setTrace(const std::vector<sched::Step>& steps, const Snapsho
     else
         m_header->setText(tr("%n step(s), all applied. Double-click parameters to edit; drag rows to move.", nullptr,
                              static_cast<int>(steps.size())));
+    m_baseHeader = m_header->text();
+    updateLegend();
     const int want = m_follow >= 0 ? m_follow : row;
     m_follow = -1;
     if (want >= 0 && want < m_model->rowCount() && currentStep() != want)
@@ -229,7 +231,23 @@ void ScheduleView::setTrace(const std::vector<sched::Step>& steps, const Snapsho
     updateActions();
 }
 
-void ScheduleView::setHighlight(const QString& loop, const QStringList& tensors) { m_model->setHighlight(loop, tensors); }
+void ScheduleView::setHighlight(const QString& loop, const QStringList& tensors)
+{
+    m_model->setHighlight(loop, tensors);
+    m_hlText = !loop.isEmpty() ? loop : tensors.join(QStringLiteral(", "));
+    updateLegend();
+}
+
+void ScheduleView::updateLegend()
+{
+    bool any = false;
+    for (int r = 0; r < m_model->rowCount() && !any; ++r)
+        any = m_model->index(r, 0).data(ScheduleModel::HighlightRole).toBool();
+    // Say what the yellow rows mean, so they do not read as warnings.
+    m_header->setText(any ? m_baseHeader + tr("<br><span style='background:#fff3b0'>&nbsp;Yellow&nbsp;</span>: the steps that name %1.")
+                                               .arg(m_hlText.toHtmlEscaped())
+                          : m_baseHeader);
+}
 
 void ScheduleView::selectStep(int row)
 {

@@ -40,13 +40,16 @@ signals:
 
 private:
     void updateActions();
+    void updateLegend();
     ScheduleModel* m_model;
     QTableView* m_table;
     QLabel* m_header;
     QAction* m_delete;
     QAction* m_up;
     QAction* m_down;
-    int m_follow = -1;  ///< row to select after a move comes back from the document
+    int m_follow = -1;
+    QString m_baseHeader;
+    QString m_hlText;  ///< row to select after a move comes back from the document
     friend class StepTable;
 };
 

@@ -108,6 +108,11 @@ double runEditBenchmark(const QStringList& schedules, int rounds, QTextStream& o
                 d->hide();
         window.show();
         settle();
+        // LOOPSCOPE_BENCH_RAISE=tileDock,diagnosticsDock brings tabbed docks to the front.
+        for (const QString& name : qEnvironmentVariable("LOOPSCOPE_BENCH_RAISE").split(QLatin1Char(','), Qt::SkipEmptyParts))
+            if (QDockWidget* d = window.dock(name))
+                d->raise();
+        settle();
         QString error;
         if (!window.openFile(path, &error)) {
             out << path << ": " << error << "\n";
