@@ -584,11 +584,11 @@ void LoopNestView::addCacheActions(QMenu* menu, const NestRow& r)
         const QString cstage = qs(k.stages[c.stage].name);
         if (!r.tensor.isEmpty() && r.kind != NestRow::Kind::Loop && tn != r.tensor)
             continue;
-        if (loop && c.stage == loop->stage && c.var != loop->var) {
+        if ((loop && c.stage == loop->stage && c.var != loop->var) || (!loop && c.var >= 0)) {
             sched::Step st = baseStep(sched::Primitive::ComputeAt, cstage);
             st.tensor = ss(tn);
             st.level = ss(level);
-            st.at = ss(at);
+            st.at = loop ? ss(at) : "root";
             addStepAction(computeAt, tr("move the %1 cache of %2 here").arg(level, tn), st);
         }
         if (!c.doubleBuffer && (!loop || (c.stage == loop->stage && c.var == loop->var) || r.kind != NestRow::Kind::Loop)) {

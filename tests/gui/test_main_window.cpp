@@ -17,6 +17,7 @@
 
 #include <QAction>
 #include <QComboBox>
+#include <QDir>
 #include <QDockWidget>
 #include <QFile>
 #include <QImage>
@@ -500,6 +501,35 @@ private slots:
         again.action("resetLayout")->trigger();
         QVERIFY(!again.dock("historyDock")->isHidden());
         QSettings().clear();
+    }
+
+    void whatTheTutorialSaysHolds()
+    {
+        auto w = makeWindow();
+        // every schedule of the tutorial opens and applies whole
+        for (const QString& f : QDir(source("docs/tutorial")).entryList({"matmul_?_*.sched.yaml"}, QDir::Files, QDir::Name)) {
+            QVERIFY2(w->openFile(source("docs/tutorial/") + f), qPrintable(f));
+            QVERIFY2(!w->document()->snapshot().failedStep, qPrintable(f));
+        }
+        // the last step ends within 10 % of the compute bound
+        const auto& r = *w->document()->snapshot().report;
+        QVERIFY(r.cycles.total < r.bounds.computeCycles * 11 / 10);
+
+        // exercise of step 3: B's cache moved to the root reaches the compulsory traffic
+        QVERIFY(w->openFile(source("docs/tutorial/matmul_3_hoisted.sched.yaml")));
+        QVERIFY(pick(*w, rowStartingWith(*w, "tensor B"), "compute_at root", "move the SRAM cache of B here"));
+        const auto& hoisted = *w->document()->snapshot().report;
+        QCOMPARE(hoisted.levels[0].readBytes + hoisted.levels[0].writeBytes, hoisted.bounds.compulsoryBytes);
+
+        // the broken schedule: step 2 fails; splitting j from the nest repairs it
+        QVERIFY(w->openFile(source("docs/tutorial/matmul_broken.sched.yaml")));
+        QVERIFY(w->document()->snapshot().failedStep);
+        QCOMPARE(w->document()->snapshot().failedStep->stepIndex, 1);
+        w->loopNestView()->factorBox()->setValue(16);
+        QVERIFY(selectLoop(*w, "j"));
+        trigger(*w, LoopNestView::Split);
+        QVERIFY(!w->document()->snapshot().failedStep);
+        QCOMPARE(w->document()->steps()[1].loops[0], std::string("j"));
     }
 
     void screenshotIsTheRightSizeAndNotBlank()

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Renders the screenshots of docs/tutorial.md and README.md with the application itself
+# (offscreen, 1600x1000). Usage: docs/screenshots/make_screenshots.sh [BUILD_DIR]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+app="${1:-build}/app/loopscope"
+out=docs/screenshots
+shot() {
+  local name="$1"; shift
+  QT_QPA_PLATFORM=offscreen "$app" --screenshot "$out/$name.png" "$@" 2>/dev/null
+}
+shot main_window                 --select j.outer examples/schedules/matmul_f32_tiled.sched.yaml
+shot tutorial_1_naive            --select k examples/schedules/matmul_f32_naive.sched.yaml
+shot tutorial_3_cached           --select j.outer --show Diagnostics docs/tutorial/matmul_2_cached.sched.yaml
+shot tutorial_4_double_buffered  --select j.outer --show Tiles --tile-position 5 docs/tutorial/matmul_4_double_buffered.sched.yaml
+shot tutorial_5_unrolled         --select k docs/tutorial/matmul_5_unrolled.sched.yaml
+shot tutorial_6_written_back     --select j.outer docs/tutorial/matmul_6_written_back.sched.yaml
+shot failing_step                docs/tutorial/matmul_broken.sched.yaml
+shot dwsep_channel_blocks        --select D:h.outer examples/schedules/dwsep_conv_channel_blocks.sched.yaml
+shot dwsep_fused                 --select O:h.outer --show Tiles --tile-position 9 examples/schedules/dwsep_conv_fused.sched.yaml
