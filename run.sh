@@ -7,7 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")"
 . scripts/packages.sh
 loopscope_install_packages
-loopscope_build build >/dev/null
+# The window needs the GUI; a build directory configured without it is switched on here.
+loopscope_build build -DLOOPSCOPE_BUILD_GUI=ON >/dev/null
 
 example=examples/schedules/matmul_f32_tiled.sched.yaml
 if [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ]; then
