@@ -5,6 +5,7 @@
 #include <QBrush>
 #include <QColor>
 #include <QIcon>
+#include <QRegularExpression>
 #include <QStyle>
 
 namespace loopscope::ui {
@@ -57,9 +58,18 @@ void DiagnosticsModel::setDiagnostics(const Snapshot& snapshot, const std::optio
             r.step = d.step ? *d.step : -1;
             r.loops = qsl(d.loops);
             r.tensors = qsl(d.tensors);
+            r.suggestion = suggestionIn(r.message);
             m_rows.push_back(std::move(r));
         }
     endResetModel();
+}
+
+QString DiagnosticsModel::suggestionIn(const QString& message)
+{
+    static const QRegularExpression step(QStringLiteral(
+        "\\b(split|tile|reorder|fuse|unroll|vectorize|parallel|cache_read|cache_write|compute_at|compute_inline|double_buffer) (\\{[^{}]*\\})"));
+    const auto m = step.match(message);
+    return m.hasMatch() ? m.captured(0) : QString();
 }
 
 int DiagnosticsModel::count(Severity s) const
@@ -108,6 +118,8 @@ QVariant DiagnosticsModel::data(const QModelIndex& index, int role) const
             tip += QLatin1Char('\n') + r.detail;
         if (r.step >= 0 || !r.loops.isEmpty())
             tip += tr("\nDouble-click to jump to the step and the loop.");
+        if (!r.suggestion.isEmpty())
+            tip += tr("\n'Apply suggestion' adds: %1").arg(r.suggestion);
         return tip;
     }
     case StepRole: return r.step;
@@ -115,6 +127,7 @@ QVariant DiagnosticsModel::data(const QModelIndex& index, int role) const
     case TensorsRole: return r.tensors;
     case SeverityRole: return static_cast<int>(r.severity);
     case CodeRole: return r.code;
+    case SuggestionRole: return r.suggestion;
     default: return {};
     }
 }

@@ -21,13 +21,14 @@ struct DiagnosticRow {
     int step = -1;        ///< 0-based trace step, -1 if none
     QStringList loops;
     QStringList tensors;
+    QString suggestion;   ///< a step the message proposes, as written: "compute_at {tensor: A, ...}"
 };
 
 class DiagnosticsModel : public QAbstractTableModel {
     Q_OBJECT
 public:
     enum Column { SeverityColumn, MessageColumn, StepColumn, WhereColumn, ColumnCount };
-    enum Role { StepRole = Qt::UserRole + 1, LoopsRole, TensorsRole, SeverityRole, CodeRole };
+    enum Role { StepRole = Qt::UserRole + 1, LoopsRole, TensorsRole, SeverityRole, CodeRole, SuggestionRole };
 
     explicit DiagnosticsModel(QObject* parent = nullptr);
 
@@ -36,6 +37,9 @@ public:
                         const QString& refusedStep = QString());
     const std::vector<DiagnosticRow>& rows() const { return m_rows; }
     int count(Severity s) const;
+    /// The step a message proposes ("... compute_at {tensor: A, level: SRAM, at: i.outer} ..."),
+    /// as "primitive {parameters}", or "".
+    static QString suggestionIn(const QString& message);
 
     int rowCount(const QModelIndex& parent = QModelIndex()) const override;
     int columnCount(const QModelIndex& parent = QModelIndex()) const override;

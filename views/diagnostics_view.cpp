@@ -1,7 +1,9 @@
 // Diagnostics view.
 #include "diagnostics_view.h"
 
+#include <QHBoxLayout>
 #include <QHeaderView>
+#include <QPushButton>
 #include <QKeyEvent>
 #include <QLabel>
 #include <QTableView>
@@ -14,10 +16,16 @@ DiagnosticsView::DiagnosticsView(QWidget* parent) : QWidget(parent), m_model(new
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     layout->setSpacing(2);
+    auto* top = new QHBoxLayout;
     m_header = new QLabel(this);
     m_header->setContentsMargins(4, 2, 4, 2);
     m_header->setWordWrap(true);
-    layout->addWidget(m_header);
+    top->addWidget(m_header, 1);
+    m_apply = new QPushButton(tr("Apply suggestion"), this);
+    m_apply->setToolTip(tr("Add the step the selected diagnostic proposes"));
+    m_apply->setEnabled(false);
+    top->addWidget(m_apply);
+    layout->addLayout(top);
     m_table = new QTableView(this);
     m_table->setModel(m_model);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -34,6 +42,16 @@ DiagnosticsView::DiagnosticsView(QWidget* parent) : QWidget(parent), m_model(new
     m_table->horizontalHeader()->setMinimumSectionSize(30);
     layout->addWidget(m_table, 1);
     connect(m_table, &QTableView::activated, this, [this](const QModelIndex& i) { activateRow(i.row()); });
+    auto current = [this] { return m_table->currentIndex().isValid() ? m_table->currentIndex().row() : -1; };
+    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this, current] {
+        const int row = current();
+        m_apply->setEnabled(row >= 0 && row < m_model->rowCount() && !m_model->rows()[row].suggestion.isEmpty());
+    });
+    connect(m_apply, &QPushButton::clicked, this, [this, current] {
+        const int row = current();
+        if (row >= 0 && row < m_model->rowCount() && !m_model->rows()[row].suggestion.isEmpty())
+            emit suggestionRequested(m_model->rows()[row].suggestion, m_model->rows()[row].step);
+    });
     setDiagnostics(Snapshot{});
 }
 
@@ -41,6 +59,14 @@ void DiagnosticsView::setDiagnostics(const Snapshot& snapshot, const std::option
                                      const QString& refusedStep)
 {
     m_model->setDiagnostics(snapshot, refused, refusedStep);
+    // Offer the first suggestion at once: it is usually why one looks here.
+    int suggested = -1;
+    for (size_t i = 0; i < m_model->rows().size() && suggested < 0; ++i)
+        if (!m_model->rows()[i].suggestion.isEmpty())
+            suggested = static_cast<int>(i);
+    if (suggested >= 0)
+        m_table->setCurrentIndex(m_model->index(suggested, DiagnosticsModel::MessageColumn));
+    m_apply->setEnabled(suggested >= 0);
     if (snapshot.empty())
         m_header->setText(tr("Nothing open."));
     else if (m_model->rowCount() == 0)

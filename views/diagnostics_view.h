@@ -7,6 +7,7 @@
 #include <QWidget>
 
 class QLabel;
+class QPushButton;
 class QTableView;
 
 namespace loopscope::ui {
@@ -24,15 +25,20 @@ public:
     void activateRow(int row);
     /// "1 error, 2 warnings" (for a dock title).
     QString summary() const;
+    QPushButton* applyButton() const { return m_apply; }
 
 signals:
     /// Jump to what a diagnostic names (step -1 if none).
     void activated(int step, const QStringList& loops, const QStringList& tensors);
+    /// The user wants the step a diagnostic proposes ("compute_at {tensor: A, ...}"); `step`
+    /// is the trace step the diagnostic is about (-1 if none).
+    void suggestionRequested(const QString& suggestion, int step);
 
 private:
     DiagnosticsModel* m_model;
     QTableView* m_table;
     QLabel* m_header;
+    QPushButton* m_apply;
 };
 
 } // namespace loopscope::ui

@@ -172,8 +172,7 @@ protected:
         const QModelIndex source = currentIndex();
         e->acceptProposedAction();
         // The model never changes here: the drop becomes a reorder step for the document.
-        m_owner->requestReorderDrop(source.data(LoopNestModel::RowIdRole).toInt(),
-                                    target.data(LoopNestModel::RowIdRole).toInt());
+        m_owner->dropLoopOnto(source, target);
     }
 
 private:
@@ -214,6 +213,7 @@ LoopNestView::LoopNestView(QWidget* parent) : QWidget(parent), m_model(new LoopN
     m_tree->setContextMenuPolicy(Qt::CustomContextMenu);
     m_tree->setDragEnabled(true);
     m_tree->setAcceptDrops(true);
+    m_tree->viewport()->setAcceptDrops(true);
     m_tree->setDropIndicatorShown(true);
     m_tree->setDragDropMode(QAbstractItemView::InternalMove);
     m_tree->setIndentation(18);
@@ -456,8 +456,10 @@ void LoopNestView::trigger(ActionId id)
     emit stepRequested(s);
 }
 
-void LoopNestView::requestReorderDrop(int fromRow, int toRow)
+void LoopNestView::dropLoopOnto(const QModelIndex& dragged, const QModelIndex& onto)
 {
+    const int fromRow = dragged.isValid() ? dragged.data(LoopNestModel::RowIdRole).toInt() : -1;
+    const int toRow = onto.isValid() ? onto.data(LoopNestModel::RowIdRole).toInt() : -1;
     const auto& rows = m_model->rows();
     if (fromRow < 0 || toRow < 0 || fromRow >= static_cast<int>(rows.size()) || toRow >= static_cast<int>(rows.size())
         || fromRow == toRow || !m_snapshot.program)

@@ -45,6 +45,9 @@ public:
     QSpinBox* factorBox() const { return m_factor; }
     /// The row the actions apply to.
     const NestRow* currentRow() const;
+    /// What dropping a dragged loop row onto another loop row does: a reorder step that
+    /// moves the loop to the other's position (loops of one stage only).
+    void dropLoopOnto(const QModelIndex& dragged, const QModelIndex& onto);
 
 signals:
     /// The user asked for a schedule step (the document decides whether it applies).
@@ -60,7 +63,6 @@ private:
     void updateActions();
     void onCurrentChanged();
     void trigger(ActionId id);
-    void requestReorderDrop(int fromRow, int toRow);
     /// The loop row an action on `r` means (the row itself, or the loop around a tensor row).
     const NestRow* loopFor(const NestRow* r) const;
     /// Loop variable directly inside / outside `r` in its stage, or "".

@@ -94,10 +94,7 @@ protected:
         QModelIndex at = indexAt(e->position().toPoint());
         const int to = at.isValid() ? at.row() : model()->rowCount() - 1;
         e->acceptProposedAction();
-        if (from >= 0 && to >= 0 && from != to) {
-            m_owner->m_follow = to;
-            emit m_owner->moveRequested(from, to);
-        }
+        m_owner->dropStepOnto(from, to);
     }
 
 private:
@@ -145,6 +142,7 @@ ScheduleView::ScheduleView(QWidget* parent) : QWidget(parent), m_model(new Sched
     m_table->setColumnWidth(ScheduleModel::StatusColumn, 56);
     m_table->setDragEnabled(true);
     m_table->setAcceptDrops(true);
+    m_table->viewport()->setAcceptDrops(true);
     m_table->setDragDropMode(QAbstractItemView::InternalMove);
     m_table->setDropIndicatorShown(true);
     m_table->setWordWrap(false);
@@ -187,6 +185,14 @@ ScheduleView::ScheduleView(QWidget* parent) : QWidget(parent), m_model(new Sched
         emit stepSelected(current.row(), loops, tensors);
     });
     setTrace({}, Snapshot{});
+}
+
+void ScheduleView::dropStepOnto(int dragged, int onto)
+{
+    if (dragged < 0 || onto < 0 || dragged == onto || dragged >= m_model->rowCount() || onto >= m_model->rowCount())
+        return;
+    m_follow = onto;
+    emit moveRequested(dragged, onto);
 }
 
 int ScheduleView::currentStep() const

@@ -30,6 +30,9 @@ public:
     QAction* moveUpAction() const { return m_up; }
     QAction* moveDownAction() const { return m_down; }
     int currentStep() const;
+    /// What dropping a dragged step row onto another row does: a move intent (the
+    /// selection follows the step).
+    void dropStepOnto(int dragged, int onto);
 
 signals:
     void stepEdited(int row, const loopscope::sched::Step& step, int session);

@@ -10,6 +10,7 @@
 #include "memory_view.h"
 #include "schedule_document.h"
 #include "schedule_view.h"
+#include "step_text.h"
 #include "target_loader.h"
 #include "tile_view.h"
 
@@ -361,6 +362,23 @@ void MainWindow::connectDocument()
         if (!loops.isEmpty())
             m_nest->selectLoop(loops.front());
         m_nest->setHighlight(loops, tensors);
+    });
+    connect(m_diagnostics, &DiagnosticsView::suggestionRequested, this, [this](const QString& text, int about) {
+        const int space = text.indexOf(QLatin1Char(' '));
+        sched::Primitive primitive;
+        QString error;
+        std::optional<sched::Step> s;
+        if (space > 0 && sched::parsePrimitive(text.left(space).toStdString(), primitive))
+            s = parseStepParameters(primitive, text.mid(space + 1), &error);
+        if (!s) {
+            statusBar()->showMessage(tr("Cannot apply '%1': %2").arg(text, error), 8000);
+            return;
+        }
+        // A suggestion about a step of one stage means that stage.
+        if (s->stage.empty() && about >= 0 && about < static_cast<int>(m_doc->steps().size()))
+            s->stage = m_doc->steps()[about].stage;
+        m_refusedStep = qs(sched::describe(*s));
+        m_doc->applyStep(*s);
     });
     connect(m_memory, &MemoryView::stepActivated, this, [this](int step) {
         if (step < 0)

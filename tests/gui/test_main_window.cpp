@@ -23,6 +23,7 @@
 #include <QImage>
 #include <QLabel>
 #include <QMenu>
+#include <QPushButton>
 #include <QMessageBox>
 #include <QSettings>
 #include <QSpinBox>
@@ -408,6 +409,45 @@ private slots:
         QCOMPARE(w->scheduleView()->currentStep(), target.step);
         if (!target.loops.isEmpty())
             QCOMPARE(w->loopNestView()->currentRow()->label, target.loops.front());
+    }
+
+    void diagnosticSuggestionsApplyInOneClick()
+    {
+        auto w = makeWindow();
+        QVERIFY(w->openFile(MainWindow::defaultExample()));
+        DiagnosticsView* d = w->diagnosticsView();
+        QVERIFY(d->applyButton()->isEnabled());
+        const int64_t before = w->document()->snapshot().report->levels[0].readBytes;
+        QTest::mouseClick(d->applyButton(), Qt::LeftButton);
+        QCOMPARE(lastPrimitive(*w), sched::Primitive::ComputeAt);
+        QCOMPARE(w->document()->steps().back().at, std::string("i.outer"));
+        QVERIFY(w->document()->snapshot().report->levels[0].readBytes < before);
+        for (const auto& r : d->model()->rows())
+            QVERIFY(r.code != "redundant-reload");
+    }
+
+    void dragAndDropReorders()
+    {
+        // (A synthetic QDropEvent reaches no widget without a drag in progress, so the drop
+        // handlers the views' dropEvent calls are driven directly.)
+        auto w = makeWindow();
+        QVERIFY(w->openFile(MainWindow::defaultExample()));
+        LoopNestModel* model = w->loopNestView()->model();
+        // drop j.inner onto i.inner: j.inner takes its place
+        w->loopNestView()->dropLoopOnto(model->findLoop("j.inner"), model->findLoop("i.inner"));
+        QCOMPARE(lastPrimitive(*w), sched::Primitive::Reorder);
+        QCOMPARE(w->document()->steps().back().loops,
+                 (std::vector<std::string>{"i.outer", "j.outer", "j.inner", "i.inner", "k"}));
+        QCOMPARE(model->findLoop("i.inner").parent(), model->findLoop("j.inner"));
+        // onto a row that is not a loop: refused, nothing changes
+        const size_t n = w->document()->steps().size();
+        w->loopNestView()->dropLoopOnto(model->findLoop("k"), rowStartingWith(*w, "alloc A_SRAM"));
+        QCOMPARE(w->document()->steps().size(), n);
+
+        // drop a step row onto another row of the schedule: the step moves there
+        w->scheduleView()->dropStepOnto(4, 3);
+        QCOMPARE(w->document()->steps()[3].tensor, std::string("B"));
+        QCOMPARE(w->scheduleView()->currentStep(), 3);
     }
 
     void saveReopenAndExport()

@@ -245,6 +245,22 @@ private slots:
         QVERIFY(m.diagnostics.rows().front().loops.contains("i.outer"));
     }
 
+    void suggestionsAreFoundInMessages()
+    {
+        QCOMPARE(DiagnosticsModel::suggestionIn("A@SRAM reloads the same tile on every iteration of j.outer: its tile does "
+                                                "not depend on that loop; compute_at {tensor: A, level: SRAM, at: i.outer} "
+                                                "loads it once instead"),
+                 QString("compute_at {tensor: A, level: SRAM, at: i.outer}"));
+        QCOMPARE(DiagnosticsModel::suggestionIn("SRAM over capacity by 4 KiB"), QString());
+        ScheduleDocument doc;
+        Models m(doc);
+        QVERIFY(doc.openSchedule(example("matmul_f32_tiled.sched.yaml")));
+        bool found = false;
+        for (int r = 0; r < m.diagnostics.rowCount(); ++r)
+            found |= !m.diagnostics.index(r, 0).data(DiagnosticsModel::SuggestionRole).toString().isEmpty();
+        QVERIFY(found);
+    }
+
     void modelsSurviveEveryExampleAndAClose()
     {
         ScheduleDocument doc;
