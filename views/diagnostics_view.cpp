@@ -40,6 +40,7 @@ DiagnosticsView::DiagnosticsView(QWidget* parent) : QWidget(parent), m_model(new
     m_table->horizontalHeader()->setSectionResizeMode(DiagnosticsModel::StepColumn, QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setSectionResizeMode(DiagnosticsModel::WhereColumn, QHeaderView::Interactive);
     m_table->horizontalHeader()->setMinimumSectionSize(30);
+    m_table->setColumnWidth(DiagnosticsModel::WhereColumn, 130);
     layout->addWidget(m_table, 1);
     connect(m_table, &QTableView::activated, this, [this](const QModelIndex& i) { activateRow(i.row()); });
     auto current = [this] { return m_table->currentIndex().isValid() ? m_table->currentIndex().row() : -1; };
