@@ -386,11 +386,17 @@ void MainWindow::connectDocument()
         m_schedule->selectStep(step);
         dock(QStringLiteral("scheduleDock"))->raise();
     });
-    connect(m_kernel, &KernelView::kernelChosen, this, [this](const QString& path) { openFile(path); });
+    // A choice that does not happen (cancelled, or failing) leaves the boxes showing what is open.
+    connect(m_kernel, &KernelView::kernelChosen, this, [this](const QString& path) {
+        if (!openFile(path))
+            m_kernel->setCurrent(m_doc->kernelPath(), m_doc->target(), m_doc->description());
+    });
     connect(m_kernel, &KernelView::targetChosen, this, [this](const QString& target) {
         QString error;
-        if (!m_doc->setTarget(target, &error))
+        if (!m_doc->setTarget(target, &error)) {
+            m_kernel->setCurrent(m_doc->kernelPath(), m_doc->target(), m_doc->description());
             QMessageBox::warning(this, tr("Target"), error);
+        }
     });
     connect(m_kernel, &KernelView::openKernelRequested, this, [this] { openFromPrompt(Prompt::OpenKernel); });
     connect(m_kernel, &KernelView::openTargetRequested, this, [this] { openFromPrompt(Prompt::OpenTarget); });

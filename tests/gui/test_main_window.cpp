@@ -518,6 +518,15 @@ private slots:
         QVERIFY(!w->openFile(example("matmul_f32_naive.sched.yaml")));
         QCOMPARE(w->document()->steps().size(), size_t(6));
         QCOMPARE(asked, 2);
+        // choosing another kernel and cancelling leaves the box on the open one
+        QComboBox* kernels = w->kernelView()->kernelBox();
+        const int dwsep = kernels->findText("dwsep_conv");
+        QVERIFY(dwsep >= 0);
+        kernels->setCurrentIndex(dwsep);
+        emit kernels->activated(dwsep);
+        QCOMPARE(asked, 3);
+        QCOMPARE(kernels->currentText(), QString("matmul_f32"));
+        QCOMPARE(w->document()->snapshot().program->kernel->name, std::string("matmul_f32"));
         w->setSavePrompt([&](const QString&) { return int(QMessageBox::Discard); });
         QVERIFY(w->close());
     }
