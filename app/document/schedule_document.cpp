@@ -2,6 +2,8 @@
 // of the snapshot (replay -> lower -> analyse -> generate C) after every change.
 #include "schedule_document.h"
 
+#include <QtConcurrent/QtConcurrentRun>
+
 #include "analysis/cost_report.h"
 #include "codegen/c_codegen.h"
 #include "document_commands.h"
@@ -52,7 +54,15 @@ ScheduleDocument::ScheduleDocument(QObject* parent)
     });
 }
 
-ScheduleDocument::~ScheduleDocument() = default;
+ScheduleDocument::~ScheduleDocument()
+{
+    // The worker only holds shared copies of the kernel and target; wait so that it does not
+    // outlive the watcher that would deliver its result.
+    if (m_async)
+        m_async->waitForFinished();
+}
+
+bool ScheduleDocument::isRebuilding() const { return m_async && m_async->isRunning(); }
 
 bool ScheduleDocument::isDirty() const { return !m_undo->isClean(); }
 
@@ -274,8 +284,7 @@ bool ScheduleDocument::reloadTarget(QString* error)
         return false;
     }
     m_targets[m_state.target] = std::make_shared<const hw::Target>(std::move(*t));
-    rebuild();
-    emit changed(m_snapshot);
+    refresh();
     return true;
 }
 
@@ -293,23 +302,21 @@ void ScheduleDocument::setState(const DocumentState& state)
     m_state = state;
     if (targetChanged)
         watchTarget();
-    rebuild();
-    emit changed(m_snapshot);
+    refresh();
 }
 
-void ScheduleDocument::rebuild()
+namespace {
+
+/// Replay, lower, analyse and generate C: a pure function of its arguments, so that it can
+/// run on a worker thread. Returns the snapshot (revision unset) and the milliseconds taken.
+std::pair<Snapshot, double> buildSnapshot(std::shared_ptr<const ir::Kernel> kernel, std::shared_ptr<const hw::Target> target,
+                                          const std::vector<sched::Step>& steps)
 {
     QElapsedTimer timer;
     timer.start();
-    QString why;
-    auto target = resolve(m_state.target, &why);
-    if (!target)  // only a target that was loaded before can be installed
-        target = m_snapshot.program ? m_snapshot.program->target : nullptr;
-    if (!target)
-        return;
     Snapshot s;
-    sched::Program p = sched::Program::initial(m_kernel, target);
-    for (const auto& step : m_state.steps) {
+    sched::Program p = sched::Program::initial(std::move(kernel), target);
+    for (const auto& step : steps) {
         sched::ApplyResult r = sched::apply(p, step);
         if (!r.ok()) {
             s.failedStep = r.error();
@@ -322,9 +329,68 @@ void ScheduleDocument::rebuild()
     s.code = codegen::generateSource(*nest);
     s.nest = std::move(nest);
     s.program = std::make_shared<const sched::Program>(std::move(p));
+    return {std::move(s), timer.nsecsElapsed() / 1e6};
+}
+
+} // namespace
+
+void ScheduleDocument::rebuild()
+{
+    QString why;
+    auto target = resolve(m_state.target, &why);
+    if (!target)  // only a target that was loaded before can be installed
+        target = m_snapshot.program ? m_snapshot.program->target : nullptr;
+    if (!target)
+        return;
+    auto [s, ms] = buildSnapshot(m_kernel, target, m_state.steps);
     s.revision = ++m_revision;
     m_snapshot = std::move(s);
-    m_lastRebuildMs = timer.nsecsElapsed() / 1e6;
+    m_lastRebuildMs = ms;
+}
+
+void ScheduleDocument::refresh()
+{
+    if (isRebuilding()) {
+        m_rebuildAgain = true;  // the worker's result is stale: run again when it is done
+        return;
+    }
+    if (m_lastRebuildMs < m_asyncThresholdMs) {
+        rebuild();
+        emit changed(m_snapshot);
+        return;
+    }
+    startAsyncRebuild();
+}
+
+void ScheduleDocument::startAsyncRebuild()
+{
+    QString why;
+    auto target = resolve(m_state.target, &why);
+    if (!target)
+        target = m_snapshot.program ? m_snapshot.program->target : nullptr;
+    if (!target)
+        return;
+    if (!m_async) {
+        m_async = new QFutureWatcher<std::pair<Snapshot, double>>(this);
+        connect(m_async, &QFutureWatcherBase::finished, this, &ScheduleDocument::asyncRebuildFinished);
+    }
+    emit rebuilding(true);
+    m_async->setFuture(QtConcurrent::run(buildSnapshot, m_kernel, target, m_state.steps));
+}
+
+void ScheduleDocument::asyncRebuildFinished()
+{
+    if (m_rebuildAgain) {
+        m_rebuildAgain = false;
+        startAsyncRebuild();
+        return;
+    }
+    auto [s, ms] = m_async->result();
+    s.revision = ++m_revision;
+    m_snapshot = std::move(s);
+    m_lastRebuildMs = ms;
+    emit rebuilding(false);
+    emit changed(m_snapshot);
 }
 
 } // namespace loopscope::ui

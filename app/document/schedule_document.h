@@ -5,6 +5,7 @@
 #include "sched/schedule_file.h"
 #include "snapshot.h"
 
+#include <QFutureWatcher>
 #include <QObject>
 #include <QString>
 #include <QStringList>
@@ -83,6 +84,11 @@ public:
     const std::optional<sched::ScheduleError>& lastRejected() const { return m_rejected; }
     /// Milliseconds the last rebuild (replay, lower, analyse, generate C) took.
     double lastRebuildMs() const { return m_lastRebuildMs; }
+    /// Edits whose previous rebuild took at least this long rebuild on a worker thread: the
+    /// window keeps the last snapshot, stays responsive and shows progress meanwhile.
+    void setAsyncThresholdMs(double ms) { m_asyncThresholdMs = ms; }
+    /// A rebuild is running on the worker thread.
+    bool isRebuilding() const;
 
     /// Called by the undo commands only: installs a state and rebuilds the snapshot.
     void setState(const DocumentState& state);
@@ -97,10 +103,16 @@ signals:
     void stepRejected(const loopscope::sched::ScheduleError& error);
     /// The target file was reloaded from disk (or failed to, with a message).
     void targetReloaded(const QString& path, const QString& error);
+    /// A slow rebuild started (true) on the worker thread, or finished (false).
+    void rebuilding(bool busy);
 
 private:
     std::shared_ptr<const hw::Target> resolve(const QString& target, QString* error);
     void rebuild();
+    /// Rebuilds and emits changed: at once when rebuilds are fast, else on the worker thread.
+    void refresh();
+    void startAsyncRebuild();
+    void asyncRebuildFinished();
     void watchTarget();
     void install(std::shared_ptr<const ir::Kernel> kernel, sched::ScheduleFile file,
                  const QString& path, DocumentState state);
@@ -119,6 +131,9 @@ private:
     int m_revision = 0;
     int m_lastMergeSession = 0;
     double m_lastRebuildMs = 0;
+    double m_asyncThresholdMs = 100;
+    QFutureWatcher<std::pair<Snapshot, double>>* m_async = nullptr;
+    bool m_rebuildAgain = false;   ///< an edit arrived while the worker was busy
 };
 
 /// True when `target` names a built-in target rather than a file.

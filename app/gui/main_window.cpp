@@ -147,6 +147,16 @@ void MainWindow::buildViews()
 
     m_statusCost = new QLabel(this);
     statusBar()->addPermanentWidget(m_statusCost);
+    // Slow rebuilds run on a worker thread: a busy bar says so while the views keep showing
+    // the previous state and the window stays responsive.
+    m_rebuildProgress = new QProgressBar(this);
+    m_rebuildProgress->setObjectName(QStringLiteral("rebuildProgress"));
+    m_rebuildProgress->setRange(0, 0);
+    m_rebuildProgress->setMaximumWidth(160);
+    m_rebuildProgress->setFormat(tr("Rebuilding"));
+    m_rebuildProgress->setTextVisible(true);
+    m_rebuildProgress->hide();
+    statusBar()->addPermanentWidget(m_rebuildProgress);
 }
 
 QDockWidget* MainWindow::dock(const QString& objectName) const { return findChild<QDockWidget*>(objectName); }
@@ -304,6 +314,13 @@ void MainWindow::buildMenus()
 void MainWindow::connectDocument()
 {
     connect(m_doc, &ScheduleDocument::changed, this, &MainWindow::onChanged);
+    connect(m_doc, &ScheduleDocument::rebuilding, this, [this](bool busy) {
+        m_rebuildProgress->setVisible(busy);
+        if (busy)
+            statusBar()->showMessage(tr("Rebuilding the loop nest, cost and code (the last edit took %1 ms)...").arg(m_doc->lastRebuildMs(), 0, 'f', 0));
+        else
+            statusBar()->clearMessage();
+    });
     connect(m_doc, &ScheduleDocument::opened, this, &MainWindow::onOpened);
     connect(m_doc, &ScheduleDocument::dirtyChanged, this, [this] { updateTitle(); });
     connect(m_doc, &ScheduleDocument::stepRejected, this, [this](const sched::ScheduleError& e) {

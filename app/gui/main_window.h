@@ -6,6 +6,7 @@
 #include "snapshot.h"
 
 #include <QMainWindow>
+#include <QProgressBar>
 #include <QPointer>
 #include <QSet>
 
@@ -126,6 +127,7 @@ private:
     TileView* m_tile = nullptr;
     QUndoView* m_history = nullptr;
     QLabel* m_statusCost = nullptr;
+    QProgressBar* m_rebuildProgress = nullptr;
     QMenu* m_recentMenu = nullptr;
     std::map<QString, QAction*> m_actions;
     QByteArray m_defaultState;

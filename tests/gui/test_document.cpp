@@ -364,6 +364,36 @@ private slots:
         QVERIFY(QFile::exists(tmp.filePath("out/matmul_f32.h")));
         QCOMPARE(readAll(tmp.filePath("out/matmul_f32.c")), QByteArray::fromStdString(doc.snapshot().code));
     }
+
+    // Edits whose rebuild is slow run on a worker thread: the old snapshot stays until the new
+    // one is ready, edits made meanwhile are not lost, and only the latest state is shown.
+    void slowRebuildsRunOnAWorkerThread()
+    {
+        ScheduleDocument doc;
+        QVERIFY(doc.openSchedule(tiledMatmul()));
+        doc.setAsyncThresholdMs(0);  // treat every rebuild as slow
+        QSignalSpy changed(&doc, &ScheduleDocument::changed);
+        QSignalSpy busy(&doc, &ScheduleDocument::rebuilding);
+        const int before = doc.snapshot().revision;
+        QVERIFY(!doc.applyStep(step(sched::Primitive::Unroll, {"k"})));
+        QCOMPARE(busy.count(), 1);
+        QCOMPARE(busy.at(0).at(0).toBool(), true);
+        QVERIFY(doc.isRebuilding());
+        QCOMPARE(doc.snapshot().revision, before);   // still the previous state
+        QCOMPARE(changed.count(), 0);
+        // A second edit while the worker runs.
+        QVERIFY(!doc.applyStep(step(sched::Primitive::Parallel, {"i.outer"})));
+        QVERIFY(changed.wait(10000));
+        QCOMPARE(changed.count(), 1);                // the stale result was not shown
+        QVERIFY(!doc.isRebuilding());
+        QCOMPARE(busy.last().at(0).toBool(), false);
+        QCOMPARE(doc.snapshot().program->trace.size(), size_t(7));
+        QVERIFY(doc.snapshot().revision > before);
+        // Undo goes through the same path.
+        doc.undoStack()->undo();
+        QVERIFY(changed.wait(10000));
+        QCOMPARE(doc.snapshot().program->trace.size(), size_t(6));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestDocument)

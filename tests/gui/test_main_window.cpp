@@ -116,6 +116,26 @@ private slots:
         QSettings().clear();
     }
 
+    void slowEditsShowProgressAndKeepTheWindowResponsive()
+    {
+        auto w = makeWindow();
+        QVERIFY(w->openFile(MainWindow::defaultExample()));
+        w->document()->setAsyncThresholdMs(0);  // every rebuild counts as slow
+        auto* bar = w->findChild<QProgressBar*>(QStringLiteral("rebuildProgress"));
+        QVERIFY(bar);
+        QVERIFY(bar->isHidden());
+        QSignalSpy changed(w->document(), &ScheduleDocument::changed);
+        sched::Step s;
+        s.primitive = sched::Primitive::Unroll;
+        s.loops = {"k"};
+        QVERIFY(!w->document()->applyStep(s));
+        QVERIFY(!bar->isHidden());                                   // progress while the worker runs
+        QCOMPARE(w->scheduleView()->model()->rowCount(), 5);         // views still show the last state
+        QVERIFY(changed.wait(10000));                                // the event loop kept running
+        QVERIFY(bar->isHidden());
+        QCOMPARE(w->scheduleView()->model()->rowCount(), 6);
+    }
+
     void opensTheDefaultExampleInEveryView()
     {
         auto w = makeWindow();
