@@ -19,7 +19,7 @@
 namespace loopscope::hw {
 
 namespace detail {
-// Defined in the generated builtin_targets.cpp (hwdesc/embed_targets.cmake).
+// Defined in the generated builtin_targets.cpp (cmake/embed_files.cmake).
 std::size_t embeddedTargetCount();
 std::string_view embeddedTargetName(std::size_t i);
 std::string_view embeddedTargetText(std::size_t i);

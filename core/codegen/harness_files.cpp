@@ -1,5 +1,5 @@
 // Export harness support files: the templates of resources/firmware, embedded at build time
-// (core/codegen/embed_firmware.cmake), with the kernel name substituted.
+// (cmake/embed_files.cmake), with the kernel name substituted.
 #include "codegen/harness_files.h"
 
 #include <algorithm>
@@ -11,7 +11,7 @@
 namespace loopscope::codegen {
 
 namespace detail {
-// Defined in the generated firmware_templates.cpp (core/codegen/embed_firmware.cmake).
+// Defined in the generated firmware_templates.cpp (cmake/embed_files.cmake).
 std::size_t embeddedFirmwareCount();
 std::string_view embeddedFirmwarePath(std::size_t i);
 std::string_view embeddedFirmwareText(std::size_t i);
