@@ -151,9 +151,11 @@ public:
            << "   LOOPSCOPE_VECTORIZE precedes vectorized loops. */\n"
            << "/* Arm DSP extension (SMLAD): used for vectorized int8 reductions unless LOOPSCOPE_NO_DSP. */\n"
            << "#if defined(__ARM_FEATURE_DSP) && !defined(LOOPSCOPE_NO_DSP)\n#include <arm_acle.h>\n#define LOOPSCOPE_USE_DSP 1\n"
-           << "/* PKHBT and SXTAB16 with a rotation, which ACLE does not offer (the forms CMSIS-Core uses). */\n"
+           << "/* PKHBT, and SXTAB16/SXTB16 with a rotation, which ACLE does not offer (the forms CMSIS-Core uses). */\n"
            << "static inline int32_t ls_pkhbt(int32_t lo, int32_t hi)\n{\n    int32_t r;\n    __asm__(\"pkhbt %0, %1, %2, lsl #16\" : \"=r\"(r) : \"r\"(lo), \"r\"(hi));\n    return r;\n}\n"
            << "static inline int32_t ls_sxtab16_ror8(int32_t a, int32_t b)\n{\n    int32_t r;\n    __asm__(\"sxtab16 %0, %1, %2, ror #8\" : \"=r\"(r) : \"r\"(a), \"r\"(b));\n    return r;\n}\n"
+           << "static inline int32_t ls_sxtb16_ror8(int32_t a)\n{\n    int32_t r;\n    __asm__(\"sxtb16 %0, %1, ror #8\" : \"=r\"(r) : \"r\"(a));\n    return r;\n}\n"
+
            << "#else\n#define LOOPSCOPE_USE_DSP 0\n#endif\n"
            << "#ifndef LOOPSCOPE_PARALLEL\n#define LOOPSCOPE_PARALLEL\n#endif\n"
            << "#ifndef LOOPSCOPE_VECTORIZE\n#if defined(__GNUC__) && !defined(__clang__)\n#define LOOPSCOPE_VECTORIZE _Pragma(\"GCC ivdep\")\n#else\n#define LOOPSCOPE_VECTORIZE\n#endif\n#endif\n\n";
@@ -464,8 +466,7 @@ private:
                 const auto& rq = *st.requant;
                 std::string mult = s.multBuffer >= 0 ? access(s.multBuffer, {s.channel}) : std::to_string(rq.multiplier.value);
                 std::string shift = s.shiftBuffer >= 0 ? access(s.shiftBuffer, {s.channel}) : std::to_string(rq.shift.value);
-                acc = "ls_requantize(" + acc + ", " + mult + ", " + shift + ", " + std::to_string(rq.outputOffset) + ", " + std::to_string(rq.actMin) + ", "
-                    + std::to_string(rq.actMax) + ")";
+                acc = requantizeCall(acc, mult, shift, rq.outputOffset, rq.actMin, rq.actMax);
             }
             line(access(s.buffer, s.index) + " = (" + cType(dst.dtype) + ")" + (st.requant ? acc : "(" + acc + ")") + ";");
             break;
@@ -559,8 +560,14 @@ private:
             if (stride == 1) {
                 line("uint32_t " + name + "w;");
                 line("memcpy(&" + name + "w, " + base + ", 4);");
-                line("const int32_t " + name + "02 = __sxtab16(" + c2 + ", (int32_t)" + name + "w);");
-                line("const int32_t " + name + "13 = ls_sxtab16_ror8(" + c2 + ", (int32_t)" + name + "w);");
+                if (o.offset == 0) {
+                    // Sign extension alone: no constant register.
+                    line("const int32_t " + name + "02 = __sxtb16((int32_t)" + name + "w);");
+                    line("const int32_t " + name + "13 = ls_sxtb16_ror8((int32_t)" + name + "w);");
+                } else {
+                    line("const int32_t " + name + "02 = __sxtab16(" + c2 + ", (int32_t)" + name + "w);");
+                    line("const int32_t " + name + "13 = ls_sxtab16_ror8(" + c2 + ", (int32_t)" + name + "w);");
+                }
             } else {
                 line("const int8_t *" + name + "p = " + base + ";");
                 auto half = [&](int i, int j) {
@@ -806,12 +813,56 @@ private:
 
 const char* requantizeFunctionC()
 {
-    return R"(/* TFLite's MultiplyByQuantizedMultiplier (SaturatingRoundingDoublingHighMul, then
-   RoundingDivideByPOT), bit-exact, followed by the output offset and the activation clamp. */
-static inline int32_t ls_requantize(int32_t acc, int32_t multiplier, int32_t shift, int32_t offset, int32_t lo, int32_t hi)
+    return R"(/* Requantization, bit-exact with TFLite's MultiplyByQuantizedMultiplier followed by the output
+   offset; ls_clamp (or LS_SAT, one SSAT for a signed power-of-two range) then applies the
+   activation range. SaturatingRoundingDoublingHighMul is (x * m + 2^30) >> 31 with an arithmetic
+   shift: TFLite's sign-dependent nudge and truncating division give the same value, and its one
+   saturating input (x == m == INT32_MIN) is the only one whose result reads as 0x80000000.
+   RoundingDivideByPOT rounds half away from zero. Shifts are clamped to [-31, 31]; the offset is
+   added with saturation, so the clamped result equals that of exact (64-bit) arithmetic. */
+#if defined(__ARM_FEATURE_SAT) && !defined(LOOPSCOPE_NO_SAT)
+#include <arm_acle.h>
+#define LS_USAT5(x) ((int32_t)__usat((x), 5))
+#define LS_SAT(v, bits, lo, hi) __ssat((v), (bits))
+#else
+#define LS_USAT5(x) ((x) < 0 ? 0 : ((x) > 31 ? 31 : (x)))
+#define LS_SAT(v, bits, lo, hi) ls_clamp((v), (lo), (hi))
+#endif
+#if defined(__ARM_FEATURE_DSP) && !defined(LOOPSCOPE_NO_SAT)
+#define LS_QADD(a, b) __qadd((a), (b))
+#else
+#define LS_QADD(a, b) ls_qadd((a), (b))
+#endif
+static inline int32_t ls_qadd(int32_t a, int32_t b)
+{
+    const int64_t s = (int64_t)a + (int64_t)b;
+    return s > INT32_MAX ? INT32_MAX : (s < INT32_MIN ? INT32_MIN : (int32_t)s);
+}
+static inline int32_t ls_clamp(int32_t v, int32_t lo, int32_t hi) { return v < lo ? lo : (v > hi ? hi : v); }
+static inline int32_t ls_requantize(int32_t acc, int32_t multiplier, int32_t shift, int32_t offset)
+{
+    const int32_t left = LS_USAT5(shift);
+    const int32_t right = shift < -31 ? 31 : LS_USAT5(-shift);
+    const int32_t x = (int32_t)((uint32_t)acc << left);
+    const uint32_t h = (uint32_t)(((int64_t)x * (int64_t)multiplier + ((int64_t)1 << 30)) >> 31);
+    const int32_t high = h == 0x80000000u ? INT32_MAX : (int32_t)h;
+    const int32_t mask = (int32_t)((1u << right) - 1u);
+    const int32_t threshold = (mask >> 1) + (int32_t)((uint32_t)high >> 31);
+    return LS_QADD((high >> right) + ((high & mask) > threshold ? 1 : 0), offset);
+}
+)";
+}
+
+const char* referenceRequantizeFunctionC()
+{
+    return R"(/* The naive reference's requantization: TFLite's MultiplyByQuantizedMultiplier written as TFLite
+   writes it (SaturatingRoundingDoublingHighMul, then RoundingDivideByPOT), the output offset and
+   the activation clamp, in 64-bit arithmetic. Independent of the kernel's ls_requantize, which is
+   checked against it. */
+static inline int32_t ls_ref_requantize(int32_t acc, int32_t multiplier, int32_t shift, int32_t offset, int32_t lo, int32_t hi)
 {
     int left = shift > 0 ? (shift > 31 ? 31 : (int)shift) : 0;
-    int right = shift > 0 ? 0 : (-shift > 31 ? 31 : (int)-shift);
+    int right = shift > 0 ? 0 : (shift < -31 ? 31 : (int)-shift);
     int32_t x = (int32_t)((uint32_t)acc << left);
     int64_t ab = (int64_t)x * (int64_t)multiplier;
     int32_t nudge = ab >= 0 ? (1 << 30) : (1 - (1 << 30));
@@ -819,10 +870,19 @@ static inline int32_t ls_requantize(int32_t acc, int32_t multiplier, int32_t shi
     int32_t mask = (int32_t)(((int64_t)1 << right) - 1);
     int32_t rem = high & mask;
     int32_t threshold = (mask >> 1) + (high < 0 ? 1 : 0);
-    int32_t v = (high >> right) + (rem > threshold ? 1 : 0) + offset;
-    return v < lo ? lo : (v > hi ? hi : v);
+    int64_t v = (int64_t)(high >> right) + (rem > threshold ? 1 : 0) + offset;
+    return (int32_t)(v < lo ? lo : (v > hi ? hi : v));
 }
 )";
+}
+
+std::string requantizeCall(const std::string& acc, const std::string& mult, const std::string& shift, int64_t offset, int64_t lo, int64_t hi)
+{
+    const std::string v = "ls_requantize(" + acc + ", " + mult + ", " + shift + ", " + std::to_string(offset) + ")";
+    for (int bits = 1; bits <= 31; ++bits)
+        if (lo == -(int64_t(1) << (bits - 1)) && hi == (int64_t(1) << (bits - 1)) - 1)
+            return "LS_SAT(" + v + ", " + std::to_string(bits) + ", " + std::to_string(lo) + ", " + std::to_string(hi) + ")";
+    return "ls_clamp(" + v + ", " + std::to_string(lo) + ", " + std::to_string(hi) + ")";
 }
 
 std::string generateHeader(const LoopNest& n)

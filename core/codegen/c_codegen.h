@@ -19,9 +19,16 @@ struct ExportOptions {
 std::string cIdentifier(const std::string& name);
 /// The C type of a dtype ("int8_t", "float", ...).
 const char* cType(ir::DType t);
-/// C source of `static inline int32_t ls_requantize(acc, multiplier, shift, offset, lo, hi)`,
-/// TFLite's requantization, shared by the kernel and the harness.
+/// C source of the kernel's requantization: `ls_requantize(acc, multiplier, shift, offset)`
+/// (TFLite's MultiplyByQuantizedMultiplier plus the offset, bit-exact, without branches; SSAT/USAT
+/// where the core has them), `ls_clamp(v, lo, hi)` and `LS_SAT(v, bits, lo, hi)`.
 const char* requantizeFunctionC();
+/// C source of `ls_ref_requantize(acc, multiplier, shift, offset, lo, hi)`: the same function
+/// written as TFLite writes it, for the harness's naive reference.
+const char* referenceRequantizeFunctionC();
+/// The C expression requantizing `acc` and clamping it to [lo, hi] (one SSAT when the range is
+/// that of a signed integer of some width).
+std::string requantizeCall(const std::string& acc, const std::string& mult, const std::string& shift, int64_t offset, int64_t lo, int64_t hi);
 
 /// <kernel>.h: the entry function with const-correct tensor pointers, documented.
 std::string generateHeader(const lower::LoopNest& nest);

@@ -25,6 +25,44 @@ Role roleOf(const ir::Kernel& k, int t)
     return Role::Plain;
 }
 
+/// main.c's check of the kernel's requantization (the fast, branch-free ls_requantize, with
+/// SSAT/USAT on cores that have them) against the reference's literal TFLite formulation, on edge
+/// cases (extreme accumulators, multipliers and shifts, every shift in [-40, 40]) and on
+/// pseudo-random inputs from a generator of its own (the data of the kernel run is unchanged).
+const char* const kRequantizeCheck = R"(static long check_requantize(void)
+{
+    static const int32_t accs[] = {0, 1, -1, 2, -2, 3, -3, 255, -256, 12345, -12345, 1 << 30, -(1 << 30),
+                                   INT32_MAX, INT32_MIN, INT32_MIN + 1, INT32_MAX - 1};
+    static const int32_t mults[] = {0, 1, -1, 1 << 30, (1 << 30) + 1, 1518500250, INT32_MAX, INT32_MIN, INT32_MIN + 1, -1518500250};
+    uint32_t s = 2463534242u;
+    long bad = 0, n;
+    int32_t shift;
+    size_t a, m;
+    for (a = 0; a < sizeof accs / sizeof accs[0]; ++a)
+        for (m = 0; m < sizeof mults / sizeof mults[0]; ++m)
+            for (shift = -40; shift <= 40; ++shift) {
+                bad += LS_SAT(ls_requantize(accs[a], mults[m], shift, -3), 8, -128, 127) != ls_ref_requantize(accs[a], mults[m], shift, -3, -128, 127);
+                bad += ls_clamp(ls_requantize(accs[a], mults[m], shift, 7), -1000, 1000) != ls_ref_requantize(accs[a], mults[m], shift, 7, -1000, 1000);
+                bad += ls_requantize(accs[a], mults[m], shift, -3) != ls_ref_requantize(accs[a], mults[m], shift, -3, INT32_MIN, INT32_MAX);
+            }
+    for (n = 0; n < 20000; ++n) {
+        int32_t acc, mult, sh;
+        s ^= s << 13; s ^= s >> 17; s ^= s << 5;
+        acc = (int32_t)s >> (s & 15u);
+        s ^= s << 13; s ^= s >> 17; s ^= s << 5;
+        mult = (int32_t)s;
+        s ^= s << 13; s ^= s >> 17; s ^= s << 5;
+        sh = (int32_t)(s % 64u) - 32;
+        bad += LS_SAT(ls_requantize(acc, mult, sh, 5), 16, -32768, 32767) != ls_ref_requantize(acc, mult, sh, 5, -32768, 32767);
+    }
+    bad += ls_requantize(5, 1 << 30, INT32_MIN, 0) != ls_ref_requantize(5, 1 << 30, INT32_MIN, 0, INT32_MIN, INT32_MAX);
+    bad += ls_requantize(5, 1 << 30, INT32_MAX, 0) != ls_ref_requantize(5, 1 << 30, INT32_MAX, 0, INT32_MIN, INT32_MAX);
+    printf("requantize check: %ld mismatches\n", bad);
+    return bad;
+}
+
+)";
+
 class HarnessWriter {
 public:
     HarnessWriter(const lower::LoopNest& n, uint64_t seed) : m_n(n), m_k(*n.kernel), m_seed(seed) {}
@@ -49,7 +87,8 @@ public:
            << "    size_t r;\n    for (r = 0; r < rows; ++r)\n        memcpy((char *)dst + r * dst_stride, (const char *)src + r * src_stride, row_bytes);\n"
            << "    if (transfer >= 0 && transfer < LS_TRANSFERS)\n        ls_bytes[transfer] += (unsigned long)(row_bytes * rows);\n}\n"
            << "void loopscope_dma_wait(void) {}\n\n";
-        os << requantizeFunctionC() << "\n";
+        if (hasRequantize())
+            os << requantizeFunctionC() << "\n" << referenceRequantizeFunctionC() << "\n" << kRequantizeCheck;
         // Tensors: the kernel's and the reference's copies of everything computed.
         for (size_t t = 0; t < m_k.tensors.size(); ++t) {
             const ir::Tensor& ten = m_k.tensors[t];
@@ -79,7 +118,8 @@ public:
         reference();
         // main
         os << "static uint32_t ls_fnv(uint32_t h, uint32_t v)\n{\n    int b;\n    for (b = 0; b < 4; ++b) {\n        h ^= (v >> (8 * b)) & 0xffu;\n        h *= 16777619u;\n    }\n    return h;\n}\n\n";
-        os << "int main(void)\n{\n    long i, mismatches = 0;\n    uint32_t checksum = 2166136261u;\n    int t;\n    fill_inputs();\n    " << kid << "(";
+        os << "int main(void)\n{\n    long i, mismatches = 0;\n    uint32_t checksum = 2166136261u;\n    int t;\n    fill_inputs();\n"
+           << (hasRequantize() ? "    mismatches += check_requantize();\n" : "") << "    " << kid << "(";
         bool first = true;
         for (size_t t = 0; t < m_k.tensors.size(); ++t) {
             if (!isParameter(static_cast<int>(t)))
@@ -114,6 +154,14 @@ public:
     }
 
 private:
+    bool hasRequantize() const
+    {
+        for (const auto& st : m_k.stages)
+            if (st.requant)
+                return true;
+        return false;
+    }
+
     static std::string upper(std::string s)
     {
         for (char& c : s)
@@ -225,7 +273,7 @@ private:
                     std::string ch = rq.channelAxis >= 0 ? "[x" + std::to_string(rq.channelAxis) + "]" : "";
                     std::string mult = rq.multiplier.tensor >= 0 ? "t_" + cIdentifier(m_k.tensors[rq.multiplier.tensor].name) + ch : std::to_string(rq.multiplier.value);
                     std::string shift = rq.shift.tensor >= 0 ? "t_" + cIdentifier(m_k.tensors[rq.shift.tensor].name) + ch : std::to_string(rq.shift.value);
-                    os << ind << out << " = (" << cType(outType) << ")ls_requantize((int32_t)acc, " << mult << ", " << shift << ", " << rq.outputOffset << ", " << rq.actMin
+                    os << ind << out << " = (" << cType(outType) << ")ls_ref_requantize((int32_t)acc, " << mult << ", " << shift << ", " << rq.outputOffset << ", " << rq.actMin
                        << ", " << rq.actMax << ");\n";
                 } else {
                     os << ind << out << " = (" << cType(outType) << ")acc;\n";

@@ -168,7 +168,7 @@ int32_t multiplyByQuantizedMultiplier(int32_t x, int32_t multiplier, int shift)
 {
     // TFLite asserts shifts in range; clamping keeps out-of-range data defined instead of UB.
     const int leftShift = shift > 0 ? (shift > 31 ? 31 : shift) : 0;
-    const int rightShift = shift > 0 ? 0 : (-shift > 31 ? 31 : -shift);
+    const int rightShift = shift > 0 ? 0 : (shift < -31 ? 31 : -shift);
     // x * (1 << left_shift) in int32 wraps on every platform TFLite runs on; do it explicitly.
     const int32_t shifted = static_cast<int32_t>(static_cast<uint32_t>(x) << leftShift);
     return roundingDivideByPOT(saturatingRoundingDoublingHighMul(shifted, multiplier), rightShift);

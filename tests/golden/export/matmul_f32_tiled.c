@@ -22,7 +22,7 @@
 #if defined(__ARM_FEATURE_DSP) && !defined(LOOPSCOPE_NO_DSP)
 #include <arm_acle.h>
 #define LOOPSCOPE_USE_DSP 1
-/* PKHBT and SXTAB16 with a rotation, which ACLE does not offer (the forms CMSIS-Core uses). */
+/* PKHBT, and SXTAB16/SXTB16 with a rotation, which ACLE does not offer (the forms CMSIS-Core uses). */
 static inline int32_t ls_pkhbt(int32_t lo, int32_t hi)
 {
     int32_t r;
@@ -33,6 +33,12 @@ static inline int32_t ls_sxtab16_ror8(int32_t a, int32_t b)
 {
     int32_t r;
     __asm__("sxtab16 %0, %1, %2, ror #8" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+}
+static inline int32_t ls_sxtb16_ror8(int32_t a)
+{
+    int32_t r;
+    __asm__("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(a));
     return r;
 }
 #else
@@ -77,21 +83,42 @@ const char *const matmul_f32_transfers[2] = {"A DRAM SRAM", "B DRAM SRAM"};
 static inline int ls_floordiv(int a, int b) { int q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }
 static inline int ls_floormod(int a, int b) { return a - ls_floordiv(a, b) * b; }
 
-/* TFLite's MultiplyByQuantizedMultiplier (SaturatingRoundingDoublingHighMul, then
-   RoundingDivideByPOT), bit-exact, followed by the output offset and the activation clamp. */
-static inline int32_t ls_requantize(int32_t acc, int32_t multiplier, int32_t shift, int32_t offset, int32_t lo, int32_t hi)
+/* Requantization, bit-exact with TFLite's MultiplyByQuantizedMultiplier followed by the output
+   offset; ls_clamp (or LS_SAT, one SSAT for a signed power-of-two range) then applies the
+   activation range. SaturatingRoundingDoublingHighMul is (x * m + 2^30) >> 31 with an arithmetic
+   shift: TFLite's sign-dependent nudge and truncating division give the same value, and its one
+   saturating input (x == m == INT32_MIN) is the only one whose result reads as 0x80000000.
+   RoundingDivideByPOT rounds half away from zero. Shifts are clamped to [-31, 31]; the offset is
+   added with saturation, so the clamped result equals that of exact (64-bit) arithmetic. */
+#if defined(__ARM_FEATURE_SAT) && !defined(LOOPSCOPE_NO_SAT)
+#include <arm_acle.h>
+#define LS_USAT5(x) ((int32_t)__usat((x), 5))
+#define LS_SAT(v, bits, lo, hi) __ssat((v), (bits))
+#else
+#define LS_USAT5(x) ((x) < 0 ? 0 : ((x) > 31 ? 31 : (x)))
+#define LS_SAT(v, bits, lo, hi) ls_clamp((v), (lo), (hi))
+#endif
+#if defined(__ARM_FEATURE_DSP) && !defined(LOOPSCOPE_NO_SAT)
+#define LS_QADD(a, b) __qadd((a), (b))
+#else
+#define LS_QADD(a, b) ls_qadd((a), (b))
+#endif
+static inline int32_t ls_qadd(int32_t a, int32_t b)
 {
-    int left = shift > 0 ? (shift > 31 ? 31 : (int)shift) : 0;
-    int right = shift > 0 ? 0 : (-shift > 31 ? 31 : (int)-shift);
-    int32_t x = (int32_t)((uint32_t)acc << left);
-    int64_t ab = (int64_t)x * (int64_t)multiplier;
-    int32_t nudge = ab >= 0 ? (1 << 30) : (1 - (1 << 30));
-    int32_t high = (x == multiplier && x == INT32_MIN) ? INT32_MAX : (int32_t)((ab + nudge) / ((int64_t)1 << 31));
-    int32_t mask = (int32_t)(((int64_t)1 << right) - 1);
-    int32_t rem = high & mask;
-    int32_t threshold = (mask >> 1) + (high < 0 ? 1 : 0);
-    int32_t v = (high >> right) + (rem > threshold ? 1 : 0) + offset;
-    return v < lo ? lo : (v > hi ? hi : v);
+    const int64_t s = (int64_t)a + (int64_t)b;
+    return s > INT32_MAX ? INT32_MAX : (s < INT32_MIN ? INT32_MIN : (int32_t)s);
+}
+static inline int32_t ls_clamp(int32_t v, int32_t lo, int32_t hi) { return v < lo ? lo : (v > hi ? hi : v); }
+static inline int32_t ls_requantize(int32_t acc, int32_t multiplier, int32_t shift, int32_t offset)
+{
+    const int32_t left = LS_USAT5(shift);
+    const int32_t right = shift < -31 ? 31 : LS_USAT5(-shift);
+    const int32_t x = (int32_t)((uint32_t)acc << left);
+    const uint32_t h = (uint32_t)(((int64_t)x * (int64_t)multiplier + ((int64_t)1 << 30)) >> 31);
+    const int32_t high = h == 0x80000000u ? INT32_MAX : (int32_t)h;
+    const int32_t mask = (int32_t)((1u << right) - 1u);
+    const int32_t threshold = (mask >> 1) + (int32_t)((uint32_t)high >> 31);
+    return LS_QADD((high >> right) + ((high & mask) > threshold ? 1 : 0), offset);
 }
 
 static float A_SRAM[1024] LOOPSCOPE_SRAM LOOPSCOPE_ALIGNED(32);  /* cache_read of A[16][64] in SRAM */
