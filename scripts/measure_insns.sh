@@ -2,7 +2,7 @@
 # Instructions executed per MAC by exported kernels on an emulated Cortex-M (qemu with
 # -icount shift=0 and an exact per-instruction counting plugin; see the export's README).
 #
-#   scripts/measure_insns.sh [m7|m4] SCHEDULE...
+#   scripts/measure_insns.sh [m7|m4|m7-clang] SCHEDULE...
 # Prints: schedule, MACs, kernel instructions, instructions per MAC, estimated cycles.
 set -euo pipefail
 core=${1:-m7}

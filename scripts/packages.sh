@@ -7,6 +7,7 @@ LOOPSCOPE_PACKAGES=(
   libsqlite3-dev sqlite3
   qt6-base-dev qt6-charts-dev libgl-dev
   gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm
+  clang libclang-rt-14-dev
 )
 
 loopscope_install_packages() {

@@ -19,6 +19,9 @@ struct ExportOptions {
 std::string cIdentifier(const std::string& name);
 /// The C type of a dtype ("int8_t", "float", ...).
 const char* cType(ir::DType t);
+/// C source defining LS_UNUSED (if not yet defined), which the generated helpers carry so that
+/// unused ones draw no warning; requantizeFunctionC() starts with it.
+const char* unusedMacroC();
 /// C source of the kernel's requantization: `ls_requantize(acc, multiplier, shift, offset)`
 /// (TFLite's MultiplyByQuantizedMultiplier plus the offset, bit-exact, without branches; SSAT/USAT
 /// where the core has them), `ls_clamp(v, lo, hi)` and `LS_SAT(v, bits, lo, hi)`.

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Builds and runs an export harness directory (loopscope-cli export ... --harness, or the
 # files of harnessSupportFiles() plus a kernel and main.c) on the host, on the Cortex-M7
-# (qemu mps2-an500) and on the Cortex-M4 (qemu mps2-an386), with the directory's own
-# Makefile, and checks that
+# (qemu mps2-an500) and on the Cortex-M4 (qemu mps2-an386) with GCC, and on the host and the
+# Cortex-M7 with clang, with the directory's own Makefile, and checks that
 #   - every build succeeds,
 #   - every run exits with status 0,
-#   - every run prints one "checksum ..." line, the same on all three.
-# All three platforms are always built and run, even after a failure, so that the summary
+#   - every run prints one "checksum ..." line, the same on all five.
+# All five builds are always built and run, even after a failure, so that the summary
 # shows each one's exit status. Skips nothing: a missing tool is an error. Installs nothing.
 #
 #   tests/codegen/run_harness.sh DIR
@@ -35,6 +35,7 @@ require() { # tool, Debian package
 }
 require make make
 require cc build-essential
+require clang clang
 require awk gawk
 require timeout coreutils
 require arm-none-eabi-gcc gcc-arm-none-eabi
@@ -57,7 +58,7 @@ jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 logs=$(mktemp -d "${TMPDIR:-/tmp}/run_harness.XXXXXX")
 trap 'rm -rf "$logs"' EXIT
 
-platforms="host m7 m4"
+platforms="host m7 m4 host-clang m7-clang"
 failed=0
 declare -A build_ok status checksum
 
@@ -117,13 +118,13 @@ echo
 echo "run_harness summary ($dir):"
 for p in $platforms; do
     if [ "${build_ok[$p]}" -ne 1 ]; then
-        printf '  %-5s build FAILED\n' "$p"
+        printf '  %-10s build FAILED\n' "$p"
     else
-        printf '  %-5s exit status %s  %s\n' "$p" "${status[$p]}" "${checksum[$p]:-(no checksum line)}"
+        printf '  %-10s exit status %s  %s\n' "$p" "${status[$p]}" "${checksum[$p]:-(no checksum line)}"
     fi
 done
 if [ "$same" -eq 1 ]; then
-    echo "  checksum lines: identical on host, m7, m4"
+    echo "  checksum lines: identical on ${platforms// /, }"
 else
     echo "  checksum lines: DIFFER or missing"
 fi

@@ -55,7 +55,7 @@ std::string exportAndRun(const sched::Program& p, const fs::path& dir)
     std::ofstream(dir / (kid + ".h")) << codegen::generateHeader(nest);
     std::ofstream(dir / (kid + ".c")) << codegen::generateSource(nest);
     std::ofstream(dir / "main.c") << codegen::generateHarnessMain(nest, 7);
-    RunResult cc = run("cc -std=c99 -Wall -Wextra -Werror -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -o " + (dir / "k").string() + " "
+    RunResult cc = run("cc -std=c99 -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wstrict-prototypes -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -o " + (dir / "k").string() + " "
                        + (dir / (kid + ".c")).string() + " " + (dir / "main.c").string());
     if (cc.exitCode != 0)
         return "compile failed:\n" + cc.output;

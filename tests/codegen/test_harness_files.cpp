@@ -239,17 +239,17 @@ TEST(HarnessFiles, RejectsNamesThatCannotNameTheKernel)
     }
 }
 
-TEST(HarnessFiles, SmokeKernelRunsOnHostM7AndM4WithTheSameChecksum)
+TEST(HarnessFiles, SmokeKernelRunsOnHostM7AndM4WithGccAndClangWithTheSameChecksum)
 {
     HarnessDir dir;
     CommandRun r = dir.runHarnessScript();
     EXPECT_EQ(r.exitCode, 0) << r.output;
     EXPECT_NE(r.output.find("run_harness: PASS"), std::string::npos) << r.output;
-    for (const char* p : {"host", "m7", "m4"}) {
+    for (const char* p : {"host", "m7", "m4", "host-clang", "m7-clang"}) {
         std::regex line(std::string("\n  ") + p + " +exit status 0  checksum 0x[0-9a-f]{8} mismatches 0\n");
         EXPECT_TRUE(std::regex_search(r.output, line)) << p << "\n" << r.output;
     }
-    EXPECT_NE(r.output.find("checksum lines: identical on host, m7, m4"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("checksum lines: identical on host, m7, m4, host-clang, m7-clang"), std::string::npos) << r.output;
 }
 
 TEST(HarnessFiles, NonZeroExitFromMainFailsOnEveryPlatform)
@@ -267,7 +267,7 @@ TEST(HarnessFiles, NonZeroExitFromMainFailsOnEveryPlatform)
     EXPECT_EQ(r.exitCode, 1) << r.output;
     EXPECT_NE(r.output.find("run_harness: FAIL"), std::string::npos) << r.output;
     // Each platform built, ran, and reported main's status 1 (not a crash, not a timeout).
-    for (const char* p : {"host", "m7", "m4"}) {
+    for (const char* p : {"host", "m7", "m4", "host-clang", "m7-clang"}) {
         std::regex line(std::string("\n  ") + p + " +exit status 1  checksum 0x[0-9a-f]{8} mismatches 1\n");
         EXPECT_TRUE(std::regex_search(r.output, line)) << p << "\n" << r.output;
     }

@@ -45,6 +45,7 @@ void reset_continue(void);
 void Fault_Handler(void);
 void Default_Handler(void);
 void report_fault_entry(const uint32_t *frame);
+void *_sbrk(ptrdiff_t increment);
 
 #define SCB_CFSR (*(volatile uint32_t *)0xE000ED28u)
 #define SCB_HFSR (*(volatile uint32_t *)0xE000ED2Cu)

@@ -2,6 +2,7 @@
 #ifndef LOOPSCOPE_CONV2D_INT8_H
 #define LOOPSCOPE_CONV2D_INT8_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -29,6 +30,14 @@ void conv2d_int8(const int8_t *LOOPSCOPE_RESTRICT I, const int8_t *LOOPSCOPE_RES
 /* Names of the transfers passed to loopscope_dma_copy: "tensor from to". */
 extern const char *const conv2d_int8_transfers[];
 #define CONV2D_INT8_TRANSFER_COUNT 3
+
+/* DMA hooks every transfer between memory levels goes through (weak memcpy defaults are in
+   conv2d_int8.c; define these two in your project to use a DMA engine): a strided 2-D copy of
+   `rows` rows of `row_bytes` bytes (strides in bytes), and a wait for every copy started.
+   `transfer` indexes conv2d_int8_transfers. The same declarations in every Loopscope header. */
+void loopscope_dma_copy(void *dst, const void *src, size_t row_bytes, size_t rows,
+                        size_t dst_stride, size_t src_stride, int transfer);
+void loopscope_dma_wait(void);
 
 #ifdef __cplusplus
 }

@@ -6,6 +6,14 @@
 #include <stdint.h>
 #include <string.h>
 
+/* LS_UNUSED marks helpers a given kernel may not call (no unused-function warning with GCC or clang). */
+#ifndef LS_UNUSED
+#if defined(__GNUC__)
+#define LS_UNUSED __attribute__((unused))
+#else
+#define LS_UNUSED
+#endif
+#endif
 /* Section and alignment of on-chip buffers: define these to place them (e.g. in a linker section). */
 #ifndef LOOPSCOPE_DRAM
 #define LOOPSCOPE_DRAM
@@ -23,19 +31,19 @@
 #include <arm_acle.h>
 #define LOOPSCOPE_USE_DSP 1
 /* PKHBT, and SXTAB16/SXTB16 with a rotation, which ACLE does not offer (the forms CMSIS-Core uses). */
-static inline int32_t ls_pkhbt(int32_t lo, int32_t hi)
+LS_UNUSED static inline int32_t ls_pkhbt(int32_t lo, int32_t hi)
 {
     int32_t r;
     __asm__("pkhbt %0, %1, %2, lsl #16" : "=r"(r) : "r"(lo), "r"(hi));
     return r;
 }
-static inline int32_t ls_sxtab16_ror8(int32_t a, int32_t b)
+LS_UNUSED static inline int32_t ls_sxtab16_ror8(int32_t a, int32_t b)
 {
     int32_t r;
     __asm__("sxtab16 %0, %1, %2, ror #8" : "=r"(r) : "r"(a), "r"(b));
     return r;
 }
-static inline int32_t ls_sxtb16_ror8(int32_t a)
+LS_UNUSED static inline int32_t ls_sxtb16_ror8(int32_t a)
 {
     int32_t r;
     __asm__("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(a));
@@ -80,9 +88,17 @@ const char *const dwsep_conv_transfers[3] = {"PW DRAM SRAM", "I DRAM SRAM", "DW 
 #define LS_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define LS_MAX(a, b) ((a) > (b) ? (a) : (b))
 
-static inline int ls_floordiv(int a, int b) { int q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }
-static inline int ls_floormod(int a, int b) { return a - ls_floordiv(a, b) * b; }
+LS_UNUSED static inline int ls_floordiv(int a, int b) { int q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }
+LS_UNUSED static inline int ls_floormod(int a, int b) { return a - ls_floordiv(a, b) * b; }
 
+/* LS_UNUSED marks helpers a given kernel may not call (no unused-function warning with GCC or clang). */
+#ifndef LS_UNUSED
+#if defined(__GNUC__)
+#define LS_UNUSED __attribute__((unused))
+#else
+#define LS_UNUSED
+#endif
+#endif
 /* Requantization, bit-exact with TFLite's MultiplyByQuantizedMultiplier followed by the output
    offset; ls_clamp (or LS_SAT, one SSAT for a signed power-of-two range) then applies the
    activation range. SaturatingRoundingDoublingHighMul is (x * m + 2^30) >> 31 with an arithmetic
@@ -103,13 +119,13 @@ static inline int ls_floormod(int a, int b) { return a - ls_floordiv(a, b) * b; 
 #else
 #define LS_QADD(a, b) ls_qadd((a), (b))
 #endif
-static inline int32_t ls_qadd(int32_t a, int32_t b)
+LS_UNUSED static inline int32_t ls_qadd(int32_t a, int32_t b)
 {
     const int64_t s = (int64_t)a + (int64_t)b;
     return s > INT32_MAX ? INT32_MAX : (s < INT32_MIN ? INT32_MIN : (int32_t)s);
 }
-static inline int32_t ls_clamp(int32_t v, int32_t lo, int32_t hi) { return v < lo ? lo : (v > hi ? hi : v); }
-static inline int32_t ls_requantize(int32_t acc, int32_t multiplier, int32_t shift, int32_t offset)
+LS_UNUSED static inline int32_t ls_clamp(int32_t v, int32_t lo, int32_t hi) { return v < lo ? lo : (v > hi ? hi : v); }
+LS_UNUSED static inline int32_t ls_requantize(int32_t acc, int32_t multiplier, int32_t shift, int32_t offset)
 {
     const int32_t left = LS_USAT5(shift);
     const int32_t right = shift < -31 ? 31 : LS_USAT5(-shift);

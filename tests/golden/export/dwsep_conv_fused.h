@@ -2,6 +2,7 @@
 #ifndef LOOPSCOPE_DWSEP_CONV_H
 #define LOOPSCOPE_DWSEP_CONV_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -26,6 +27,14 @@ void dwsep_conv(const float *LOOPSCOPE_RESTRICT I, const float *LOOPSCOPE_RESTRI
 /* Names of the transfers passed to loopscope_dma_copy: "tensor from to". */
 extern const char *const dwsep_conv_transfers[];
 #define DWSEP_CONV_TRANSFER_COUNT 3
+
+/* DMA hooks every transfer between memory levels goes through (weak memcpy defaults are in
+   dwsep_conv.c; define these two in your project to use a DMA engine): a strided 2-D copy of
+   `rows` rows of `row_bytes` bytes (strides in bytes), and a wait for every copy started.
+   `transfer` indexes dwsep_conv_transfers. The same declarations in every Loopscope header. */
+void loopscope_dma_copy(void *dst, const void *src, size_t row_bytes, size_t rows,
+                        size_t dst_stride, size_t src_stride, int transfer);
+void loopscope_dma_wait(void);
 
 #ifdef __cplusplus
 }

@@ -2,6 +2,7 @@
 #ifndef LOOPSCOPE_MATMUL_F32_H
 #define LOOPSCOPE_MATMUL_F32_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -24,6 +25,14 @@ void matmul_f32(const float *LOOPSCOPE_RESTRICT A, const float *LOOPSCOPE_RESTRI
 /* Names of the transfers passed to loopscope_dma_copy: "tensor from to". */
 extern const char *const matmul_f32_transfers[];
 #define MATMUL_F32_TRANSFER_COUNT 2
+
+/* DMA hooks every transfer between memory levels goes through (weak memcpy defaults are in
+   matmul_f32.c; define these two in your project to use a DMA engine): a strided 2-D copy of
+   `rows` rows of `row_bytes` bytes (strides in bytes), and a wait for every copy started.
+   `transfer` indexes matmul_f32_transfers. The same declarations in every Loopscope header. */
+void loopscope_dma_copy(void *dst, const void *src, size_t row_bytes, size_t rows,
+                        size_t dst_stride, size_t src_stride, int transfer);
+void loopscope_dma_wait(void);
 
 #ifdef __cplusplus
 }
