@@ -30,7 +30,13 @@
 #if defined(__ARM_FEATURE_DSP) && !defined(LOOPSCOPE_NO_DSP)
 #include <arm_acle.h>
 #define LOOPSCOPE_USE_DSP 1
-/* PKHBT, and SXTAB16/SXTB16 with a rotation, which ACLE does not offer (the forms CMSIS-Core uses). */
+/* PKHBT, and SXTAB16/SXTB16 with a rotation, which ACLE does not offer: plain C that clang
+   folds into one instruction each; for GCC, which does not, the forms CMSIS-Core uses. */
+#if defined(__clang__)
+LS_UNUSED static inline int32_t ls_pkhbt(int32_t lo, int32_t hi) { return (int32_t)(((uint32_t)lo & 0xffffu) | ((uint32_t)hi << 16)); }
+LS_UNUSED static inline int32_t ls_sxtab16_ror8(int32_t a, int32_t b) { return __sxtab16(a, (int32_t)(((uint32_t)b >> 8) | ((uint32_t)b << 24))); }
+LS_UNUSED static inline int32_t ls_sxtb16_ror8(int32_t a) { return __sxtb16((int32_t)(((uint32_t)a >> 8) | ((uint32_t)a << 24))); }
+#else
 LS_UNUSED static inline int32_t ls_pkhbt(int32_t lo, int32_t hi)
 {
     int32_t r;
@@ -49,6 +55,7 @@ LS_UNUSED static inline int32_t ls_sxtb16_ror8(int32_t a)
     __asm__("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(a));
     return r;
 }
+#endif
 #else
 #define LOOPSCOPE_USE_DSP 0
 #endif
