@@ -80,7 +80,7 @@ struct Sub {
 
 class Analyzer {
 public:
-    Analyzer(const LoopNest& n, const hw::Target& t) : m_n(n), m_t(t), m_k(*n.kernel)
+    Analyzer(const LoopNest& n, const hw::Target& t) : m_n(n), m_t(t), m_k(*n.kernel), m_pingPong(lower::pingPongBuffers(n))
     {
         size_t levels = t.levels.size();
         m_read.assign(levels, std::vector<int64_t>(m_k.tensors.size(), 0));
@@ -296,7 +296,7 @@ private:
                     copyCycles += sub.transfer;
                 add(body, sub);
             }
-            if (b.doubleBuffer && m_allocRuns[s.buffer] > 1) {
+            if (m_pingPong[s.buffer] && m_allocRuns[s.buffer] > 1) {
                 // Ping-pong: while one iteration computes, the next one's copy runs.
                 double runs = static_cast<double>(m_allocRuns[s.buffer]);
                 double computePer = (body.compute) / runs;
@@ -585,6 +585,15 @@ private:
 
     // ---- diagnostics ----------------------------------------------------------------------
 
+    std::optional<int> stepOfDoubleBuffer(int tensor) const
+    {
+        std::optional<int> found;
+        for (size_t i = 0; i < m_n.trace.size(); ++i)
+            if (m_n.trace[i].primitive == sched::Primitive::DoubleBuffer && m_n.trace[i].tensor == m_k.tensors[tensor].name)
+                found = static_cast<int>(i);
+        return found;
+    }
+
     std::optional<int> stepOfCache(int cache) const
     {
         if (cache < 0)
@@ -789,6 +798,17 @@ private:
                                    stepOfCache(buf.cache), {}, {m_k.tensors[buf.tensor].name}});
             }
         }
+        // Double buffers the code cannot ping-pong: nothing is overlapped.
+        for (size_t i = 0; i < m_n.buffers.size(); ++i) {
+            const Buffer& b = m_n.buffers[i];
+            if (!b.doubleBuffer || m_pingPong[i])
+                continue;
+            out.push_back({Severity::Warning, "no-overlap",
+                           "double buffering " + b.name + " overlaps nothing: its source is filled inside the same loop iteration, so the next tile "
+                               "cannot be fetched ahead (it still takes twice the memory); cache the source at an outer loop",
+                           stepOfDoubleBuffer(b.tensor),
+                           {}, {m_k.tensors[b.tensor].name}});
+        }
         // Double buffering that cannot hide its transfers.
         for (const auto& d : m_doubleBuffers) {
             if (d.transferPer <= d.computePer)
@@ -848,6 +868,7 @@ private:
     std::map<int, int> m_allocLoop;
     std::map<int, int> m_slotStage;
     std::map<int, int64_t> m_allocRuns;
+    std::vector<bool> m_pingPong;  ///< per buffer: lower::pingPongBuffers()
     std::vector<CopyInfo> m_copies;
     std::vector<LoadInfo> m_loadsAt;
     std::vector<Strided> m_strided;

@@ -131,6 +131,7 @@ public:
     {
         nameThings();
         m_transfers = transfersOf(n);
+        m_pingPong = pingPongBuffers(n);
         prepareDoubleBuffers(n.root, {}, {});
     }
 
@@ -374,38 +375,12 @@ private:
         }
         if (s.kind == Stmt::Kind::If)
             guards.insert(guards.end(), s.conds.begin(), s.conds.end());
-        if (s.kind == Stmt::Kind::Alloc && m_n.buffers[s.buffer].doubleBuffer && !loops.empty()) {
-            const Buffer& b = m_n.buffers[s.buffer];
-            // Prefetching the next tile needs its source to exist already: a buffer allocated
-            // outside the ping-pong loop.
-            bool sourceOutside = true;
-            for (int c : s.body)
-                if (m_n.stmts[c].kind == Stmt::Kind::Copy && !b.write) {
-                    int src = m_n.stmts[c].src;
-                    sourceOutside = m_n.buffers[src].role == Buffer::Role::Home || allocatedOutside(src, loops.back());
-                }
-            if (sourceOutside) {
-                m_db[s.buffer] = DoubleBuffer{loops.back(), guards};
-                m_loopHasDb.insert(loops.back());
-            }
+        if (s.kind == Stmt::Kind::Alloc && m_pingPong[s.buffer]) {
+            m_db[s.buffer] = DoubleBuffer{loops.back(), guards};
+            m_loopHasDb.insert(loops.back());
         }
         for (int c : s.body)
             prepareDoubleBuffers(c, loops, guards);
-    }
-
-    bool allocatedOutside(int buffer, int loopStmt) const
-    {
-        // The buffer's Alloc is not inside the loop statement's subtree.
-        std::vector<int> todo{loopStmt};
-        while (!todo.empty()) {
-            int id = todo.back();
-            todo.pop_back();
-            const Stmt& s = m_n.stmts[id];
-            if (s.kind == Stmt::Kind::Alloc && s.buffer == buffer)
-                return false;
-            todo.insert(todo.end(), s.body.begin(), s.body.end());
-        }
-        return true;
     }
 
     /// A new slot for a C local used in index expressions (block-scoped names may repeat).
@@ -808,6 +783,7 @@ private:
     std::vector<std::string> m_reg;
     std::map<int, std::string> m_bufName;
     std::map<int, std::string> m_override;
+    std::vector<bool> m_pingPong;  ///< per buffer: pingPongBuffers()
     std::map<int, DoubleBuffer> m_db;
     std::map<int, std::string> m_dbSelect;
     std::set<int> m_loopHasDb;

@@ -568,4 +568,48 @@ private:
 
 std::string print(const LoopNest& nest) { return Printer(nest).run(); }
 
+namespace {
+
+bool allocatedInside(const LoopNest& n, int buffer, int stmt)
+{
+    std::vector<int> todo{stmt};
+    while (!todo.empty()) {
+        const Stmt& s = n.stmts[todo.back()];
+        todo.pop_back();
+        if (s.kind == Stmt::Kind::Alloc && s.buffer == buffer)
+            return true;
+        todo.insert(todo.end(), s.body.begin(), s.body.end());
+    }
+    return false;
+}
+
+void findPingPongs(const LoopNest& n, int id, int loop, std::vector<bool>& out)
+{
+    const Stmt& s = n.stmts[id];
+    if (s.kind == Stmt::Kind::For)
+        loop = id;
+    if (s.kind == Stmt::Kind::Alloc && n.buffers[s.buffer].doubleBuffer && loop >= 0) {
+        const Buffer& b = n.buffers[s.buffer];
+        bool sourceBefore = true;
+        for (int c : s.body)
+            if (n.stmts[c].kind == Stmt::Kind::Copy && !b.write) {
+                const int src = n.stmts[c].src;
+                sourceBefore = n.buffers[src].role == Buffer::Role::Home || !allocatedInside(n, src, loop);
+            }
+        out[s.buffer] = sourceBefore;
+    }
+    for (int c : s.body)
+        findPingPongs(n, c, loop, out);
+}
+
+} // namespace
+
+std::vector<bool> pingPongBuffers(const LoopNest& nest)
+{
+    std::vector<bool> out(nest.buffers.size(), false);
+    if (nest.root >= 0)
+        findPingPongs(nest, nest.root, -1, out);
+    return out;
+}
+
 } // namespace loopscope::lower

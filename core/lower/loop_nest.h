@@ -154,7 +154,7 @@ struct Stmt {
     int buffer = -1;
     // Copy (source), AccStore (accumulator), AccInit (bias buffer or -1)
     int src = -1;
-    bool doubleBuffer = false;
+    bool doubleBuffer = false;      ///< Copy: prefetched into a ping-pong double buffer (pingPongBuffers)
     Region region;                  ///< Copy
     std::vector<IndexId> index;     ///< index into `buffer` (global tensor index, or loop
                                     ///< index for accumulators)
@@ -191,5 +191,12 @@ LoopNest lower(const sched::Program& program);
 
 /// Readable pseudo-code of a loop nest, stable for golden tests.
 std::string print(const LoopNest& nest);
+
+/// Per buffer: whether it is a ping-pong over the innermost loop holding it, the next tile
+/// fetched while the current one is used. A double-buffered read cache is, when its source
+/// exists before that loop (a tensor's home, or a buffer allocated outside the loop); one whose
+/// source is filled inside the same loop, or one outside every loop, has nothing to overlap
+/// with and is copied synchronously. The generated code and the cost model both follow this.
+std::vector<bool> pingPongBuffers(const LoopNest& nest);
 
 } // namespace loopscope::lower

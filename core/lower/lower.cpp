@@ -69,6 +69,11 @@ public:
             if (!m_p.stages[s].inlined && m_p.stages[s].computeAt.isRoot())
                 emitStage(static_cast<int>(s), root, nullptr);
         m_n.root = root;
+        // A double-buffered copy is prefetched only where the code can ping-pong.
+        const std::vector<bool> pingPong = pingPongBuffers(m_n);
+        for (Stmt& st : m_n.stmts)
+            if (st.kind == Stmt::Kind::Copy && st.doubleBuffer)
+                st.doubleBuffer = pingPong[m_n.buffers[st.buffer].doubleBuffer ? st.buffer : st.src];
         return std::move(m_n);
     }
 
