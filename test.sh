@@ -3,7 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 . scripts/packages.sh
-loopscope_install_packages
+loopscope_install_packages "${LOOPSCOPE_TEST_PACKAGES[@]}"
 
 # The Qt-free layers must configure without Qt: prove that no find_package(Qt6) is reached.
 cmake -S . -B build/noqt-check -DLOOPSCOPE_BUILD_GUI=OFF -DCMAKE_DISABLE_FIND_PACKAGE_Qt6=ON >/dev/null

@@ -7,8 +7,9 @@ LOOPSCOPE_PACKAGES=(
   libsqlite3-dev sqlite3
   qt6-base-dev qt6-charts-dev libgl-dev
   gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm
-  clang libclang-rt-14-dev
 )
+# Only the tests need these: exports are also built and run with clang (test.sh installs them).
+LOOPSCOPE_TEST_PACKAGES=(clang libclang-rt-14-dev)
 
 loopscope_install_packages() {
   local missing=()
