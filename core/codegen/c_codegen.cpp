@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -151,7 +152,7 @@ public:
         os << "#ifndef LOOPSCOPE_ALIGNED\n#define LOOPSCOPE_ALIGNED(n) __attribute__((aligned(n)))\n#endif\n"
            << "/* Loop hooks: LOOPSCOPE_PARALLEL precedes parallel loops (e.g. _Pragma(\"omp parallel for\")),\n"
            << "   LOOPSCOPE_VECTORIZE precedes vectorized loops. */\n"
-           << "/* Arm DSP extension (SMLAD): used for vectorized int8 reductions unless LOOPSCOPE_NO_DSP. */\n"
+           << "/* Arm DSP extension (SMLAD): used for vectorized int8 and int16 reductions unless LOOPSCOPE_NO_DSP. */\n"
            << "#if defined(__ARM_FEATURE_DSP) && !defined(LOOPSCOPE_NO_DSP)\n#include <arm_acle.h>\n#define LOOPSCOPE_USE_DSP 1\n"
            << "/* PKHBT, and SXTAB16/SXTB16 with a rotation, which ACLE does not offer: plain C that clang\n"
            << "   folds into one instruction each; for GCC, which does not, the forms CMSIS-Core uses. */\n"
@@ -487,30 +488,42 @@ private:
         return false;
     }
 
-    /// The Arm DSP path of a vectorized int8 reduction `acc += (x + c) * (y + d)`: four lanes
-    /// per step, unpacked to int16 pairs (SXTAB16 for contiguous operands, PKHBT otherwise) and
-    /// accumulated two MACs per SMLAD. Emits "#if LOOPSCOPE_USE_DSP" and the DSP loop and
-    /// returns true; the caller then writes the plain loop after "#else".
+    /// The Arm DSP path of a vectorized int8 or int16 reduction `acc += (x + c) * (y + d)`, two
+    /// MACs per SMLAD. int8: four lanes per step, unpacked to int16 pairs (SXTAB16 for
+    /// contiguous operands, PKHBT otherwise). int16 (without offsets, which could leave the int16
+    /// range): two lanes per step, one word load per contiguous operand, PKHBT otherwise. Emits
+    /// "#if LOOPSCOPE_USE_DSP" and the DSP loop and returns true; the caller then writes the
+    /// plain loop after "#else".
     bool emitDsp(const Stmt& s)
     {
-        if (!m_n.target->compute.dsp || !s.reduction || s.extent % 4 != 0)
+        if (!m_n.target->compute.dsp || !s.reduction)
             return false;
         std::map<int, const Stmt*> loads;
         const Stmt* update = nullptr;
+        std::optional<ir::DType> elem;
         for (int c : s.body) {
             const Stmt& b = m_n.stmts[c];
-            if (b.kind == Stmt::Kind::Load && m_n.buffers[b.buffer].dtype == ir::DType::Int8)
+            const ir::DType t = b.kind == Stmt::Kind::Load ? m_n.buffers[b.buffer].dtype : ir::DType::Float32;
+            if (b.kind == Stmt::Kind::Load && (t == ir::DType::Int8 || t == ir::DType::Int16) && (!elem || *elem == t)) {
+                elem = t;
                 loads[b.reg] = &b;
-            else if (b.kind == Stmt::Kind::Compute && b.accumulate && !update)
+            } else if (b.kind == Stmt::Kind::Compute && b.accumulate && !update) {
                 update = &b;
-            else
+            } else {
                 return false;
+            }
         }
-        if (!update || m_n.buffers[update->buffer].dtype != ir::DType::Int32)
+        if (!update || !elem || m_n.buffers[update->buffer].dtype != ir::DType::Int32)
+            return false;
+        const bool int8 = *elem == ir::DType::Int8;
+        const int lanes = int8 ? 4 : 2;
+        if (s.extent % lanes != 0)
             return false;
         const ValueNode& mul = m_n.values[update->value];
         DspOperand x, y;
         if (mul.op != ValueNode::Op::Mul || !dspOperand(mul.a, loads, x) || !dspOperand(mul.b, loads, y))
+            return false;
+        if (!int8 && (x.offset != 0 || y.offset != 0))
             return false;
         // Each operand's offset must be affine in the vectorized loop: element distance `stride`.
         auto strideOf = [&](const Stmt& l, int64_t& stride) {
@@ -529,11 +542,13 @@ private:
         const std::string v = m_slot[s.slot];
         const std::string acc = access(update->buffer, update->index);
         line("#if LOOPSCOPE_USE_DSP");
-        line("/* " + s.name + ": vectorized int8 multiply-accumulate, 2 MACs per SMLAD */");
-        line("for (int " + v + " = 0; " + v + " < " + std::to_string(s.extent) + "; " + v + " += 4) {");
+        line("/* " + s.name + ": vectorized " + (int8 ? "int8" : "int16") + " multiply-accumulate, 2 MACs per SMLAD */");
+        line("for (int " + v + " = 0; " + v + " < " + std::to_string(s.extent) + "; " + v + " += " + std::to_string(lanes) + ") {");
         ++m_indent;
-        auto pack = [&](const DspOperand& o, int64_t stride, const std::string& name) {
-            const std::string base = "&" + m_bufName[o.load->buffer] + select(o.load->buffer) + "[" + strip(ix(flat(o.load->buffer, o.load->index))) + "]";
+        auto base = [&](const DspOperand& o) {
+            return "&" + m_bufName[o.load->buffer] + select(o.load->buffer) + "[" + strip(ix(flat(o.load->buffer, o.load->index))) + "]";
+        };
+        auto pack8 = [&](const DspOperand& o, int64_t stride, const std::string& name) {
             const std::string c2 = "(int32_t)0x" + [&] {
                 char buf[16];
                 std::snprintf(buf, sizeof buf, "%08x", static_cast<unsigned>(((o.offset & 0xffff) << 16) | (o.offset & 0xffff)));
@@ -541,7 +556,7 @@ private:
             }();
             if (stride == 1) {
                 line("uint32_t " + name + "w;");
-                line("memcpy(&" + name + "w, " + base + ", 4);");
+                line("memcpy(&" + name + "w, " + base(o) + ", 4);");
                 if (o.offset == 0) {
                     // Sign extension alone: no constant register.
                     line("const int32_t " + name + "02 = __sxtb16((int32_t)" + name + "w);");
@@ -551,7 +566,7 @@ private:
                     line("const int32_t " + name + "13 = ls_sxtab16_ror8(" + c2 + ", (int32_t)" + name + "w);");
                 }
             } else {
-                line("const int8_t *" + name + "p = " + base + ";");
+                line("const int8_t *" + name + "p = " + base(o) + ";");
                 auto half = [&](int i, int j) {
                     return "ls_pkhbt(" + name + "p[" + std::to_string(i * stride) + "], " + name + "p[" + std::to_string(j * stride) + "])";
                 };
@@ -564,10 +579,25 @@ private:
                 }
             }
         };
-        pack(x, sx, "lx");
-        pack(y, sy, "ly");
-        line(acc + " = __smlad(lx02, ly02, " + acc + ");");
-        line(acc + " = __smlad(lx13, ly13, " + acc + ");");
+        auto pack16 = [&](const DspOperand& o, int64_t stride, const std::string& name) {
+            if (stride == 1) {
+                line("uint32_t " + name + "w;");
+                line("memcpy(&" + name + "w, " + base(o) + ", 4);");
+            } else {
+                line("const int16_t *" + name + "p = " + base(o) + ";");
+                line("const int32_t " + name + "w = ls_pkhbt(" + name + "p[0], " + name + "p[" + std::to_string(stride) + "]);");
+            }
+        };
+        if (int8) {
+            pack8(x, sx, "lx");
+            pack8(y, sy, "ly");
+            line(acc + " = __smlad(lx02, ly02, " + acc + ");");
+            line(acc + " = __smlad(lx13, ly13, " + acc + ");");
+        } else {
+            pack16(x, sx, "lx");
+            pack16(y, sy, "ly");
+            line(acc + " = __smlad((int32_t)lxw, (int32_t)lyw, " + acc + ");");
+        }
         --m_indent;
         line("}");
         return true;

@@ -26,7 +26,7 @@
 #endif
 /* Loop hooks: LOOPSCOPE_PARALLEL precedes parallel loops (e.g. _Pragma("omp parallel for")),
    LOOPSCOPE_VECTORIZE precedes vectorized loops. */
-/* Arm DSP extension (SMLAD): used for vectorized int8 reductions unless LOOPSCOPE_NO_DSP. */
+/* Arm DSP extension (SMLAD): used for vectorized int8 and int16 reductions unless LOOPSCOPE_NO_DSP. */
 #if defined(__ARM_FEATURE_DSP) && !defined(LOOPSCOPE_NO_DSP)
 #include <arm_acle.h>
 #define LOOPSCOPE_USE_DSP 1
