@@ -3,6 +3,7 @@
 
 #include "analysis/cost_report.h"
 #include "codegen/c_codegen.h"
+#include "codegen/export_writer.h"
 #include "ir/kernel.h"
 #include "lower/loop_nest.h"
 #include "sched/schedule_file.h"
@@ -344,7 +345,7 @@ int runAnalyze(const std::string& schedule, const std::string& target, bool json
     return kExitOk;
 }
 
-int runExport(const std::string& schedule, const std::string& outDir, bool harness, uint64_t seed, std::ostream& out, std::ostream& err)
+int runExport(const std::string& schedule, const std::string& outDir, bool harness, uint64_t seed, std::ostream& out, std::ostream& err, bool force)
 {
     auto p = programFor(schedule, "");
     if (!p) {
@@ -359,22 +360,13 @@ int runExport(const std::string& schedule, const std::string& outDir, bool harne
     codegen::ExportOptions options;
     options.harness = harness;
     options.seed = seed;
-    std::error_code ec;
-    std::filesystem::create_directories(outDir, ec);
-    if (ec) {
-        err << "cannot create '" << outDir << "': " << ec.message() << "\n";
+    codegen::ExportWriteResult w = codegen::writeExport(outDir, codegen::exportFiles(nest, options), force);
+    if (!w.ok) {
+        err << (w.conflicts.empty() ? w.error : codegen::conflictMessage(outDir, w.conflicts, "Use --force to replace")) << "\n";
         return kExitBadInput;
     }
-    for (const auto& f : codegen::exportFiles(nest, options)) {
-        std::filesystem::path path = std::filesystem::path(outDir) / f.path;
-        std::filesystem::create_directories(path.parent_path(), ec);
-        std::ofstream file(path, std::ios::binary | std::ios::trunc);
-        if (!file || !(file << f.text) || !file.flush()) {
-            err << "cannot write '" << path.string() << "'\n";
-            return kExitBadInput;
-        }
+    for (const auto& path : w.written)
         out << path.string() << "\n";
-    }
     return kExitOk;
 }
 
@@ -435,6 +427,8 @@ int runCli(int argc, char** argv, std::ostream& out, std::ostream& err)
     exportCmd->add_option("--out", outDir, "output directory (created if missing)")->required();
     exportCmd->add_flag("--harness", harness, "also main.c (self-check against a naive reference) and build files for the host and Cortex-M7/M4 on qemu");
     exportCmd->add_option("--seed", seed, "seed of the harness's input data");
+    bool force = false;
+    exportCmd->add_flag("--force", force, "replace files in the way even if an earlier export did not write them, or they were edited since");
 
     auto* targetsCmd = app.add_subcommand("targets", "List the built-in targets");
 
@@ -477,7 +471,7 @@ int runCli(int argc, char** argv, std::ostream& out, std::ostream& err)
     if (analyzeCmd->parsed())
         return runAnalyze(file, target, json, out, err, measure);
     if (exportCmd->parsed())
-        return runExport(file, outDir, harness, seed, out, err);
+        return runExport(file, outDir, harness, seed, out, err, force);
     if (targetsCmd->parsed())
         return runTargets(out, err);
     return kExitBadInput;

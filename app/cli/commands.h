@@ -16,7 +16,10 @@ int runLower(const std::string& file, const std::string& target, std::ostream& o
 int runVerify(const std::string& schedule, uint64_t seed, std::ostream& out, std::ostream& err);
 int runCounts(const std::string& schedule, bool json, uint64_t seed, std::ostream& out, std::ostream& err);
 int runAnalyze(const std::string& schedule, const std::string& target, bool json, std::ostream& out, std::ostream& err, bool measure = false);
-int runExport(const std::string& schedule, const std::string& outDir, bool harness, uint64_t seed, std::ostream& out, std::ostream& err);
+/// Refuses (exit 2, nothing written) to overwrite files in `outDir` that an earlier export did not
+/// write or that were edited since, unless `force`.
+int runExport(const std::string& schedule, const std::string& outDir, bool harness, uint64_t seed, std::ostream& out, std::ostream& err,
+              bool force = false);
 int runTargets(std::ostream& out, std::ostream& err);
 
 /// Parses argv and dispatches (what main() does).

@@ -6,6 +6,7 @@
 
 #include "analysis/cost_report.h"
 #include "codegen/c_codegen.h"
+#include "codegen/export_writer.h"
 #include "document_commands.h"
 #include "ir/kernel.h"
 #include "lower/loop_nest.h"
@@ -178,29 +179,23 @@ bool ScheduleDocument::save(const QString& path, QString* error)
     return true;
 }
 
-bool ScheduleDocument::exportTo(const QString& directory, QStringList* written, QString* error) const
+bool ScheduleDocument::exportTo(const QString& directory, QStringList* written, QString* error, bool force, QStringList* conflicts) const
 {
     if (!isOpen()) {
         setError(error, tr("nothing to export"));
         return false;
     }
-    QDir dir(directory);
-    if (!dir.mkpath(QStringLiteral("."))) {
-        setError(error, tr("cannot create '%1'").arg(directory));
+    codegen::ExportWriteResult w = codegen::writeExport(str(directory), codegen::exportFiles(*m_snapshot.nest, codegen::ExportOptions{}), force);
+    if (conflicts)
+        for (const auto& c : w.conflicts)
+            conflicts->append(qstr(c));
+    if (!w.ok) {
+        setError(error, qstr(w.error));
         return false;
     }
-    for (const auto& f : codegen::exportFiles(*m_snapshot.nest, codegen::ExportOptions{})) {
-        const QString path = dir.filePath(qstr(f.path));
-        QFileInfo(path).absoluteDir().mkpath(QStringLiteral("."));
-        QFile out(path);
-        const QByteArray bytes = QByteArray::fromStdString(f.text);
-        if (!out.open(QIODevice::WriteOnly | QIODevice::Truncate) || out.write(bytes) != bytes.size()) {
-            setError(error, tr("cannot write '%1'").arg(path));
-            return false;
-        }
-        if (written)
-            written->append(path);
-    }
+    if (written)
+        for (const auto& path : w.written)
+            written->append(qstr(path.string()));
     return true;
 }
 

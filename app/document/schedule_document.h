@@ -45,8 +45,12 @@ public:
     /// Writes the schedule (the kernel path relative to the file) and marks the document clean.
     /// An empty path means the current file.
     bool save(const QString& path = QString(), QString* error = nullptr);
-    /// Writes what `loopscope-cli export` writes (<kernel>.h and .c) into a directory.
-    bool exportTo(const QString& directory, QStringList* written = nullptr, QString* error = nullptr) const;
+    /// Writes what `loopscope-cli export` writes (<kernel>.h and .c) into a directory. Files in
+    /// the way that an earlier export did not write (or that were edited since) are not
+    /// replaced unless `force`: then nothing is written, false is returned and `conflicts`
+    /// names them (see codegen::writeExport).
+    bool exportTo(const QString& directory, QStringList* written = nullptr, QString* error = nullptr, bool force = false,
+                  QStringList* conflicts = nullptr) const;
 
     // ---- Edits (each pushes one undo command; failures change nothing) -------------------
     /// Applies a new step to the program shown now. When the trace has a failing step, the

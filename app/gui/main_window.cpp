@@ -635,7 +635,26 @@ bool MainWindow::exportTo(const QString& directory, QString* error)
 {
     QStringList written;
     QString why;
-    if (!m_doc->exportTo(directory, &written, &why)) {
+    QStringList conflicts;
+    bool ok = m_doc->exportTo(directory, &written, &why, false, &conflicts);
+    if (!ok && !conflicts.isEmpty()) {
+        const bool replace = m_replacePrompt
+            ? m_replacePrompt(directory, conflicts)
+            : QMessageBox::warning(this, tr("Export"),
+                                   tr("%1 already has %2, which an earlier export did not write (or which was edited since).\n\nReplace?")
+                                       .arg(directory, conflicts.join(QStringLiteral(", "))),
+                                   QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel)
+                == QMessageBox::Yes;
+        if (!replace) {
+            statusBar()->showMessage(tr("Export cancelled: nothing was written to %1").arg(directory), 8000);
+            if (error)
+                *error = why;
+            return false;
+        }
+        why.clear();
+        ok = m_doc->exportTo(directory, &written, &why, true);
+    }
+    if (!ok) {
         if (error)
             *error = why;
         else

@@ -45,6 +45,8 @@ public:
     using PathPrompt = std::function<QString(Prompt, const QString& suggestion)>;
     /// Answers "save the changes?" with QMessageBox::Save, Discard or Cancel.
     using SavePrompt = std::function<int(const QString& name)>;
+    /// Answers "replace these files, which an earlier export did not write?" (true: replace).
+    using ReplacePrompt = std::function<bool(const QString& directory, const QStringList& files)>;
 
     explicit MainWindow(Options options, QWidget* parent = nullptr);
     explicit MainWindow(QWidget* parent = nullptr) : MainWindow(Options{}, parent) {}
@@ -55,12 +57,15 @@ public:
     /// when it cannot be opened.
     bool openFile(const QString& path, QString* error = nullptr);
     bool saveTo(const QString& path, QString* error = nullptr);
+    /// Exports into `directory`; asks before replacing files an earlier export did not write
+    /// (or that were edited since), and writes nothing when the answer is no.
     bool exportTo(const QString& directory, QString* error = nullptr);
     /// The default layout of the docks.
     void resetLayout();
 
     void setPathPrompt(PathPrompt prompt) { m_pathPrompt = std::move(prompt); }
     void setSavePrompt(SavePrompt prompt) { m_savePrompt = std::move(prompt); }
+    void setReplacePrompt(ReplacePrompt prompt) { m_replacePrompt = std::move(prompt); }
 
     ScheduleDocument* document() const { return m_doc; }
     LoopNestView* loopNestView() const { return m_nest; }
@@ -133,6 +138,7 @@ private:
     QByteArray m_defaultState;
     PathPrompt m_pathPrompt;
     SavePrompt m_savePrompt;
+    ReplacePrompt m_replacePrompt;
     // The current selection, re-applied to the views after every change.
     QString m_selectedLoop;
     QStringList m_selectedTensors;

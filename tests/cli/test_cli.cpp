@@ -473,3 +473,39 @@ struct Cleanup : ::testing::Environment {
 const auto* const kCleanup = ::testing::AddGlobalTestEnvironment(new Cleanup);
 
 } // namespace
+
+TEST(CliExport, NeverOverwritesAFileItDidNotWrite)
+{
+    const fs::path dir = fs::temp_directory_path() / ("loopscope-cli-export-" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    std::ofstream(dir / "main.c") << "int main(void) { return 42; }  /* the user's own */\n";
+
+    // A file in the way: exit 2, the file named, nothing written (not even the kernel).
+    expectBadInput({"export", src(kTiled), "--out", dir.string(), "--harness"},
+                   "not exporting into '" + dir.string() + "': main.c exists and would be overwritten (not written by an earlier export, or "
+                   "edited since). Nothing was written. Use --force to replace it.");
+    EXPECT_FALSE(fs::exists(dir / "matmul_f32.c"));
+    EXPECT_FALSE(fs::exists(dir / ".loopscope-export"));
+    EXPECT_EQ(test::readText(dir / "main.c"), "int main(void) { return 42; }  /* the user's own */\n");
+
+    // Without the harness nothing is in the way; exporting again replaces its own files.
+    CliRun first = cli({"export", src(kTiled), "--out", dir.string()});
+    ASSERT_EQ(first.exitCode, 0) << describe(first);
+    const std::string tiledC = test::readText(dir / "matmul_f32.c");
+    CliRun again = cli({"export", src("examples/schedules/matmul_f32_naive.sched.yaml"), "--out", dir.string()});
+    ASSERT_EQ(again.exitCode, 0) << describe(again);
+    EXPECT_NE(test::readText(dir / "matmul_f32.c"), tiledC);
+
+    // An edit to an exported file is the user's work too.
+    std::ofstream(dir / "matmul_f32.c", std::ios::app) << "/* tuned by hand */\n";
+    expectBadInput({"export", src(kTiled), "--out", dir.string()}, "matmul_f32.c exists and would be overwritten");
+    EXPECT_NE(test::readText(dir / "matmul_f32.c").find("/* tuned by hand */"), std::string::npos);
+
+    // --force replaces whatever is in the way.
+    CliRun forced = cli({"export", src(kTiled), "--out", dir.string(), "--harness", "--force"});
+    ASSERT_EQ(forced.exitCode, 0) << describe(forced);
+    EXPECT_EQ(test::readText(dir / "matmul_f32.c").find("/* tuned by hand */"), std::string::npos);
+    EXPECT_NE(test::readText(dir / "main.c").find("Loopscope export harness"), std::string::npos);
+    fs::remove_all(dir);
+}

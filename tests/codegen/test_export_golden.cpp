@@ -16,14 +16,6 @@ using namespace loopscope;
 
 namespace {
 
-std::string readFile(const std::string& path)
-{
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
 /// First differing line with a little context, for a readable failure.
 std::string firstDifference(const std::string& want, const std::string& got)
 {
@@ -55,7 +47,7 @@ TEST_P(ExportGolden, MatchesGoldenFiles)
             std::ofstream(path, std::ios::binary) << text;
             continue;
         }
-        std::string want = readFile(path);
+        std::string want = test::readText(path);
         ASSERT_FALSE(want.empty()) << path << " is missing; run with LOOPSCOPE_UPDATE_GOLDEN=1";
         EXPECT_EQ(firstDifference(want, text), "") << path;
     }

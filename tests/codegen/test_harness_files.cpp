@@ -31,14 +31,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string readBytes(const fs::path& p)
-{
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
 void writeBytes(const fs::path& p, const std::string& text)
 {
     fs::create_directories(p.parent_path());
@@ -79,7 +71,7 @@ CommandRun runShell(const std::string& command, const fs::path& outputFile)
     int raw = std::system(full.c_str());
     CommandRun r;
     r.exitCode = (raw != -1 && WIFEXITED(raw)) ? WEXITSTATUS(raw) : -1;
-    r.output = readBytes(outputFile);
+    r.output = loopscope::test::readText(outputFile);
     return r;
 }
 
@@ -256,7 +248,7 @@ TEST(HarnessFiles, NonZeroExitFromMainFailsOnEveryPlatform)
 {
     HarnessDir dir;
     const fs::path mainC = dir.path() / "main.c";
-    std::string text = readBytes(mainC);
+    std::string text = loopscope::test::readText(mainC);
     const std::string marker = "unsigned long mismatches = 0;";
     size_t at = text.find(marker);
     ASSERT_NE(at, std::string::npos) << "harness_smoke/main.c lost its marker line";

@@ -26,14 +26,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string readBytes(const std::string& path)
-{
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
 std::vector<std::string> exampleSchedules()
 {
     std::vector<std::string> out;
@@ -113,7 +105,7 @@ TEST(ExampleSchedules, SaveThenLoadKeepsTheBytes)
         const std::string out = (dir / fs::path(path).filename()).string();
         std::string err;
         ASSERT_TRUE(sched::saveScheduleFile(*f, out, err)) << err;
-        const std::string bytes = readBytes(out);
+        const std::string bytes = test::readText(out);
         EXPECT_EQ(bytes, sched::formatScheduleFile(*f));
         EXPECT_FALSE(fs::exists(out + ".tmp")) << "temporary file left behind";
         auto back = sched::loadScheduleFile(out);
@@ -122,7 +114,7 @@ TEST(ExampleSchedules, SaveThenLoadKeepsTheBytes)
         EXPECT_EQ(back->path, out);
         // Saving what was loaded gives the same bytes again.
         ASSERT_TRUE(sched::saveScheduleFile(*back, out, err)) << err;
-        EXPECT_EQ(readBytes(out), bytes);
+        EXPECT_EQ(test::readText(out), bytes);
     }
     fs::remove_all(dir);
 }

@@ -51,6 +51,7 @@ std::unique_ptr<MainWindow> makeWindow()
     // No modal dialog may wait for a click that never comes.
     w->setSavePrompt([](const QString&) { return int(QMessageBox::Discard); });
     w->setPathPrompt([](MainWindow::Prompt, const QString&) { return QString(); });
+    w->setReplacePrompt([](const QString&, const QStringList&) { return false; });
     w->resize(1600, 1000);
     w->show();
     QCoreApplication::processEvents();
@@ -500,6 +501,48 @@ private slots:
         QCOMPARE(again->document()->steps().size(), size_t(1));
         QCOMPARE(again->document()->steps()[0].factor, int64_t(8));
         QCOMPARE(again->codeView()->text(), w->codeView()->text());
+    }
+
+    // Export never silently replaces a file it did not write: it asks, and "no" writes nothing.
+    void exportAsksBeforeReplacingSomebodysFile()
+    {
+        QTemporaryDir tmp;
+        auto w = makeWindow();
+        QVERIFY(w->openFile(example("matmul_f32_tiled.sched.yaml")));
+        const QString dir = tmp.filePath("project");
+        QVERIFY(QDir().mkpath(dir));
+        QFile mine(dir + "/matmul_f32.c");
+        QVERIFY(mine.open(QIODevice::WriteOnly));
+        mine.write("/* my own matmul, not Loopscope's */\n");
+        mine.close();
+
+        QStringList asked;
+        w->setReplacePrompt([&](const QString&, const QStringList& files) {
+            asked = files;
+            return false;
+        });
+        QString error;
+        QVERIFY(!w->exportTo(dir, &error));
+        QCOMPARE(asked, QStringList{"matmul_f32.c"});
+        QVERIFY(error.contains("matmul_f32.c"));
+        QVERIFY(!QFileInfo::exists(dir + "/matmul_f32.h"));  // nothing written at all
+        QVERIFY(mine.open(QIODevice::ReadOnly));
+        QCOMPARE(mine.readAll(), QByteArray("/* my own matmul, not Loopscope's */\n"));
+        mine.close();
+
+        // "Yes" replaces it; exporting again afterwards needs no question (the files are ours).
+        w->setReplacePrompt([&](const QString&, const QStringList&) { return true; });
+        QVERIFY2(w->exportTo(dir, &error), qPrintable(error));
+        QVERIFY(mine.open(QIODevice::ReadOnly));
+        QCOMPARE(QString::fromUtf8(mine.readAll()), w->codeView()->text() + "\n");
+        mine.close();
+        bool askedAgain = false;
+        w->setReplacePrompt([&](const QString&, const QStringList&) {
+            askedAgain = true;
+            return false;
+        });
+        QVERIFY2(w->exportTo(dir, &error), qPrintable(error));
+        QVERIFY(!askedAgain);
     }
 
     void targetsSwitchAndUndo()

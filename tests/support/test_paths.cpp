@@ -1,6 +1,9 @@
 // Shared test helpers: data paths and built-in targets.
 #include "support/test_paths.h"
 
+#include <fstream>
+#include <sstream>
+
 #include "target_loader.h"
 
 #include <gtest/gtest.h>
@@ -25,6 +28,14 @@ std::shared_ptr<const hw::Target> builtinTarget(const std::string& name)
         return nullptr;
     }
     return std::make_shared<const hw::Target>(*t);
+}
+
+std::string readText(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
 }
 
 } // namespace loopscope::test

@@ -14,5 +14,7 @@ inline std::string sourceDir() { return LOOPSCOPE_SOURCE_DIR; }
 std::string kernelPath(const std::string& name);
 /// A built-in target; aborts the calling test (via ADD_FAILURE) and returns null if missing.
 std::shared_ptr<const hw::Target> builtinTarget(const std::string& name);
+/// A file's bytes ("" when it cannot be read).
+std::string readText(const std::string& path);
 
 } // namespace loopscope::test
