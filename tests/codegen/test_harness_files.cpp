@@ -1,9 +1,9 @@
 // The export harness's support files (harnessSupportFiles): the file list and the kernel name
 // substitution, then the files at work: with the hand-written smoke kernel of
 // tests/codegen/harness_smoke, tests/codegen/run_harness.sh must build and run them on the
-// host, the Cortex-M7 and the Cortex-M4 (qemu) with identical checksum lines; a main.c that
-// returns 1 must fail on all three; and the qemu instruction count must be deterministic and
-// agree with qemu's execution trace.
+// host, the Cortex-M7 and the Cortex-M4 (qemu) with GCC and on the host and the Cortex-M7 with
+// clang, with identical checksum lines; a main.c that returns 1 must fail on all five; and the
+// qemu instruction count must be deterministic and agree with qemu's execution trace.
 #include "support/test_paths.h"
 
 #include "codegen/generated_file.h"
