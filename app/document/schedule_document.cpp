@@ -179,13 +179,15 @@ bool ScheduleDocument::save(const QString& path, QString* error)
     return true;
 }
 
-bool ScheduleDocument::exportTo(const QString& directory, QStringList* written, QString* error, bool force, QStringList* conflicts) const
+bool ScheduleDocument::exportTo(const QString& directory, QStringList* written, QString* error, bool force, QStringList* conflicts, bool harness) const
 {
     if (!isOpen()) {
         setError(error, tr("nothing to export"));
         return false;
     }
-    codegen::ExportWriteResult w = codegen::writeExport(str(directory), codegen::exportFiles(*m_snapshot.nest, codegen::ExportOptions{}), force);
+    codegen::ExportOptions options;
+    options.harness = harness;
+    codegen::ExportWriteResult w = codegen::writeExport(str(directory), codegen::exportFiles(*m_snapshot.nest, options), force);
     if (conflicts)
         for (const auto& c : w.conflicts)
             conflicts->append(qstr(c));

@@ -49,8 +49,9 @@ public:
     /// the way that an earlier export did not write (or that were edited since) are not
     /// replaced unless `force`: then nothing is written, false is returned and `conflicts`
     /// names them (see codegen::writeExport).
+    /// With `harness`, also main.c and the build files (`loopscope-cli export --harness`).
     bool exportTo(const QString& directory, QStringList* written = nullptr, QString* error = nullptr, bool force = false,
-                  QStringList* conflicts = nullptr) const;
+                  QStringList* conflicts = nullptr, bool harness = false) const;
 
     // ---- Edits (each pushes one undo command; failures change nothing) -------------------
     /// Applies a new step to the program shown now. When the trace has a failing step, the

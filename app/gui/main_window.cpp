@@ -273,6 +273,7 @@ void MainWindow::buildMenus()
     add(file, QStringLiteral("save"), tr("&Save"), QKeySequence::Save, [this] { save(); });
     add(file, QStringLiteral("saveAs"), tr("Save &as..."), QKeySequence::SaveAs, [this] { saveAs(); });
     add(file, QStringLiteral("export"), tr("&Export C..."), QKeySequence(tr("Ctrl+E")), [this] { exportCode(); });
+    add(file, QStringLiteral("exportHarness"), tr("Export C with Test &Harness..."), QKeySequence(tr("Ctrl+Shift+E")), [this] { exportCode(true); });
     file->addSeparator();
     add(file, QStringLiteral("quit"), tr("&Quit"), QKeySequence::Quit, [this] { close(); });
 
@@ -530,8 +531,9 @@ void MainWindow::updateTitle()
         a->setEnabled(m_doc->isOpen());
     if (QAction* a = action(QStringLiteral("saveAs")))
         a->setEnabled(m_doc->isOpen());
-    if (QAction* a = action(QStringLiteral("export")))
-        a->setEnabled(m_doc->isOpen());
+    for (const char* name : {"export", "exportHarness"})
+        if (QAction* a = action(QString::fromLatin1(name)))
+            a->setEnabled(m_doc->isOpen());
     // The target box follows undo/redo of target changes.
     if (m_doc->isOpen())
         m_kernel->setCurrent(m_doc->kernelPath(), m_doc->target(), m_doc->description());
@@ -631,12 +633,12 @@ void MainWindow::saveAs()
         saveTo(path);
 }
 
-bool MainWindow::exportTo(const QString& directory, QString* error)
+bool MainWindow::exportTo(const QString& directory, QString* error, bool harness)
 {
     QStringList written;
     QString why;
     QStringList conflicts;
-    bool ok = m_doc->exportTo(directory, &written, &why, false, &conflicts);
+    bool ok = m_doc->exportTo(directory, &written, &why, false, &conflicts, harness);
     if (!ok && !conflicts.isEmpty()) {
         const bool replace = m_replacePrompt
             ? m_replacePrompt(directory, conflicts)
@@ -652,7 +654,7 @@ bool MainWindow::exportTo(const QString& directory, QString* error)
             return false;
         }
         why.clear();
-        ok = m_doc->exportTo(directory, &written, &why, true);
+        ok = m_doc->exportTo(directory, &written, &why, true, nullptr, harness);
     }
     if (!ok) {
         if (error)
@@ -665,18 +667,20 @@ bool MainWindow::exportTo(const QString& directory, QString* error)
         statusBar()->showMessage(tr("Exported %1 files to %2 (warning: the schedule does not fit the target, see Diagnostics)")
                                      .arg(written.size()).arg(directory), 8000);
     else
-        statusBar()->showMessage(tr("Exported %1 to %2").arg(written.join(QStringLiteral(", ")), directory), 8000);
+        statusBar()->showMessage(written.size() > 3 ? tr("Exported %1 files to %2").arg(written.size()).arg(directory)
+                                                    : tr("Exported %1 to %2").arg(written.join(QStringLiteral(", ")), directory),
+                                 8000);
     return true;
 }
 
-void MainWindow::exportCode()
+void MainWindow::exportCode(bool harness)
 {
     if (!m_doc->isOpen())
         return;
     const QString suggestion = m_doc->filePath().isEmpty() ? QDir::homePath() : QFileInfo(m_doc->filePath()).absolutePath();
     const QString dir = askPath(Prompt::ExportDirectory, suggestion);
     if (!dir.isEmpty())
-        exportTo(dir);
+        exportTo(dir, nullptr, harness);
 }
 
 bool MainWindow::maybeSave()

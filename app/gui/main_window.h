@@ -59,7 +59,8 @@ public:
     bool saveTo(const QString& path, QString* error = nullptr);
     /// Exports into `directory`; asks before replacing files an earlier export did not write
     /// (or that were edited since), and writes nothing when the answer is no.
-    bool exportTo(const QString& directory, QString* error = nullptr);
+    /// With `harness`, also main.c and the build files for the host and Cortex-M on qemu.
+    bool exportTo(const QString& directory, QString* error = nullptr, bool harness = false);
     /// The default layout of the docks.
     void resetLayout();
 
@@ -117,7 +118,7 @@ private:
     void openFromPrompt(Prompt prompt);
     void save();
     void saveAs();
-    void exportCode();
+    void exportCode(bool harness = false);
     void showShortcuts();
 
     Options m_options;

@@ -28,6 +28,7 @@
 #include <QSettings>
 #include <QSpinBox>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTreeView>
@@ -543,6 +544,13 @@ private slots:
         });
         QVERIFY2(w->exportTo(dir, &error), qPrintable(error));
         QVERIFY(!askedAgain);
+
+        // File > Export C with Test Harness: the same files plus main.c and the build files.
+        w->setPathPrompt([&](MainWindow::Prompt, const QString&) { return tmp.filePath("with-harness"); });
+        w->action("exportHarness")->trigger();
+        for (const char* f : {"matmul_f32.c", "matmul_f32.h", "main.c", "Makefile", "README.md", "cortex-m/startup.c", ".loopscope-export"})
+            QVERIFY2(QFileInfo::exists(tmp.filePath("with-harness/") + f), f);
+        QVERIFY(w->statusBar()->currentMessage().startsWith("Exported 10 files to"));
     }
 
     void targetsSwitchAndUndo()
