@@ -184,7 +184,9 @@ TEST(AnalyzeMeasure, BestSchedulesNeedAtMostTwoInstructionsPerMacOnCortexM7)
         double atLeast, atMost;
     };
     for (const Case& c : {Case{"matmul_int8_naive", 5.5, 8.0}, Case{"conv2d_int8_naive", 5.5, 8.0},
-                          Case{"matmul_int8_dsp", 1.0, 2.0}, Case{"conv2d_int8_dsp", 1.0, 2.0}}) {
+                          Case{"matmul_int8_dsp", 1.0, 2.0}, Case{"conv2d_int8_dsp", 1.0, 2.0},
+                          // The int16 DSP path (plain C needs about 6).
+                          Case{"dense_int16_dsp", 1.0, 2.0}}) {
         RunResult r = run(std::string(LOOPSCOPE_CLI) + " analyze " + test::sourceDir() + "/examples/schedules/" + c.schedule
                           + ".sched.yaml --measure --json");
         ASSERT_EQ(r.exitCode, 0) << c.schedule << "\n" << r.output;
