@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Exports one schedule with its harness and runs it on the host (with sanitizers), on an
-# emulated Cortex-M7 (qemu mps2-an500) and on an emulated Cortex-M4 (qemu mps2-an386) built
-# with GCC, and on the host and the Cortex-M7 built with clang: zero mismatches everywhere and
-# the same checksum (tests/codegen/run_harness.sh).
+# emulated Cortex-M7 (qemu mps2-an500), Cortex-M4 (mps2-an386) and Cortex-M3 (mps2-an385)
+# built with GCC, and on the host and the Cortex-M7 built with clang: zero mismatches
+# everywhere and the same checksum (tests/codegen/run_harness.sh).
 #
 #   tests/codegen/export_example.sh LOOPSCOPE_CLI SCHEDULE
 set -euo pipefail

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Builds and runs an export harness directory (loopscope-cli export ... --harness, or the
 # files of harnessSupportFiles() plus a kernel and main.c) on the host, on the Cortex-M7
-# (qemu mps2-an500) and on the Cortex-M4 (qemu mps2-an386) with GCC, and on the host and the
-# Cortex-M7 with clang, with the directory's own Makefile, and checks that
+# (qemu mps2-an500), the Cortex-M4 (qemu mps2-an386) and the Cortex-M3 (qemu mps2-an385: no DSP,
+# no FPU) with GCC, and on the host and the Cortex-M7 with clang, with the directory's own
+# Makefile, and checks that
 #   - every build succeeds,
 #   - every run exits with status 0,
-#   - every run prints one "checksum ..." line, the same on all five.
-# All five builds are always built and run, even after a failure, so that the summary
+#   - every run prints one "checksum ..." line, the same on all six.
+# All six builds are always built and run, even after a failure, so that the summary
 # shows each one's exit status. Skips nothing: a missing tool is an error. Installs nothing.
 #
 #   tests/codegen/run_harness.sh DIR
@@ -58,7 +59,7 @@ jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 logs=$(mktemp -d "${TMPDIR:-/tmp}/run_harness.XXXXXX")
 trap 'rm -rf "$logs"' EXIT
 
-platforms="host m7 m4 host-clang m7-clang"
+platforms="host m7 m4 m3 host-clang m7-clang"
 failed=0
 declare -A build_ok status checksum
 

@@ -1,8 +1,8 @@
 // The export harness's support files (harnessSupportFiles): the file list and the kernel name
 // substitution, then the files at work: with the hand-written smoke kernel of
 // tests/codegen/harness_smoke, tests/codegen/run_harness.sh must build and run them on the
-// host, the Cortex-M7 and the Cortex-M4 (qemu) with GCC and on the host and the Cortex-M7 with
-// clang, with identical checksum lines; a main.c that returns 1 must fail on all five; and the
+// host, the Cortex-M7, M4 and M3 (qemu) with GCC and on the host and the Cortex-M7 with clang,
+// with identical checksum lines; a main.c that returns 1 must fail on all six; and the
 // qemu instruction count must be deterministic and agree with qemu's execution trace.
 #include "support/test_paths.h"
 
@@ -237,11 +237,11 @@ TEST(HarnessFiles, SmokeKernelRunsOnHostM7AndM4WithGccAndClangWithTheSameChecksu
     CommandRun r = dir.runHarnessScript();
     EXPECT_EQ(r.exitCode, 0) << r.output;
     EXPECT_NE(r.output.find("run_harness: PASS"), std::string::npos) << r.output;
-    for (const char* p : {"host", "m7", "m4", "host-clang", "m7-clang"}) {
+    for (const char* p : {"host", "m7", "m4", "m3", "host-clang", "m7-clang"}) {
         std::regex line(std::string("\n  ") + p + " +exit status 0  checksum 0x[0-9a-f]{8} mismatches 0\n");
         EXPECT_TRUE(std::regex_search(r.output, line)) << p << "\n" << r.output;
     }
-    EXPECT_NE(r.output.find("checksum lines: identical on host, m7, m4, host-clang, m7-clang"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("checksum lines: identical on host, m7, m4, m3, host-clang, m7-clang"), std::string::npos) << r.output;
 }
 
 TEST(HarnessFiles, NonZeroExitFromMainFailsOnEveryPlatform)
@@ -259,7 +259,7 @@ TEST(HarnessFiles, NonZeroExitFromMainFailsOnEveryPlatform)
     EXPECT_EQ(r.exitCode, 1) << r.output;
     EXPECT_NE(r.output.find("run_harness: FAIL"), std::string::npos) << r.output;
     // Each platform built, ran, and reported main's status 1 (not a crash, not a timeout).
-    for (const char* p : {"host", "m7", "m4", "host-clang", "m7-clang"}) {
+    for (const char* p : {"host", "m7", "m4", "m3", "host-clang", "m7-clang"}) {
         std::regex line(std::string("\n  ") + p + " +exit status 1  checksum 0x[0-9a-f]{8} mismatches 1\n");
         EXPECT_TRUE(std::regex_search(r.output, line)) << p << "\n" << r.output;
     }
