@@ -4,6 +4,7 @@
 #include "analysis/cost_report.h"
 #include "codegen/c_codegen.h"
 #include "codegen/export_writer.h"
+#include "codegen/measure.h"
 #include "ir/kernel.h"
 #include "lower/loop_nest.h"
 #include "sched/schedule_file.h"
@@ -197,56 +198,6 @@ std::string humanBytes(int64_t b)
 }
 } // namespace
 
-namespace {
-
-/// Instructions the exported kernel executes on an emulated Cortex-M (qemu, exact count).
-struct Measurement {
-    bool ok = false;
-    std::string machine;
-    long long kernelInstructions = 0;
-    std::string error;
-};
-
-Measurement measureOnQemu(const lower::LoopNest& nest, const std::string& targetName)
-{
-    Measurement m;
-    std::string core = targetName == "cortex-m7" ? "m7" : targetName == "cortex-m4" ? "m4" : "";
-    if (core.empty()) {
-        m.error = "--measure runs on qemu's Cortex-M7 or Cortex-M4 only (target " + targetName + ")";
-        return m;
-    }
-    m.machine = core == "m7" ? "qemu mps2-an500 (Cortex-M7)" : "qemu mps2-an386 (Cortex-M4)";
-    std::error_code ec;
-    std::filesystem::path dir = std::filesystem::temp_directory_path(ec) / ("loopscope-measure-" + std::to_string(::getpid()));
-    std::filesystem::remove_all(dir, ec);
-    std::filesystem::create_directories(dir, ec);
-    codegen::ExportOptions options;
-    options.harness = true;
-    for (const auto& f : codegen::exportFiles(nest, options)) {
-        std::filesystem::create_directories((dir / f.path).parent_path(), ec);
-        std::ofstream(dir / f.path, std::ios::binary) << f.text;
-    }
-    std::string cmd = "make -s -C '" + dir.string() + "' insns-" + core + " 2>&1";
-    std::string output;
-    if (FILE* p = popen(cmd.c_str(), "r")) {
-        char buf[4096];
-        while (size_t n = fread(buf, 1, sizeof buf, p))
-            output.append(buf, n);
-        int status = pclose(p);
-        size_t at = output.find("kernel=");
-        if (status == 0 && at != std::string::npos) {
-            m.kernelInstructions = std::atoll(output.c_str() + at + 7);
-            m.ok = true;
-        } else {
-            m.error = "measuring failed (needs arm-none-eabi-gcc and qemu-system-arm):\n" + output;
-        }
-    }
-    std::filesystem::remove_all(dir, ec);
-    return m;
-}
-
-} // namespace
-
 int runAnalyze(const std::string& schedule, const std::string& target, bool json, std::ostream& out, std::ostream& err, bool measure)
 {
     auto p = programFor(schedule, target);
@@ -256,9 +207,9 @@ int runAnalyze(const std::string& schedule, const std::string& target, bool json
     }
     lower::LoopNest nest = lower::lower(*p);
     analysis::CostReport r = analysis::analyze(nest, *p->target);
-    Measurement measured;
+    codegen::Measurement measured;
     if (measure) {
-        measured = measureOnQemu(nest, p->target->name);
+        measured = codegen::measureOnQemu(nest, p->target->name);
         if (!measured.ok) {
             err << measured.error << "\n";
             return kExitBadInput;

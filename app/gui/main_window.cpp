@@ -4,6 +4,7 @@
 #include "charts/cost_view.h"
 #include "code_view.h"
 #include "codegen/c_codegen.h"
+#include "codegen/measure.h"
 #include "diagnostics_view.h"
 #include "kernel_view.h"
 #include "loop_nest_view.h"
@@ -26,6 +27,7 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QFutureWatcher>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTableView>
@@ -33,6 +35,7 @@
 #include <QTimer>
 #include <QUndoStack>
 #include <QUndoView>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 
@@ -291,6 +294,8 @@ void MainWindow::buildMenus()
     schedule->setToolTipsVisible(true);
     for (QAction* a : m_nest->primitiveActions())
         schedule->addAction(a);
+    schedule->addSeparator();
+    add(schedule, QStringLiteral("measure"), tr("&Measure on Emulated Core"), QKeySequence(tr("Ctrl+M")), [this] { measure(); });
     schedule->addSeparator();
     schedule->addAction(m_schedule->deleteAction());
     schedule->addAction(m_schedule->moveUpAction());
@@ -681,6 +686,44 @@ void MainWindow::exportCode(bool harness)
     const QString dir = askPath(Prompt::ExportDirectory, suggestion);
     if (!dir.isEmpty())
         exportTo(dir, nullptr, harness);
+}
+
+void MainWindow::measure()
+{
+    const Snapshot s = m_doc->snapshot();
+    if (!s.nest || !s.report) {
+        statusBar()->showMessage(tr("Nothing to measure: no schedule without errors is open"), 8000);
+        return;
+    }
+    const std::string target = s.program->target->name;
+    if (target != "cortex-m7" && target != "cortex-m4") {
+        statusBar()->showMessage(tr("Measuring runs on qemu's Cortex-M7 or Cortex-M4 only (target %1)").arg(qs(target)), 8000);
+        return;
+    }
+    statusBar()->showMessage(tr("Measuring %1 on qemu (export, build, run)...").arg(qs(s.report->kernel)));
+    const int revision = s.revision;
+    const double macs = double(s.report->macs);
+    const double cycles = double(s.report->cycles.total);
+    auto* watcher = new QFutureWatcher<codegen::Measurement>(this);
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, revision, macs, cycles] {
+        const codegen::Measurement m = watcher->result();
+        watcher->deleteLater();
+        if (!m.ok) {
+            const QString why = qs(m.error).section(QLatin1Char('\n'), 0, 0);
+            m_cost->setMeasurement(revision, tr("Not measured: %1").arg(why));
+            statusBar()->showMessage(tr("Not measured: %1").arg(why), 10000);
+            return;
+        }
+        const QString text = tr("Measured on %1: %L2 instructions in the kernel, %3 per MAC (the model estimates %L4 cycles, %5 per MAC)")
+                                 .arg(qs(m.machine))
+                                 .arg(m.kernelInstructions)
+                                 .arg(macs > 0 ? double(m.kernelInstructions) / macs : 0.0, 0, 'f', 2)
+                                 .arg(qlonglong(cycles))
+                                 .arg(macs > 0 ? cycles / macs : 0.0, 0, 'f', 2);
+        m_cost->setMeasurement(revision, text);
+        statusBar()->showMessage(text, 10000);
+    });
+    watcher->setFuture(QtConcurrent::run([nest = s.nest, target] { return codegen::measureOnQemu(*nest, target); }));
 }
 
 bool MainWindow::maybeSave()

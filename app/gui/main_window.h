@@ -119,6 +119,10 @@ private:
     void save();
     void saveAs();
     void exportCode(bool harness = false);
+    /// Exports the kernel with its harness into a temporary directory, counts its instructions
+    /// on qemu (Cortex-M7/M4 targets) on a worker thread and shows the count beside the
+    /// estimate in the cost view.
+    void measure();
     void showShortcuts();
 
     Options m_options;

@@ -553,6 +553,42 @@ private slots:
         QVERIFY(w->statusBar()->currentMessage().startsWith("Exported 10 files to"));
     }
 
+    // Schedule > Measure: the exported kernel's instruction count on qemu, beside the estimate,
+    // for as long as the schedule it measured is the one shown.
+    void measureShowsTheCountBesideTheEstimate()
+    {
+        auto w = makeWindow();
+        QVERIFY(w->openFile(example("matmul_int8_dsp.sched.yaml")));
+        QVERIFY(w->costView()->measurementText().isEmpty());
+        w->action("measure")->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(!w->costView()->measurementText().isEmpty(), 180000);
+        const QString t = w->costView()->measurementText();
+        QVERIFY2(t.startsWith("Measured on qemu mps2-an500 (Cortex-M7): "), qPrintable(t));
+        QVERIFY2(t.contains(" per MAC (the model estimates "), qPrintable(t));
+        // 64x64x64 MACs at about 1.9 instructions each: a count far off means a broken measurement.
+        const QString count = t.section(QStringLiteral(": "), 1).section(QLatin1Char(' '), 0, 0).remove(QLatin1Char(',')).remove(QChar(0x202f));
+        bool ok = false;
+        const qlonglong insns = count.toLongLong(&ok);
+        QVERIFY2(ok && insns > 262144 && insns < 262144 * 3, qPrintable(t));
+
+        // An edit: the measurement no longer describes what is shown.
+        QVERIFY(selectLoop(*w, "k.outer"));
+        trigger(*w, LoopNestView::Unroll);
+        QVERIFY(w->costView()->measurementText().isEmpty());
+        w->document()->undoStack()->undo();
+
+        // Not a Cortex-M target: refused, nothing run.
+        QVERIFY(w->openFile(source("examples/kernels/matmul_f32.kernel.yaml")));
+        QComboBox* box = w->kernelView()->targetBox();
+        const int gemmini = box->findData("gemmini-16x16");
+        QVERIFY(gemmini >= 0);
+        box->setCurrentIndex(gemmini);
+        emit box->activated(gemmini);
+        QCOMPARE(w->document()->snapshot().program->target->name, std::string("gemmini-16x16"));
+        w->action("measure")->trigger();
+        QVERIFY2(w->statusBar()->currentMessage().contains("Cortex-M7 or Cortex-M4 only"), qPrintable(w->statusBar()->currentMessage()));
+    }
+
     void targetsSwitchAndUndo()
     {
         auto w = makeWindow();

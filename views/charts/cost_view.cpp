@@ -226,6 +226,11 @@ CostView::CostView(QWidget* parent) : QWidget(parent)
     }
     grid->setColumnStretch(2, 1);
     layout->addLayout(grid);
+    m_measured = new QLabel(m_content);
+    m_measured->setWordWrap(true);
+    m_measured->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_measured->hide();
+    layout->addWidget(m_measured);
 
     m_trafficChart = makeChart(tr("Traffic per level and tensor"), font());
     m_cyclesChart = makeChart(tr("Cycles"), font());
@@ -325,9 +330,20 @@ QSize CostView::sizeHint() const
     return QSize(560, 860);
 }
 
+void CostView::setMeasurement(int revision, const QString& text)
+{
+    m_measuredRevision = revision;
+    m_measured->setText(text);
+    m_measured->setVisible(!text.isEmpty() && revision == m_snapshot.revision);
+}
+
+QString CostView::measurementText() const { return m_measuredRevision == m_snapshot.revision ? m_measured->text() : QString(); }
+
 void CostView::setSnapshot(const Snapshot& snapshot)
 {
     m_snapshot = snapshot;
+    // A measurement belongs to the schedule it measured.
+    m_measured->setVisible(!m_measured->text().isEmpty() && m_measuredRevision == snapshot.revision);
     if (snapshot.report && (!m_hasRevision || snapshot.revision != m_lastRevision)) {
         const analysis::CostReport& r = *snapshot.report;
         m_history.push_back({snapshot.revision, double(r.cycles.total), double(r.bounds.computeCycles)});

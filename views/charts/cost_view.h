@@ -31,6 +31,11 @@ public:
     void clearHistory();
     /// Number of points in the history chart.
     int historySize() const;
+    /// What the exported kernel measured on an emulated core for the snapshot of `revision`
+    /// ("" clears it); shown under the headlines while that snapshot is the one on screen.
+    void setMeasurement(int revision, const QString& text);
+    /// The measurement shown ("" when none is).
+    QString measurementText() const;
 
     /// A headline figure and the bound it is compared with.
     enum class Figure { Cycles, Latency, Energy, Macs, CompulsoryTraffic, IoLowerBoundTraffic };
@@ -66,6 +71,8 @@ private:
 
     Snapshot m_snapshot;
     QLabel* m_title = nullptr;
+    QLabel* m_measured = nullptr;
+    int m_measuredRevision = -1;
     QLabel* m_placeholder = nullptr;
     QWidget* m_content = nullptr;
     std::vector<Headline> m_headlines;  ///< indexed by Figure
