@@ -8,11 +8,13 @@
 #include "tile_view.h"
 
 #include <QApplication>
+#include <QCoreApplication>
 #include <QDebug>
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QPixmap>
+#include <QStatusBar>
 #include <QTextStream>
 #include <QUndoStack>
 
@@ -67,6 +69,18 @@ bool renderScreenshot(MainWindow& window, const QString& out, const ScreenshotOp
     }
     if (options.tilePosition >= 0)
         window.tileView()->setPosition(options.tilePosition);
+    if (options.measure) {
+        window.measure();
+        QElapsedTimer waited;
+        waited.start();
+        while (window.costView()->measurementText().isEmpty() && waited.elapsed() < 300000)
+            QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
+        if (window.costView()->measurementText().isEmpty()) {
+            if (error)
+                *error = QStringLiteral("measuring gave no result: %1").arg(window.statusBar()->currentMessage());
+            return false;
+        }
+    }
     settle();
     const QPixmap pixmap = window.grab();
     if (pixmap.size() != options.size) {

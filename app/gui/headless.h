@@ -17,6 +17,7 @@ struct ScreenshotOptions {
     QString selectLoop;      ///< a loop to select first (its highlights show everywhere)
     QStringList raiseDocks;  ///< dock object names or titles to bring to the front ("Tiles")
     int tilePosition = -1;   ///< a position of the tile view's slider
+    bool measure = false;    ///< measure on qemu first (Schedule > Measure) and show the count
 };
 
 /// Lays the window out at `options.size`, shows it (offscreen when there is no display),

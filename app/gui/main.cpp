@@ -36,9 +36,10 @@ int main(int argc, char** argv)
     QCommandLineOption raise(QStringLiteral("show"), QStringLiteral("With --screenshot: bring this dock to the front (e.g. Tiles, History); repeatable."), QStringLiteral("DOCK"));
     QCommandLineOption size(QStringLiteral("size"), QStringLiteral("With --screenshot: the window size (default 1600x1000)."), QStringLiteral("WxH"));
     QCommandLineOption tile(QStringLiteral("tile-position"), QStringLiteral("With --screenshot: position of the tile view's slider."), QStringLiteral("N"));
+    QCommandLineOption measure(QStringLiteral("measure"), QStringLiteral("With --screenshot: measure the kernel on qemu first (Schedule > Measure)."));
     QCommandLineOption bench(QStringLiteral("bench-edits"), QStringLiteral("Time edits (change to repaint) on every example schedule, print a table and exit."));
     QCommandLineOption rounds(QStringLiteral("rounds"), QStringLiteral("With --bench-edits: rounds of edits per schedule (default 5)."), QStringLiteral("N"), QStringLiteral("5"));
-    parser.addOptions({screenshot, select, raise, size, tile, bench, rounds});
+    parser.addOptions({screenshot, select, raise, size, tile, measure, bench, rounds});
     parser.addPositionalArgument(QStringLiteral("file"), QStringLiteral("A schedule (*.sched.yaml) or kernel (*.kernel.yaml) to open."), QStringLiteral("[FILE]"));
     parser.process(app);
 
@@ -76,6 +77,7 @@ int main(int argc, char** argv)
         options.raiseDocks = parser.values(raise);
         if (parser.isSet(tile))
             options.tilePosition = parser.value(tile).toInt();
+        options.measure = parser.isSet(measure);
         if (!loopscope::ui::renderScreenshot(window, parser.value(screenshot), options, &error)) {
             err << "loopscope: " << error << "\n";
             return 1;

@@ -95,6 +95,10 @@ public:
 
     /// The default proportions of the docks for the current window size.
     void applyDefaultSizes();
+    /// Exports the kernel with its harness into a temporary directory, counts its instructions
+    /// on qemu (Cortex-M7/M4 targets) on a worker thread and shows the count beside the
+    /// estimate in the cost view.
+    void measure();
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -119,10 +123,6 @@ private:
     void save();
     void saveAs();
     void exportCode(bool harness = false);
-    /// Exports the kernel with its harness into a temporary directory, counts its instructions
-    /// on qemu (Cortex-M7/M4 targets) on a worker thread and shows the count beside the
-    /// estimate in the cost view.
-    void measure();
     void showShortcuts();
 
     Options m_options;
