@@ -18,3 +18,4 @@ shot tutorial_6_written_back     --select j.outer docs/tutorial/matmul_6_written
 shot failing_step                docs/tutorial/matmul_broken.sched.yaml
 shot dwsep_channel_blocks        --select D:h.outer examples/schedules/dwsep_conv_channel_blocks.sched.yaml
 shot dwsep_fused                 --select O:h.outer --show Tiles --tile-position 9 examples/schedules/dwsep_conv_fused.sched.yaml
+shot measure_conv2d_int8_dsp      --measure examples/schedules/conv2d_int8_dsp.sched.yaml
