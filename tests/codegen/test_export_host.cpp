@@ -245,7 +245,7 @@ TEST(Requantize, ExportedFunctionEqualsTheInterpretersOnTheHost)
     std::string text = c.str();
     // INT32_MIN is not a C literal: spell it as an expression.
     text = std::regex_replace(text, std::regex("-2147483648(-0)?"), "(-2147483647-1)");
-    const fs::path dir = fs::temp_directory_path() / "loopscope-requantize-test";
+    const fs::path dir = fs::temp_directory_path() / ("loopscope-requantize-test-" + std::to_string(::getpid()));
     fs::create_directories(dir);
     std::ofstream(dir / "rq.c") << text;
     RunResult cc = run("cc -std=c99 -Wall -Wextra -Werror -O2 -fsanitize=address,undefined -fno-sanitize-recover=all -o " + (dir / "rq").string() + " "
