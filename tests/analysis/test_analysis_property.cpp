@@ -131,6 +131,7 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"pointwise_conv_int8", {{"H", 4}, {"W", 5}, {"C", 6}, {"K", 3}}, "gemmini-16x16"},
                       Case{"dwsep_conv", {{"H", 5}, {"W", 6}, {"C", 3}, {"K", 4}}, "cortex-m7"},
                       Case{"dense_int8", {{"B", 2}, {"IN", 9}, {"OUT", 5}}, "cortex-m7"},
+                      Case{"dense_int16", {{"B", 2}, {"IN", 8}, {"OUT", 5}}, "cortex-m4"},
                       Case{"scaled_matmul", {}, "cortex-m4"},
                       Case{"matmul_f32", {{"M", 16}, {"N", 16}, {"K", 16}}, "tiny-sram.target.yaml"},
                       Case{"pointwise_conv_int8", {{"H", 8}, {"W", 8}, {"C", 16}, {"K", 16}}, "tiny-sram.target.yaml"}),

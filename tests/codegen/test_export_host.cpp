@@ -134,6 +134,7 @@ TEST_P(ExportRandom, RandomSchedulesRunCleanWithSanitizers)
         {"pointwise_conv_int8", {{"H", 4}, {"W", 5}, {"C", 6}, {"K", 3}}},
         {"dwsep_conv", {{"H", 5}, {"W", 6}, {"C", 3}, {"K", 4}}},
         {"dense_int8", {{"B", 2}, {"IN", 9}, {"OUT", 5}}},
+        {"dense_int16", {{"B", 2}, {"IN", 8}, {"OUT", 5}}},
         {"scaled_matmul", {}},
     };
     const char* targets[] = {"cortex-m7", "cortex-m4", "gemmini-16x16"};

@@ -68,7 +68,8 @@ std::string firstError(const std::string& text, const std::map<std::string, int6
 // Shipped examples
 
 const char* const kExamples[] = {"matmul_f32",         "matmul_int8",         "conv2d_int8", "conv2d_s2_int8",
-                                 "depthwise_conv_int8", "pointwise_conv_int8", "dwsep_conv",  "dense_int8"};
+                                 "depthwise_conv_int8", "pointwise_conv_int8", "dwsep_conv",  "dense_int8",
+                                 "dense_int16"};
 
 class ExampleKernel : public ::testing::TestWithParam<const char*> {};
 

@@ -258,6 +258,7 @@ TEST(Reference, ExampleKernelsRunAtSmallSizes)
         {"pointwise_conv_int8", {{"H", 3}, {"W", 4}, {"C", 5}, {"K", 2}}},
         {"dwsep_conv", {{"H", 5}, {"W", 4}, {"C", 3}, {"K", 2}}},
         {"dense_int8", {{"B", 2}, {"IN", 9}, {"OUT", 4}}},
+        {"dense_int16", {{"B", 2}, {"IN", 8}, {"OUT", 4}}},
     };
     for (const auto& [name, overrides] : small) {
         Kernel k = example(name, overrides);

@@ -189,6 +189,7 @@ INSTANTIATE_TEST_SUITE_P(
                       KernelCase{"pointwise_conv_int8", {{"H", 4}, {"W", 5}, {"C", 6}, {"K", 3}}, "cortex-m7"},
                       KernelCase{"dwsep_conv", {{"H", 5}, {"W", 6}, {"C", 3}, {"K", 4}}, "cortex-m7"},
                       KernelCase{"dense_int8", {{"B", 2}, {"IN", 9}, {"OUT", 5}}, "cortex-m7"},
+                      KernelCase{"dense_int16", {{"B", 2}, {"IN", 8}, {"OUT", 5}}, "cortex-m7"},
                       KernelCase{"scaled_matmul", {}, "cortex-m7"}),
     [](const ::testing::TestParamInfo<KernelCase>& info) { return std::string(info.param.kernel); });
 
