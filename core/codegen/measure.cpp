@@ -2,11 +2,11 @@
 #include "codegen/measure.h"
 
 #include "codegen/c_codegen.h"
+#include "codegen/export_writer.h"
 
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 
 namespace loopscope::codegen {
 
@@ -31,9 +31,11 @@ Measurement measureOnQemu(const lower::LoopNest& nest, const std::string& target
     const fs::path dir = pattern;
     ExportOptions options;
     options.harness = true;
-    for (const auto& f : exportFiles(nest, options)) {
-        fs::create_directories((dir / f.path).parent_path(), ec);
-        std::ofstream(dir / f.path, std::ios::binary) << f.text;
+    const ExportWriteResult written = writeExport(dir, exportFiles(nest, options), true);
+    if (!written.ok) {
+        m.error = written.error;
+        fs::remove_all(dir, ec);
+        return m;
     }
     const std::string cmd = "make -s -C '" + dir.string() + "' insns-" + core + " 2>&1";
     std::string output;

@@ -572,13 +572,13 @@ namespace {
 
 bool allocatedInside(const LoopNest& n, int buffer, int stmt)
 {
-    std::vector<int> todo{stmt};
-    while (!todo.empty()) {
-        const Stmt& s = n.stmts[todo.back()];
-        todo.pop_back();
+    std::vector<int> pending{stmt};
+    while (!pending.empty()) {
+        const Stmt& s = n.stmts[pending.back()];
+        pending.pop_back();
         if (s.kind == Stmt::Kind::Alloc && s.buffer == buffer)
             return true;
-        todo.insert(todo.end(), s.body.begin(), s.body.end());
+        pending.insert(pending.end(), s.body.begin(), s.body.end());
     }
     return false;
 }

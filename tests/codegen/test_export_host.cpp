@@ -25,25 +25,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct RunResult {
-    int exitCode = -1;
-    std::string output;
-};
-
-RunResult run(const std::string& command)
-{
-    RunResult r;
-    std::string cmd = command + " 2>&1";
-    FILE* p = popen(cmd.c_str(), "r");
-    if (!p)
-        return r;
-    char buf[4096];
-    while (size_t n = fread(buf, 1, sizeof buf, p))
-        r.output.append(buf, n);
-    int status = pclose(p);
-    r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return r;
-}
+using test::run;
+using test::RunResult;
 
 /// Exports, compiles with sanitizers, runs; returns "" on success or what went wrong.
 std::string exportAndRun(const sched::Program& p, const fs::path& dir)

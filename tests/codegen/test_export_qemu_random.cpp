@@ -16,33 +16,16 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdio>
 #include <filesystem>
 #include <regex>
 #include <string>
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 using namespace loopscope;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string run(const std::string& command, int* status)
-{
-    std::string out;
-    if (FILE* p = popen((command + " 2>&1").c_str(), "r")) {
-        char buf[4096];
-        while (size_t n = fread(buf, 1, sizeof buf, p))
-            out.append(buf, n);
-        const int s = pclose(p);
-        *status = WIFEXITED(s) ? WEXITSTATUS(s) : -1;
-    } else {
-        *status = -1;
-    }
-    return out;
-}
 
 /// Splits a reduction axis of the last stage by `factor` and makes its inner part the
 /// innermost, vectorized loop; nullopt when the primitives refuse.
@@ -121,10 +104,10 @@ TEST(ExportQemuRandom, RandomDspSchedulesAreBitExactOnCortexM7AndM3)
         std::string checksums[2];
         const char* cores[] = {"m7", "m3"};
         for (int c = 0; c < 2; ++c) {
-            int status = -1;
-            const std::string out = run("make -s -C '" + dir.string() + "' run-" + cores[c], &status);
+            const test::RunResult r = test::run("make -s -C '" + dir.string() + "' run-" + cores[c]);
+            const std::string& out = r.output;
             std::smatch m;
-            ASSERT_EQ(status, 0) << name << " #" << n << " on " << cores[c] << "\n" << out;
+            ASSERT_EQ(r.exitCode, 0) << name << " #" << n << " on " << cores[c] << "\n" << out;
             ASSERT_TRUE(std::regex_search(out, m, std::regex("checksum (0x[0-9a-f]+) mismatches 0\n"))) << name << " #" << n << "\n" << out;
             checksums[c] = m[1].str();
         }

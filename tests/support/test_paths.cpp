@@ -1,8 +1,11 @@
 // Shared test helpers: data paths and built-in targets.
 #include "support/test_paths.h"
 
+#include <cstdio>
 #include <fstream>
 #include <sstream>
+
+#include <sys/wait.h>
 
 #include "target_loader.h"
 
@@ -36,6 +39,21 @@ std::string readText(const std::string& path)
     std::ostringstream ss;
     ss << in.rdbuf();
     return ss.str();
+}
+
+RunResult run(const std::string& command)
+{
+    RunResult r;
+    const std::string cmd = command + " 2>&1";
+    FILE* p = popen(cmd.c_str(), "r");
+    if (!p)
+        return r;
+    char buf[4096];
+    while (size_t n = fread(buf, 1, sizeof buf, p))
+        r.output.append(buf, n);
+    const int status = pclose(p);
+    r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return r;
 }
 
 } // namespace loopscope::test

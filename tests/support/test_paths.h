@@ -17,4 +17,11 @@ std::shared_ptr<const hw::Target> builtinTarget(const std::string& name);
 /// A file's bytes ("" when it cannot be read).
 std::string readText(const std::string& path);
 
+struct RunResult {
+    int exitCode = -1;    ///< -1 when it could not run or did not exit normally
+    std::string output;   ///< stdout and stderr
+};
+/// Runs a shell command and captures its output.
+RunResult run(const std::string& command);
+
 } // namespace loopscope::test
