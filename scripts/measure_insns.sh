@@ -13,7 +13,10 @@ for schedule in "$@"; do
     dir=$(mktemp -d)
     "$cli" export "$schedule" --out "$dir" --harness >/dev/null
     insns=$(make -s -C "$dir" "insns-$core" 2>&1 | grep -o 'kernel=[0-9]*' | cut -d= -f2)
-    read -r macs cycles < <("$cli" analyze "$schedule" --json | python3 -c 'import json,sys; r=json.load(sys.stdin); print(r["macs"], r["cycles"]["total"])')
+    # The first "macs" and "total" of the JSON report (no python on a new machine).
+    json=$("$cli" analyze "$schedule" --json)
+    macs=$(grep -m1 -o '"macs": [0-9]*' <<<"$json" | grep -o '[0-9]*$')
+    cycles=$(grep -m1 -o '"total": [0-9]*' <<<"$json" | grep -o '[0-9]*$')
     printf '%-45s %10d %12d %9.2f %12d\n' "$(basename "$schedule")" "$macs" "$insns" "$(awk -v a="$insns" -v b="$macs" 'BEGIN { printf "%.4f", a / b }')" "$cycles"
     rm -rf "$dir"
 done

@@ -1,12 +1,15 @@
 # Sourced by run.sh and test.sh: installs the Debian 12 packages Loopscope needs, only
 # those that are missing (apt-get needs root; sudo is used when available).
+# Each line says who needs it. Check a change to this list on a brand-new machine:
+#   ../shared/tools/fresh-machine-check ./test.sh   (and ./run.sh)
 LOOPSCOPE_PACKAGES=(
-  build-essential cmake pkg-config
-  libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
-  libgtest-dev libgmock-dev googletest libbenchmark-dev
-  libsqlite3-dev sqlite3
-  qt6-base-dev qt6-charts-dev libgl-dev
-  gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm
+  build-essential cmake                                   # compilers, the build
+  libyaml-cpp-dev nlohmann-json3-dev libcli11-dev         # core, hwdesc, CLI
+  libgtest-dev libgmock-dev libbenchmark-dev              # tests and benchmarks
+  qt6-base-dev qt6-charts-dev                             # the desktop app
+  libqt6opengl6-dev                                       # Qt6Charts' CMake config needs Qt6OpenGL (only a Recommends of qt6-base-dev)
+  fonts-dejavu-core                                       # text in the offscreen screenshot of run.sh
+  gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm   # Cortex-M export harness, analyze --measure
 )
 # Only the tests need these: exports are also built and run with clang (test.sh installs them).
 LOOPSCOPE_TEST_PACKAGES=(clang libclang-rt-14-dev)
