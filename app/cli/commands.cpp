@@ -247,7 +247,10 @@ int runAnalyze(const std::string& schedule, const std::string& target, bool json
         }
         if (measure)
             j["measured"] = {{"machine", measured.machine}, {"kernel_instructions", measured.kernelInstructions},
+                             {"copy_instructions", measured.copyInstructions},
                              {"instructions_per_mac", r.macs ? static_cast<double>(measured.kernelInstructions) / r.macs : 0.0},
+                             {"instructions_per_mac_with_copies",
+                              r.macs ? static_cast<double>(measured.kernelInstructions + measured.copyInstructions) / r.macs : 0.0},
                              {"estimated_compute_cycles", r.cycles.compute}};
         out << j.dump(2) << "\n";
         return kExitOk;
@@ -283,8 +286,11 @@ int runAnalyze(const std::string& schedule, const std::string& target, bool json
     if (measure) {
         std::snprintf(line, sizeof line,
                       "\nmeasured on %s: %lld instructions in the kernel, %.2f per MAC;\n"
+                      "%lld more in the DMA hooks' copies (memcpy on the CPU), %.2f per MAC with them;\n"
                       "the model's compute estimate is %lld cycles, %.2f per MAC (memory stalls are not emulated by qemu)\n",
                       measured.machine.c_str(), measured.kernelInstructions, r.macs ? static_cast<double>(measured.kernelInstructions) / r.macs : 0.0,
+                      measured.copyInstructions,
+                      r.macs ? static_cast<double>(measured.kernelInstructions + measured.copyInstructions) / r.macs : 0.0,
                       static_cast<long long>(r.cycles.compute), r.macs ? static_cast<double>(r.cycles.compute) / r.macs : 0.0);
         out << line;
     }

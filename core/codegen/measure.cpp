@@ -45,8 +45,10 @@ Measurement measureOnQemu(const lower::LoopNest& nest, const std::string& target
             output.append(buf, n);
         const int status = pclose(p);
         const size_t at = output.find("kernel=");
-        if (status == 0 && at != std::string::npos) {
+        const size_t copies = output.find(" copies=");
+        if (status == 0 && at != std::string::npos && copies != std::string::npos) {
             m.kernelInstructions = std::atoll(output.c_str() + at + 7);
+            m.copyInstructions = std::atoll(output.c_str() + copies + 8);
             m.ok = true;
         } else {
             m.error = "measuring failed (needs arm-none-eabi-gcc and qemu-system-arm):\n" + output;

@@ -14,7 +14,8 @@ namespace loopscope::codegen {
 struct Measurement {
     bool ok = false;
     std::string machine;              ///< e.g. "qemu mps2-an500 (Cortex-M7)"
-    long long kernelInstructions = 0;
+    long long kernelInstructions = 0;  ///< inside the kernel's own code
+    long long copyInstructions = 0;    ///< inside the DMA hooks and the library code they call (memcpy)
     std::string error;                ///< why it could not be measured
 };
 

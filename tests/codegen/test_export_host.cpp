@@ -151,6 +151,16 @@ TEST(AnalyzeMeasure, CountsTheExportedKernelsInstructionsOnQemu)
     // naive nest needs about 6); a count far off means the measurement is broken.
     EXPECT_GT(insns, 262144LL * 3 / 2);
     EXPECT_LT(insns, 262144LL * 3);
+    // The copies into SRAM (A per i.outer, B once: 65 memcpy rows through the DMA hooks) are
+    // counted apart: hundreds of instructions per call at most, far fewer than the kernel's.
+    ASSERT_TRUE(std::regex_search(r.output, m, std::regex("\"copy_instructions\": (\\d+)"))) << r.output;
+    const long long copies = std::stoll(m[1].str());
+    EXPECT_GT(copies, 33LL * 10) << r.output;
+    EXPECT_LT(copies, insns / 10) << r.output;
+    // Without cache stages nothing goes through the hooks.
+    RunResult naive = run(std::string(LOOPSCOPE_CLI) + " analyze " + test::sourceDir() + "/examples/schedules/matmul_int8_naive.sched.yaml --measure --json");
+    ASSERT_EQ(naive.exitCode, 0) << naive.output;
+    EXPECT_NE(naive.output.find("\"copy_instructions\": 0,"), std::string::npos) << naive.output;
     // Not a Cortex-M target: a clear refusal.
     RunResult g = run(std::string(LOOPSCOPE_CLI) + " analyze " + test::sourceDir() + "/examples/schedules/matmul_f32_tiled.sched.yaml --target cortex-m4 --measure");
     EXPECT_EQ(g.exitCode, 0) << g.output;

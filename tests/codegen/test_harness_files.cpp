@@ -268,7 +268,7 @@ TEST(HarnessFiles, NonZeroExitFromMainFailsOnEveryPlatform)
 TEST(HarnessFiles, InstructionCountIsDeterministicAndMatchesTheTrace)
 {
     HarnessDir dir;
-    const std::regex countLine("insns total=([0-9]+) kernel=([0-9]+) range=0x([0-9a-f]+)-0x([0-9a-f]+)");
+    const std::regex countLine("insns total=([0-9]+) kernel=([0-9]+) range=0x([0-9a-f]+)-0x([0-9a-f]+) copies=([0-9]+) dma=0x[0-9a-f]+-0x[0-9a-f]+");
     std::string first;
     for (int attempt = 0; attempt < 2; ++attempt) {
         CommandRun r = dir.make("insns-m7");
@@ -280,6 +280,8 @@ TEST(HarnessFiles, InstructionCountIsDeterministicAndMatchesTheTrace)
         unsigned long long kernel = std::stoull(m[2].str());
         EXPECT_GT(kernel, 0u) << r.output;
         EXPECT_GT(total, kernel) << r.output;
+        // The smoke kernel makes no transfers: no DMA hooks, no copies.
+        EXPECT_EQ(m[5].str(), "0") << r.output;
         EXPECT_LT(std::stoull(m[3].str(), nullptr, 16), std::stoull(m[4].str(), nullptr, 16)) << r.output;
         if (attempt == 0)
             first = m[0].str();
