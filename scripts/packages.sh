@@ -37,8 +37,14 @@ loopscope_install_packages() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 }
 
+# loopscope_build DIR [CMAKE_OPTION...] [-- TARGET...]: configures and builds DIR (every
+# target, or only the TARGETs named after --).
 loopscope_build() {
   local dir="$1"; shift
-  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@"
-  cmake --build "$dir" -j"$(nproc)"
+  local options=() targets=()
+  while [ $# -gt 0 ] && [ "$1" != "--" ]; do options+=("$1"); shift; done
+  [ "${1:-}" = "--" ] && shift
+  for t in "$@"; do targets+=(--target "$t"); done
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${options[@]}"
+  cmake --build "$dir" -j"$(nproc)" "${targets[@]}"
 }
