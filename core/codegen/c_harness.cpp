@@ -26,14 +26,15 @@ Role roleOf(const ir::Kernel& k, int t)
 }
 
 /// main.c's check of the kernel's requantization (the fast, branch-free ls_requantize, with
-/// SSAT/USAT on cores that have them) against the reference's literal TFLite formulation, on edge
-/// cases (extreme accumulators, multipliers and shifts, every shift in [-40, 40]) and on
-/// pseudo-random inputs from a generator of its own (the data of the kernel run is unchanged).
+/// SSAT/USAT/SMMLAR on cores that have them) against the reference's literal TFLite formulation,
+/// on edge cases (extreme accumulators, multipliers in TFLite's range [0, 2^31 - 1], every shift in
+/// [-40, 40]) and on pseudo-random inputs from a generator of its own (the data of the kernel run is
+/// unchanged).
 const char* const kRequantizeCheck = R"(static long check_requantize(void)
 {
     static const int32_t accs[] = {0, 1, -1, 2, -2, 3, -3, 255, -256, 12345, -12345, 1 << 30, -(1 << 30),
                                    INT32_MAX, INT32_MIN, INT32_MIN + 1, INT32_MAX - 1};
-    static const int32_t mults[] = {0, 1, -1, 1 << 30, (1 << 30) + 1, 1518500250, INT32_MAX, INT32_MIN, INT32_MIN + 1, -1518500250};
+    static const int32_t mults[] = {0, 1, 2, (1 << 30) - 1, 1 << 30, (1 << 30) + 1, 1518500250, INT32_MAX - 1, INT32_MAX};
     uint32_t s = 2463534242u;
     long bad = 0, n;
     int32_t shift;
@@ -50,7 +51,7 @@ const char* const kRequantizeCheck = R"(static long check_requantize(void)
         s ^= s << 13; s ^= s >> 17; s ^= s << 5;
         acc = (int32_t)s >> (s & 15u);
         s ^= s << 13; s ^= s >> 17; s ^= s << 5;
-        mult = (int32_t)s;
+        mult = (int32_t)(s >> 1); /* TFLite's multipliers are in [0, 2^31 - 1] */
         s ^= s << 13; s ^= s >> 17; s ^= s << 5;
         sh = (int32_t)(s % 64u) - 32;
         bad += LS_SAT(ls_requantize(acc, mult, sh, 5), 16, -32768, 32767) != ls_ref_requantize(acc, mult, sh, 5, -32768, 32767);
