@@ -106,8 +106,9 @@ IndexId IndexPool::mul(IndexId a, int64_t k)
 
 IndexId IndexPool::addConst(IndexId a, int64_t k)
 {
-    // min(x, c) + k = min(x + k, c + k), and the same for max: keeps bounds flat.
-    const Node& n = m_nodes[a];
+    // min(x, c) + k = min(x + k, c + k), and the same for max: keeps bounds flat. A copy of
+    // the node, not a reference: the recursive calls append to m_nodes, which may reallocate.
+    const Node n = m_nodes[a];
     if (k != 0 && (n.op == Node::Op::Min || n.op == Node::Op::Max) && (isConst(n.a) || isConst(n.b))) {
         IndexId x = addConst(n.a, k), y = addConst(n.b, k);
         return n.op == Node::Op::Min ? min(x, y) : max(x, y);
