@@ -395,7 +395,10 @@ namespace {
 
 class Printer {
 public:
-    explicit Printer(const LoopNest& n) : m_n(n) {}
+    // The printer builds index expressions (an access relative to its buffer's origin) in a
+    // copy of the pool: the nest is shared, read by other threads (the app measures on a worker
+    // while the loop nest view prints), and growing its pool would move the nodes they read.
+    explicit Printer(const LoopNest& n) : m_n(n), m_ix(n.index) {}
 
     std::string run()
     {
@@ -421,13 +424,13 @@ private:
         return out + "]";
     }
     std::string ix(IndexId id) const { return m_n.index.str(id, m_n.slotNames); }
-    std::string access(int buffer, const std::vector<IndexId>& idx) const
+    std::string access(int buffer, const std::vector<IndexId>& idx)
     {
         const Buffer& b = m_n.buffers[buffer];
         std::string out = b.name + "[";
         for (size_t d = 0; d < idx.size(); ++d) {
-            IndexId rel = b.origin[d] == kNoIndex ? idx[d] : const_cast<IndexPool&>(m_n.index).sub(idx[d], b.origin[d]);
-            std::string s = ix(rel);
+            IndexId rel = b.origin[d] == kNoIndex ? idx[d] : m_ix.sub(idx[d], b.origin[d]);
+            std::string s = m_ix.str(rel, m_n.slotNames);
             if (b.step[d] != 1)
                 s = "(" + s + ") / " + std::to_string(b.step[d]);
             out += (d ? ", " : "") + s;
@@ -562,6 +565,7 @@ private:
     }
 
     const LoopNest& m_n;
+    IndexPool m_ix;
     std::ostringstream m_os;
 };
 

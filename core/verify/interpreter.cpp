@@ -31,6 +31,8 @@ public:
         m_slots.assign(n.slotNames.size(), 0);
         m_regs.assign(n.regNames.size(), T{});
         m_store.resize(n.buffers.size());
+        for (const Buffer& b : n.buffers)
+            m_order.push_back(b.storageOrder());
         size_t levels = n.target->levels.size();
         m_read.assign(levels, std::vector<int64_t>(n.kernel->tensors.size(), 0));
         m_write = m_read;
@@ -98,7 +100,7 @@ private:
     {
         const Buffer& buf = m_n.buffers[b];
         int64_t flat = 0;
-        for (int d : buf.order.empty() ? identity(buf.shape.size()) : buf.order) {
+        for (int d : m_order[b]) {
             int64_t rel = global[d] - (buf.origin[d] == lower::kNoIndex ? 0 : m_origin[b][d]);
             int64_t local = rel / buf.step[d];
             if (rel < 0 || rel % buf.step[d] != 0 || local >= buf.shape[d]) {
@@ -111,18 +113,6 @@ private:
             flat = flat * buf.shape[d] + local;
         }
         return flat;
-    }
-
-    static const std::vector<int>& identity(size_t rank)
-    {
-        static std::vector<std::vector<int>> cache(17);
-        std::vector<int>& v = cache[std::min<size_t>(rank, 16)];
-        if (v.size() != rank) {
-            v.resize(rank);
-            for (size_t i = 0; i < rank; ++i)
-                v[i] = static_cast<int>(i);
-        }
-        return v;
     }
 
     void count(int b, bool write)
@@ -306,6 +296,7 @@ private:
     std::vector<int64_t> m_slots;
     std::vector<T> m_regs;
     std::vector<std::vector<T>> m_store;
+    std::vector<std::vector<int>> m_order;  ///< per buffer: storage order of its dimensions
     std::map<int, std::vector<int64_t>> m_origin;
     std::vector<std::vector<int64_t>> m_read, m_write;
 };
