@@ -1080,7 +1080,10 @@ bool StageBuilder::affine(const Node& n, AffineBuild& out)
         if (!affine(*n.kids[0], a) || !affine(*n.kids[1], b))
             return false;
         bool sub = n.kind == Node::Kind::Sub;
-        for (const auto& [axis, coeff] : b.terms) {
+        for (const auto& term : b.terms) {
+            // Not a structured binding: clang before 16 cannot capture one in a lambda.
+            const int axis = term.first;
+            const int64_t coeff = term.second;
             auto it = std::find_if(a.terms.begin(), a.terms.end(), [&](const auto& t) { return t.first == axis; });
             if (it == a.terms.end()) {
                 a.terms.push_back({axis, 0});
