@@ -84,13 +84,15 @@ public:
         os << "#define LS_TRANSFERS " << upper(kid) << "_TRANSFER_COUNT\n"
            << "static unsigned long ls_bytes[LS_TRANSFERS + 1];\n"
            << "/* Counting DMA hooks: they replace the kernel's weak defaults (the same memcpy loop, plus the byte\n"
-           << "   count). On the Cortex-M builds they sit in a section of their own, so that `make insns-m7` counts\n"
-           << "   the instructions of the copies apart from the kernel's. */\n"
+           << "   count). On the Cortex-M builds they sit in a section of their own, whose instructions count as\n"
+           << "   copies. The instruction-counting builds (make insns-m7) define LOOPSCOPE_HARNESS_DEFAULT_DMA and keep\n"
+           << "   the kernel's own defaults, as a firmware without a DMA engine does (the bytes below then read 0). */\n"
+           << "#ifndef LOOPSCOPE_HARNESS_DEFAULT_DMA\n"
            << "#if defined(__arm__) && defined(__GNUC__)\n#define LS_DMA_SECTION __attribute__((section(\".text.loopscope_dma\")))\n#else\n#define LS_DMA_SECTION\n#endif\n"
            << "LS_DMA_SECTION void loopscope_dma_copy(void *dst, const void *src, size_t row_bytes, size_t rows, size_t dst_stride, size_t src_stride, int transfer)\n{\n"
            << "    size_t r;\n    for (r = 0; r < rows; ++r)\n        memcpy((char *)dst + r * dst_stride, (const char *)src + r * src_stride, row_bytes);\n"
            << "    if (transfer >= 0 && transfer < LS_TRANSFERS)\n        ls_bytes[transfer] += (unsigned long)(row_bytes * rows);\n}\n"
-           << "LS_DMA_SECTION void loopscope_dma_wait(void) {}\n\n";
+           << "LS_DMA_SECTION void loopscope_dma_wait(void) {}\n#endif\n\n";
         if (hasRequantize())
             os << requantizeFunctionC() << "\n" << referenceRequantizeFunctionC() << "\n" << kRequantizeCheck;
         // Tensors: the kernel's and the reference's copies of everything computed.

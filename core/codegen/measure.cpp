@@ -10,25 +10,69 @@
 
 namespace loopscope::codegen {
 
+bool parseInstructionCounts(const std::string& output, Measurement& m)
+{
+    const size_t line = output.find("insns total=");
+    if (line == std::string::npos)
+        return false;
+    const size_t kernel = output.find(" kernel=", line);
+    const size_t copies = output.find(" copies=", line);
+    if (kernel == std::string::npos || copies == std::string::npos)
+        return false;
+    m.kernelInstructions = std::atoll(output.c_str() + kernel + 8);
+    m.copyInstructions = std::atoll(output.c_str() + copies + 8);
+    return true;
+}
+
+namespace detail {
+
+std::string qemuCore(const std::string& targetName, Measurement& m)
+{
+    const std::string core = targetName == "cortex-m7" ? "m7" : targetName == "cortex-m4" ? "m4" : "";
+    if (core.empty())
+        m.error = "measuring runs on qemu's Cortex-M7 or Cortex-M4 only (target " + targetName + ")";
+    else
+        m.machine = core == "m7" ? "qemu mps2-an500 (Cortex-M7)" : "qemu mps2-an386 (Cortex-M4)";
+    return core;
+}
+
+std::string makeTemporaryDirectory(const std::string& prefix)
+{
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    std::string pattern = (fs::temp_directory_path(ec) / (prefix + "-XXXXXX")).string();
+    return ::mkdtemp(pattern.data()) ? pattern : std::string();
+}
+
+int runCaptured(const std::string& command, std::string& output)
+{
+    FILE* p = popen(command.c_str(), "r");
+    if (!p)
+        return -1;
+    char buf[4096];
+    while (size_t n = fread(buf, 1, sizeof buf, p))
+        output.append(buf, n);
+    return pclose(p);
+}
+
+} // namespace detail
+
 Measurement measureOnQemu(const lower::LoopNest& nest, const std::string& targetName)
 {
     namespace fs = std::filesystem;
     Measurement m;
-    const std::string core = targetName == "cortex-m7" ? "m7" : targetName == "cortex-m4" ? "m4" : "";
-    if (core.empty()) {
-        m.error = "measuring runs on qemu's Cortex-M7 or Cortex-M4 only (target " + targetName + ")";
+    const std::string core = detail::qemuCore(targetName, m);
+    if (core.empty())
         return m;
-    }
-    m.machine = core == "m7" ? "qemu mps2-an500 (Cortex-M7)" : "qemu mps2-an386 (Cortex-M4)";
-    std::error_code ec;
     // A directory of its own: measurements may run at the same time (the app measures on a
     // worker thread).
-    std::string pattern = (fs::temp_directory_path(ec) / "loopscope-measure-XXXXXX").string();
-    if (!::mkdtemp(pattern.data())) {
+    const std::string tmp = detail::makeTemporaryDirectory("loopscope-measure");
+    if (tmp.empty()) {
         m.error = "cannot create a temporary directory for measuring";
         return m;
     }
-    const fs::path dir = pattern;
+    const fs::path dir = tmp;
+    std::error_code ec;
     ExportOptions options;
     options.harness = true;
     const ExportWriteResult written = writeExport(dir, exportFiles(nest, options), true);
@@ -37,25 +81,14 @@ Measurement measureOnQemu(const lower::LoopNest& nest, const std::string& target
         fs::remove_all(dir, ec);
         return m;
     }
-    const std::string cmd = "make -s -C '" + dir.string() + "' insns-" + core + " 2>&1";
     std::string output;
-    if (FILE* p = popen(cmd.c_str(), "r")) {
-        char buf[4096];
-        while (size_t n = fread(buf, 1, sizeof buf, p))
-            output.append(buf, n);
-        const int status = pclose(p);
-        const size_t at = output.find("kernel=");
-        const size_t copies = output.find(" copies=");
-        if (status == 0 && at != std::string::npos && copies != std::string::npos) {
-            m.kernelInstructions = std::atoll(output.c_str() + at + 7);
-            m.copyInstructions = std::atoll(output.c_str() + copies + 8);
-            m.ok = true;
-        } else {
-            m.error = "measuring failed (needs arm-none-eabi-gcc and qemu-system-arm):\n" + output;
-        }
-    } else {
+    const int status = detail::runCaptured("make -s -C '" + dir.string() + "' insns-" + core + " 2>&1", output);
+    if (status < 0)
         m.error = "cannot run make";
-    }
+    else if (status == 0 && parseInstructionCounts(output, m))
+        m.ok = true;
+    else
+        m.error = "measuring failed (needs arm-none-eabi-gcc and qemu-system-arm):\n" + output;
     fs::remove_all(dir, ec);
     return m;
 }
