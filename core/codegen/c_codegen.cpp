@@ -2,6 +2,8 @@
 // the cost model counts is what the firmware does (every transfer goes through the DMA hooks).
 #include "codegen/c_codegen.h"
 
+#include "codegen/c_decisions.h"
+
 #include <algorithm>
 #include <cctype>
 #include <map>
@@ -457,88 +459,23 @@ private:
         }
     }
 
-    /// One int8 operand of a vectorized multiply-accumulate: a load, plus a constant offset.
-    struct DspOperand {
-        const Stmt* load = nullptr;
-        int64_t offset = 0;
-    };
-
-    bool dspOperand(int valueId, const std::map<int, const Stmt*>& loads, DspOperand& out) const
-    {
-        const ValueNode& v = m_n.values[valueId];
-        auto loaded = [&](int id) -> const Stmt* {
-            const ValueNode& r = m_n.values[id];
-            if (r.op != ValueNode::Op::Reg)
-                return nullptr;
-            auto it = loads.find(r.reg);
-            return it == loads.end() ? nullptr : it->second;
-        };
-        if (const Stmt* l = loaded(valueId)) {
-            out = {l, 0};
-            return true;
-        }
-        if ((v.op == ValueNode::Op::Add || v.op == ValueNode::Op::Sub) && m_n.values[v.b].op == ValueNode::Op::Const) {
-            const Stmt* l = loaded(v.a);
-            int64_t c = m_n.values[v.b].intValue * (v.op == ValueNode::Op::Sub ? -1 : 1);
-            if (l && c >= -32768 + 128 && c <= 32767 - 128) {
-                out = {l, c};
-                return true;
-            }
-        }
-        return false;
-    }
-
     /// The Arm DSP path of a vectorized int8 or int16 reduction `acc += (x + c) * (y + d)`, two
-    /// MACs per SMLAD. int8: four lanes per step, unpacked to int16 pairs (SXTAB16 for
-    /// contiguous operands, PKHBT otherwise). int16 (without offsets, which could leave the int16
-    /// range): two lanes per step, one word load per contiguous operand, PKHBT otherwise. Emits
+    /// MACs per SMLAD, when dspLoop() (c_decisions.h) takes it. int8: four lanes per step,
+    /// unpacked to int16 pairs (SXTAB16 for contiguous operands, PKHBT otherwise). int16: two
+    /// lanes per step, one word load per contiguous operand, PKHBT otherwise. Emits
     /// "#if LOOPSCOPE_USE_DSP" and the DSP loop and returns true; the caller then writes the
     /// plain loop after "#else".
     bool emitDsp(const Stmt& s)
     {
-        if (!m_n.target->compute.dsp || !s.reduction)
+        const std::optional<DspLoop> plan = dspLoop(m_n, s);
+        if (!plan)
             return false;
-        std::map<int, const Stmt*> loads;
-        const Stmt* update = nullptr;
-        std::optional<ir::DType> elem;
-        for (int c : s.body) {
-            const Stmt& b = m_n.stmts[c];
-            const ir::DType t = b.kind == Stmt::Kind::Load ? m_n.buffers[b.buffer].dtype : ir::DType::Float32;
-            if (b.kind == Stmt::Kind::Load && (t == ir::DType::Int8 || t == ir::DType::Int16) && (!elem || *elem == t)) {
-                elem = t;
-                loads[b.reg] = &b;
-            } else if (b.kind == Stmt::Kind::Compute && b.accumulate && !update) {
-                update = &b;
-            } else {
-                return false;
-            }
-        }
-        if (!update || !elem || m_n.buffers[update->buffer].dtype != ir::DType::Int32)
-            return false;
-        const bool int8 = *elem == ir::DType::Int8;
-        const int lanes = int8 ? 4 : 2;
-        if (s.extent % lanes != 0)
-            return false;
-        const ValueNode& mul = m_n.values[update->value];
-        DspOperand x, y;
-        if (mul.op != ValueNode::Op::Mul || !dspOperand(mul.a, loads, x) || !dspOperand(mul.b, loads, y))
-            return false;
-        if (!int8 && (x.offset != 0 || y.offset != 0))
-            return false;
-        // Each operand's offset must be affine in the vectorized loop: element distance `stride`.
-        auto strideOf = [&](const Stmt& l, int64_t& stride) {
-            IndexId off = flat(l.buffer, l.index);
-            if (!m_ix.isPureLinear(off))
-                return false;
-            stride = 0;
-            for (const auto& t : m_ix.node(off).terms)
-                if (t.atom == s.slot)
-                    stride = t.coeff;
-            return stride != 0;
-        };
-        int64_t sx, sy;
-        if (!strideOf(*x.load, sx) || !strideOf(*y.load, sy))
-            return false;
+        const bool int8 = plan->int8;
+        const int lanes = plan->lanes;
+        const Stmt* update = plan->update;
+        const DspOperand& x = plan->x;
+        const DspOperand& y = plan->y;
+        const int64_t sx = x.stride, sy = y.stride;
         const std::string v = m_slot[s.slot];
         const std::string acc = access(update->buffer, update->index);
         line("#if LOOPSCOPE_USE_DSP");
@@ -676,7 +613,6 @@ private:
     /// region for another iteration (the next tile of a double buffer).
     void copyRegion(const Stmt& s, int transfer, const std::string& dstSelect)
     {
-        const Buffer& src = m_n.buffers[s.src];
         const Buffer& dst = m_n.buffers[s.buffer];
         const size_t dims = s.region.min.size();
         const int64_t esize = ir::dtypeBytes(dst.dtype);
@@ -694,30 +630,17 @@ private:
                 mins[d] = m_ix.slot(slot);
             }
         }
-        // Element distance between neighbours of dimension d in a buffer.
-        auto stride = [&](const Buffer& b, size_t d) {
-            // Elements between neighbours along d: the dimensions stored inside it.
-            const std::vector<int> order = b.storageOrder();
-            int64_t inner = 1;
-            bool inside = false;
-            for (int e : order) {
-                if (inside)
-                    inner *= b.shape[e];
-                inside = inside || e == static_cast<int>(d);
-            }
-            return s.region.step[d] / b.step[d] * inner;
-        };
+        // Rows, row length and strides as copyShape() (c_decisions.h) decides them.
+        const CopyShape shape = copyShape(m_n, s);
         const size_t last = dims - 1;
-        // Rows are the last dimension when it is contiguous in both buffers (then the one
-        // before it gives the row count), else single elements along the last dimension.
-        const bool rowContiguous = stride(src, last) == 1 && stride(dst, last) == 1;
-        const bool hasRowDim = !rowContiguous || dims >= 2;
-        const size_t rowDim = rowContiguous ? last - 1 : last;
-        const size_t outerDims = rowContiguous ? (dims >= 2 ? last - 1 : 0) : last;
+        const bool rowContiguous = shape.rowContiguous;
+        const bool hasRowDim = shape.hasRowDim;
+        const size_t rowDim = shape.rowDim;
+        const size_t outerDims = shape.outerDims;
         std::string rowBytes = rowContiguous ? "(size_t)n" + std::to_string(last) + " * " + std::to_string(esize) : std::to_string(esize);
         std::string rows = hasRowDim ? "(size_t)n" + std::to_string(rowDim) : "1";
-        std::string dstStride = hasRowDim ? std::to_string(stride(dst, rowDim) * esize) : "0";
-        std::string srcStride = hasRowDim ? std::to_string(stride(src, rowDim) * esize) : "0";
+        std::string dstStride = hasRowDim ? std::to_string(shape.dstRowStride * esize) : "0";
+        std::string srcStride = hasRowDim ? std::to_string(shape.srcRowStride * esize) : "0";
         line("if (" + nonEmpty + ") {");
         ++m_indent;
         std::vector<IndexId> g(dims);

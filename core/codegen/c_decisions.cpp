@@ -1,0 +1,195 @@
+// The C generator's decisions about a loop nest (see c_decisions.h).
+#include "codegen/c_decisions.h"
+
+#include <algorithm>
+
+namespace loopscope::codegen {
+
+using lower::Buffer;
+using lower::IndexId;
+using lower::IndexPool;
+using lower::kNoIndex;
+using lower::LoopNest;
+using lower::Stmt;
+using lower::ValueNode;
+
+namespace {
+
+/// Adds scale * e to `out` (linear terms; non-linear atoms are kept apart).
+void addLinear(const IndexPool& ix, IndexId e, int64_t scale, BufferOffset& out, std::vector<std::pair<IndexId, int64_t>>& atoms)
+{
+    if (e == kNoIndex)
+        return;
+    const IndexPool::Node& n = ix.node(e);
+    if (n.op != IndexPool::Node::Op::Linear) {
+        atoms.push_back({e, scale});
+        return;
+    }
+    out.constant += scale * n.constant;
+    for (const auto& t : n.terms) {
+        if (t.atom >= 0)
+            out.coeff[t.atom] += scale * t.coeff;
+        else
+            atoms.push_back({-t.atom - 1, scale * t.coeff});
+    }
+}
+
+} // namespace
+
+int64_t bufferStride(const Buffer& b, size_t dim, int64_t regionStep)
+{
+    const std::vector<int> order = b.storageOrder();
+    int64_t inner = 1;
+    bool inside = false;
+    for (int e : order) {
+        if (inside)
+            inner *= b.shape[e];
+        inside = inside || e == static_cast<int>(dim);
+    }
+    return regionStep / b.step[dim] * inner;
+}
+
+BufferOffset bufferOffset(const LoopNest& nest, int buffer, const std::vector<IndexId>& index)
+{
+    const Buffer& b = nest.buffers[buffer];
+    const IndexPool& ix = nest.index;
+    BufferOffset out;
+    if (b.level < 0 && b.elements() == 1)
+        return out;  // a scalar in a register
+    const std::vector<int> order = b.storageOrder();
+    for (int d : order) {
+        const int64_t stride = bufferStride(b, static_cast<size_t>(d), b.step[d]);
+        BufferOffset rel;
+        std::vector<std::pair<IndexId, int64_t>> atoms;
+        if (d < static_cast<int>(index.size()))
+            addLinear(ix, index[d], 1, rel, atoms);
+        const IndexId origin = b.origin[d];
+        bool namedOrigin = false;
+        if (origin != kNoIndex) {
+            if (ix.isPureLinear(origin))
+                addLinear(ix, origin, -1, rel, atoms);
+            else
+                namedOrigin = true;  // a local computed where the buffer is allocated
+        }
+        // (g - origin) / step, exact when every coefficient (and a named origin's 1) divides.
+        const int64_t step = b.step[d];
+        bool exact = atoms.empty() && (!namedOrigin || step == 1);
+        for (const auto& [slot, c] : rel.coeff)
+            exact = exact && c % step == 0;
+        if (!exact) {
+            out.pureLinear = false;
+            for (const auto& [slot, c] : rel.coeff)
+                if (c != 0)
+                    out.coeff[slot] += c / std::max<int64_t>(1, step) * stride;
+            for (const auto& a : atoms)
+                out.nonlinear.push_back(a.first);
+            if (d < static_cast<int>(index.size()) && step != 1)
+                out.nonlinear.push_back(index[d]);
+            out.base = out.base || namedOrigin;
+            continue;
+        }
+        for (const auto& [slot, c] : rel.coeff)
+            if (c != 0)
+                out.coeff[slot] += c / step * stride;
+        out.constant += (rel.constant - (rel.constant % step + step) % step) / step * stride;
+        out.base = out.base || namedOrigin;
+    }
+    for (auto it = out.coeff.begin(); it != out.coeff.end();)
+        it = it->second == 0 ? out.coeff.erase(it) : std::next(it);
+    return out;
+}
+
+namespace {
+
+/// The load feeding value `valueId` (a register, or a register plus or minus a constant).
+bool operandOf(const LoopNest& n, int valueId, const std::map<int, const Stmt*>& loads, DspOperand& out)
+{
+    const ValueNode& v = n.values[valueId];
+    auto loaded = [&](int id) -> const Stmt* {
+        const ValueNode& r = n.values[id];
+        if (r.op != ValueNode::Op::Reg)
+            return nullptr;
+        auto it = loads.find(r.reg);
+        return it == loads.end() ? nullptr : it->second;
+    };
+    if (const Stmt* l = loaded(valueId)) {
+        out = {l, 0, 0};
+        return true;
+    }
+    if ((v.op == ValueNode::Op::Add || v.op == ValueNode::Op::Sub) && n.values[v.b].op == ValueNode::Op::Const) {
+        const Stmt* l = loaded(v.a);
+        const int64_t c = n.values[v.b].intValue * (v.op == ValueNode::Op::Sub ? -1 : 1);
+        if (l && c >= -32768 + 128 && c <= 32767 - 128) {
+            out = {l, c, 0};
+            return true;
+        }
+    }
+    return false;
+}
+
+} // namespace
+
+std::optional<DspLoop> dspLoop(const LoopNest& n, const Stmt& s)
+{
+    if (s.kind != Stmt::Kind::For || s.loopKind != sched::LoopKind::Vectorized || !n.target->compute.dsp || !s.reduction)
+        return std::nullopt;
+    std::map<int, const Stmt*> loads;
+    const Stmt* update = nullptr;
+    std::optional<ir::DType> elem;
+    for (int c : s.body) {
+        const Stmt& b = n.stmts[c];
+        const ir::DType t = b.kind == Stmt::Kind::Load ? n.buffers[b.buffer].dtype : ir::DType::Float32;
+        if (b.kind == Stmt::Kind::Load && (t == ir::DType::Int8 || t == ir::DType::Int16) && (!elem || *elem == t)) {
+            elem = t;
+            loads[b.reg] = &b;
+        } else if (b.kind == Stmt::Kind::Compute && b.accumulate && !update) {
+            update = &b;
+        } else {
+            return std::nullopt;
+        }
+    }
+    if (!update || !elem || n.buffers[update->buffer].dtype != ir::DType::Int32)
+        return std::nullopt;
+    DspLoop d;
+    d.int8 = *elem == ir::DType::Int8;
+    d.lanes = d.int8 ? 4 : 2;
+    d.update = update;
+    if (s.extent % d.lanes != 0)
+        return std::nullopt;
+    const ValueNode& mul = n.values[update->value];
+    if (mul.op != ValueNode::Op::Mul || !operandOf(n, mul.a, loads, d.x) || !operandOf(n, mul.b, loads, d.y))
+        return std::nullopt;
+    if (!d.int8 && (d.x.offset != 0 || d.y.offset != 0))
+        return std::nullopt;
+    // Each operand must be affine in the vectorized loop: element distance `stride`.
+    for (DspOperand* o : {&d.x, &d.y}) {
+        const BufferOffset off = bufferOffset(n, o->load->buffer, o->load->index);
+        o->stride = off.coefficient(s.slot);
+        if (!off.pureLinear || o->stride == 0)
+            return std::nullopt;
+    }
+    return d;
+}
+
+CopyShape copyShape(const LoopNest& n, const Stmt& s)
+{
+    const Buffer& src = n.buffers[s.src];
+    const Buffer& dst = n.buffers[s.buffer];
+    const size_t dims = s.region.min.size();
+    CopyShape c;
+    c.elementBytes = ir::dtypeBytes(dst.dtype);
+    const size_t last = dims - 1;
+    // Rows are the last dimension when it is contiguous in both buffers (then the one before
+    // it gives the row count), else single elements along the last dimension.
+    c.rowContiguous = bufferStride(src, last, s.region.step[last]) == 1 && bufferStride(dst, last, s.region.step[last]) == 1;
+    c.hasRowDim = !c.rowContiguous || dims >= 2;
+    c.rowDim = c.rowContiguous ? (dims >= 2 ? last - 1 : 0) : last;
+    c.outerDims = c.rowContiguous ? (dims >= 2 ? last - 1 : 0) : last;
+    if (c.hasRowDim) {
+        c.srcRowStride = bufferStride(src, c.rowDim, s.region.step[c.rowDim]);
+        c.dstRowStride = bufferStride(dst, c.rowDim, s.region.step[c.rowDim]);
+    }
+    return c;
+}
+
+} // namespace loopscope::codegen

@@ -1,0 +1,78 @@
+// What the C generator decides about a loop nest, as data: how it indexes a buffer, where it
+// takes the Arm DSP path, how it splits a copy into DMA-hook calls. The generator writes its
+// code from these decisions and the cost model's instruction count follows the same ones
+// (analysis/instructions.cpp), so the two cannot drift apart.
+#pragma once
+
+#include "lower/loop_nest.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <vector>
+
+namespace loopscope::codegen {
+
+/// An element offset into a buffer as the generated C computes it: a linear form over loop
+/// counters plus terms the code computes otherwise (a fused loop's division or modulo).
+/// A cache's origin that is not affine is a local the code computes where the buffer is
+/// allocated: a constant inside its scope, part of `base`.
+struct BufferOffset {
+    std::map<int, int64_t> coeff;   ///< slot -> elements per unit
+    int64_t constant = 0;
+    bool base = false;              ///< a non-affine origin (a local computed at the allocation) is added
+    std::vector<lower::IndexId> nonlinear;  ///< division/modulo/min/max terms recomputed where they change
+    bool pureLinear = true;         ///< no nonlinear terms (the DSP path needs this)
+
+    int64_t coefficient(int slot) const
+    {
+        auto it = coeff.find(slot);
+        return it == coeff.end() ? 0 : it->second;
+    }
+};
+
+/// The offset of `buffer[index]` (global tensor indices, or the flat index of an accumulator).
+BufferOffset bufferOffset(const lower::LoopNest& nest, int buffer, const std::vector<lower::IndexId>& index);
+
+/// Elements between neighbours of dimension `dim` of `buffer` for a region with step `regionStep`.
+int64_t bufferStride(const lower::Buffer& buffer, size_t dim, int64_t regionStep);
+
+/// One operand of a DSP multiply-accumulate: a load plus a constant offset, and its element
+/// distance between neighbouring lanes.
+struct DspOperand {
+    const lower::Stmt* load = nullptr;
+    int64_t offset = 0;
+    int64_t stride = 0;
+};
+
+/// A vectorized reduction written on the Arm DSP path (`acc += (x + c) * (y + d)`, two MACs per
+/// SMLAD): int8 (four lanes per step, SXTAB16 unpacking when contiguous, PKHBT otherwise) or
+/// int16 (two lanes per step, one word per contiguous operand, PKHBT otherwise).
+struct DspLoop {
+    bool int8 = true;
+    int lanes = 4;
+    DspOperand x, y;
+    const lower::Stmt* update = nullptr;  ///< the accumulating Compute
+};
+
+/// Whether the generator writes the vectorized loop `loop` on the DSP path, and how
+/// (nullopt: plain C). Requires a target with `dsp`, an int8 or int16 reduction whose body is
+/// its operand loads and one int32 update, an extent that is a multiple of the lanes, offsets
+/// small enough for int16 pairs (int8) or none (int16), and operands affine in the loop.
+std::optional<DspLoop> dspLoop(const lower::LoopNest& nest, const lower::Stmt& loop);
+
+/// How a copy statement becomes DMA-hook calls: `rows` rows of `rowElements` elements per call,
+/// one call per iteration of the region's dimensions before `outerDims`.
+struct CopyShape {
+    bool rowContiguous = false;   ///< the last dimension is contiguous in both buffers
+    bool hasRowDim = false;       ///< rows come from a dimension (else one row per call)
+    size_t rowDim = 0;            ///< the dimension giving the row count
+    size_t outerDims = 0;         ///< dimensions [0, outerDims) loop around the calls
+    int64_t elementBytes = 1;
+    int64_t srcRowStride = 0;     ///< elements between rows in the source
+    int64_t dstRowStride = 0;     ///< elements between rows in the destination
+};
+
+CopyShape copyShape(const lower::LoopNest& nest, const lower::Stmt& copy);
+
+} // namespace loopscope::codegen
