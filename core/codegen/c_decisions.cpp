@@ -101,7 +101,8 @@ BufferOffset bufferOffset(const LoopNest& nest, int buffer, const std::vector<In
 
 namespace {
 
-/// The load feeding value `valueId` (a register, or a register plus or minus a constant).
+/// The operand feeding value `valueId`: a register loaded in the loop's body, plus or minus a
+/// constant; or a constant.
 bool operandOf(const LoopNest& n, int valueId, const std::map<int, const Stmt*>& loads, DspOperand& out)
 {
     const ValueNode& v = n.values[valueId];
@@ -113,26 +114,36 @@ bool operandOf(const LoopNest& n, int valueId, const std::map<int, const Stmt*>&
         return it == loads.end() ? nullptr : it->second;
     };
     if (const Stmt* l = loaded(valueId)) {
-        out = {l, 0, 0};
+        out = {l, 0, 0, 0};
+        return true;
+    }
+    if (v.op == ValueNode::Op::Const) {
+        out = {nullptr, 0, 0, v.intValue};
         return true;
     }
     if ((v.op == ValueNode::Op::Add || v.op == ValueNode::Op::Sub) && n.values[v.b].op == ValueNode::Op::Const) {
         const Stmt* l = loaded(v.a);
         const int64_t c = n.values[v.b].intValue * (v.op == ValueNode::Op::Sub ? -1 : 1);
+        // The sum must stay an int16 lane (int8 values plus the offset).
         if (l && c >= -32768 + 128 && c <= 32767 - 128) {
-            out = {l, c, 0};
+            out = {l, c, 0, 0};
             return true;
         }
     }
     return false;
 }
 
-} // namespace
-
-std::optional<DspLoop> dspLoop(const LoopNest& n, const Stmt& s)
+/// dspLoop's decision with its reason.
+std::optional<DspLoop> decideDsp(const LoopNest& n, const Stmt& s, std::string& why)
 {
-    if (s.kind != Stmt::Kind::For || s.loopKind != sched::LoopKind::Vectorized || !n.target->compute.dsp || !s.reduction)
+    if (s.kind != Stmt::Kind::For || s.loopKind != sched::LoopKind::Vectorized) {
+        why = "not a vectorized loop";
         return std::nullopt;
+    }
+    if (!n.target->compute.dsp) {
+        why = "the target has no DSP extension";
+        return std::nullopt;
+    }
     std::map<int, const Stmt*> loads;
     const Stmt* update = nullptr;
     std::optional<ir::DType> elem;
@@ -145,30 +156,81 @@ std::optional<DspLoop> dspLoop(const LoopNest& n, const Stmt& s)
         } else if (b.kind == Stmt::Kind::Compute && b.accumulate && !update) {
             update = &b;
         } else {
+            why = "the body is not int8 or int16 loads of one type and one multiply-accumulate";
             return std::nullopt;
         }
     }
-    if (!update || !elem || n.buffers[update->buffer].dtype != ir::DType::Int32)
+    if (!update || !elem || n.buffers[update->buffer].dtype != ir::DType::Int32) {
+        why = "no int32 multiply-accumulate of int8 or int16 loads";
         return std::nullopt;
+    }
     DspLoop d;
+    d.path = s.reduction ? DspLoop::Path::Smlad : DspLoop::Path::Lanes;
     d.int8 = *elem == ir::DType::Int8;
     d.lanes = d.int8 ? 4 : 2;
     d.update = update;
-    if (s.extent % d.lanes != 0)
+    if (s.extent % d.lanes != 0) {
+        why = "the vector extent is not a multiple of " + std::to_string(d.lanes);
         return std::nullopt;
+    }
     const ValueNode& mul = n.values[update->value];
-    if (mul.op != ValueNode::Op::Mul || !operandOf(n, mul.a, loads, d.x) || !operandOf(n, mul.b, loads, d.y))
+    if (mul.op != ValueNode::Op::Mul || !operandOf(n, mul.a, loads, d.x) || !operandOf(n, mul.b, loads, d.y)) {
+        why = "the value is not (x + c) * (y + d)";
         return std::nullopt;
-    if (!d.int8 && (d.x.offset != 0 || d.y.offset != 0))
+    }
+    if (!d.x.load)
+        std::swap(d.x, d.y);  // a constant operand is always y
+    if (!d.x.load) {
+        why = "both operands are constants";
         return std::nullopt;
+    }
+    if (!d.y.load && (d.path != DspLoop::Path::Smlad || d.y.constant < -32768 || d.y.constant > 32767)) {
+        why = "a constant operand needs a reduction and an int16 value";
+        return std::nullopt;
+    }
+    if (!d.int8 && (d.x.offset != 0 || d.y.offset != 0)) {
+        why = "int16 operands with an offset could leave the int16 range";
+        return std::nullopt;
+    }
     // Each operand must be affine in the vectorized loop: element distance `stride`.
     for (DspOperand* o : {&d.x, &d.y}) {
+        if (!o->load)
+            continue;
         const BufferOffset off = bufferOffset(n, o->load->buffer, o->load->index);
         o->stride = off.coefficient(s.slot);
-        if (!off.pureLinear || o->stride == 0)
+        if (!off.pureLinear || o->stride == 0) {
+            why = "an operand is not affine in the vectorized loop";
             return std::nullopt;
+        }
+    }
+    if (d.path == DspLoop::Path::Lanes) {
+        // Each iteration updates its own accumulator element, next to the previous one; both
+        // operands are contiguous (one word load gives the lanes).
+        const BufferOffset acc = bufferOffset(n, update->buffer, update->index);
+        if (!acc.pureLinear || acc.coefficient(s.slot) != 1) {
+            why = "the lanes' accumulators are not consecutive elements";
+            return std::nullopt;
+        }
+        if (d.x.stride != 1 || !d.y.load || d.y.stride != 1) {
+            why = "lanes need two operands contiguous along the vectorized loop";
+            return std::nullopt;
+        }
     }
     return d;
+}
+
+} // namespace
+
+std::optional<DspLoop> dspLoop(const LoopNest& n, const Stmt& s)
+{
+    std::string why;
+    return decideDsp(n, s, why);
+}
+
+std::string dspRefusal(const LoopNest& n, const Stmt& s)
+{
+    std::string why;
+    return decideDsp(n, s, why) ? std::string() : why;
 }
 
 CopyShape copyShape(const LoopNest& n, const Stmt& s)
@@ -179,17 +241,52 @@ CopyShape copyShape(const LoopNest& n, const Stmt& s)
     CopyShape c;
     c.elementBytes = ir::dtypeBytes(dst.dtype);
     const size_t last = dims - 1;
-    // Rows are the last dimension when it is contiguous in both buffers (then the one before
-    // it gives the row count), else single elements along the last dimension.
-    c.rowContiguous = bufferStride(src, last, s.region.step[last]) == 1 && bufferStride(dst, last, s.region.step[last]) == 1;
-    c.hasRowDim = !c.rowContiguous || dims >= 2;
-    c.rowDim = c.rowContiguous ? (dims >= 2 ? last - 1 : 0) : last;
-    c.outerDims = c.rowContiguous ? (dims >= 2 ? last - 1 : 0) : last;
+    auto stride = [&](const Buffer& b, size_t d) { return bufferStride(b, d, s.region.step[d]); };
+    // Rows are the contiguous run of trailing dimensions when the last one is contiguous in both
+    // buffers (then the dimension before the run gives the row count), else single elements
+    // along the last dimension.
+    c.rowContiguous = stride(src, last) == 1 && stride(dst, last) == 1;
+    if (c.rowContiguous) {
+        c.runStart = last;
+        // A dimension joins the run when the one inside it is whole in both buffers: its count
+        // is static and its neighbours are that many elements apart in both.
+        while (c.runStart > 0) {
+            const size_t d = c.runStart;
+            int64_t count = 0;
+            if (!n.index.isConst(s.region.count[d], &count) || stride(src, d - 1) != count * stride(src, d)
+                || stride(dst, d - 1) != count * stride(dst, d))
+                break;
+            c.runInnerElements *= count;
+            --c.runStart;
+        }
+        c.hasRowDim = c.runStart >= 1;
+        c.rowDim = c.hasRowDim ? c.runStart - 1 : 0;
+        c.outerDims = c.rowDim;
+    } else {
+        c.hasRowDim = true;
+        c.rowDim = last;
+        c.outerDims = last;
+    }
     if (c.hasRowDim) {
-        c.srcRowStride = bufferStride(src, c.rowDim, s.region.step[c.rowDim]);
-        c.dstRowStride = bufferStride(dst, c.rowDim, s.region.step[c.rowDim]);
+        c.srcRowStride = stride(src, c.rowDim);
+        c.dstRowStride = stride(dst, c.rowDim);
     }
     return c;
+}
+
+RequantForm requantForm(const LoopNest& n, const Stmt& store)
+{
+    RequantForm f;
+    const auto& st = n.kernel->stages[store.stage];
+    if (!st.requant)
+        return f;
+    f.perChannelMultiplier = store.multBuffer >= 0;
+    f.perChannelShift = store.shiftBuffer >= 0;
+    const int64_t lo = st.requant->actMin, hi = st.requant->actMax;
+    for (int bits = 1; bits <= 31; ++bits)
+        if (lo == -(int64_t(1) << (bits - 1)) && hi == (int64_t(1) << (bits - 1)) - 1)
+            f.clampBits = bits;
+    return f;
 }
 
 } // namespace loopscope::codegen

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace loopscope::codegen {
@@ -38,33 +39,50 @@ BufferOffset bufferOffset(const lower::LoopNest& nest, int buffer, const std::ve
 int64_t bufferStride(const lower::Buffer& buffer, size_t dim, int64_t regionStep);
 
 /// One operand of a DSP multiply-accumulate: a load plus a constant offset, and its element
-/// distance between neighbouring lanes.
+/// distance between neighbouring lanes; or, with `load` null, a constant (`constant`).
 struct DspOperand {
     const lower::Stmt* load = nullptr;
     int64_t offset = 0;
     int64_t stride = 0;
+    int64_t constant = 0;   ///< the operand's value when load is null
 };
 
-/// A vectorized reduction written on the Arm DSP path (`acc += (x + c) * (y + d)`, two MACs per
-/// SMLAD): int8 (four lanes per step, SXTAB16 unpacking when contiguous, PKHBT otherwise) or
-/// int16 (two lanes per step, one word per contiguous operand, PKHBT otherwise).
+/// A vectorized loop written on an Arm DSP path:
+///  - Path::Smlad, a reduction `acc += (x + c) * (y + d)`, two MACs per SMLAD into one
+///    accumulator: int8 (four lanes per step, SXTAB16/SXTB16 unpacking when contiguous, PKHBT
+///    otherwise) or int16 (two lanes per step, one word per contiguous operand, PKHBT
+///    otherwise); a constant y is a pair constant;
+///  - Path::Lanes, a spatial loop whose iterations update consecutive accumulators
+///    `acc[v] += (x[v] + c) * (y[v] + d)` (a depthwise convolution's channels), both operands
+///    contiguous: one word load and two unpacks per operand per step, one SMLABB or SMLATT per
+///    MAC (int8: four lanes per step; int16: two, one word each, no unpacking).
 struct DspLoop {
+    enum class Path { Smlad, Lanes };
+    Path path = Path::Smlad;
     bool int8 = true;
-    int lanes = 4;
-    DspOperand x, y;
+    int lanes = 4;                        ///< loop iterations per step
+    DspOperand x, y;                      ///< y is the constant one, if any
     const lower::Stmt* update = nullptr;  ///< the accumulating Compute
 };
 
-/// Whether the generator writes the vectorized loop `loop` on the DSP path, and how
-/// (nullopt: plain C). Requires a target with `dsp`, an int8 or int16 reduction whose body is
-/// its operand loads and one int32 update, an extent that is a multiple of the lanes, offsets
-/// small enough for int16 pairs (int8) or none (int16), and operands affine in the loop.
+/// Whether the generator writes the vectorized loop `loop` on a DSP path, and how (nullopt:
+/// plain C). Requires a target with `dsp`, a body of int8 or int16 operand loads and one int32
+/// update, an extent that is a multiple of the lanes, offsets small enough for int16 pairs
+/// (int8) or none (int16), and operands affine in the loop (see DspLoop for each path).
 std::optional<DspLoop> dspLoop(const lower::LoopNest& nest, const lower::Stmt& loop);
 
-/// How a copy statement becomes DMA-hook calls: `rows` rows of `rowElements` elements per call,
-/// one call per iteration of the region's dimensions before `outerDims`.
+/// Why dspLoop() leaves `loop` to plain C ("" when it does not), for messages and tests.
+std::string dspRefusal(const lower::LoopNest& nest, const lower::Stmt& loop);
+
+/// How a copy statement becomes DMA-hook calls: `rows` rows of row elements per call, one call
+/// per iteration of the region's dimensions before `outerDims`. The trailing dimensions that
+/// are contiguous in both buffers (each inside one whole in both) form one row, the run
+/// [runStart, rank): a whole tensor, or a band of whole rows, is one call.
 struct CopyShape {
     bool rowContiguous = false;   ///< the last dimension is contiguous in both buffers
+    size_t runStart = 0;          ///< rowContiguous: first dimension of the contiguous run
+    int64_t runInnerElements = 1; ///< rowContiguous: elements of the run's dimensions after runStart
+                                  ///< (static); a row is count[runStart] * runInnerElements elements
     bool hasRowDim = false;       ///< rows come from a dimension (else one row per call)
     size_t rowDim = 0;            ///< the dimension giving the row count
     size_t outerDims = 0;         ///< dimensions [0, outerDims) loop around the calls
@@ -74,5 +92,16 @@ struct CopyShape {
 };
 
 CopyShape copyShape(const lower::LoopNest& nest, const lower::Stmt& copy);
+
+/// How a requantizing AccStore is written: ls_requantize with per-channel or constant
+/// parameters, then one SSAT (`clampBits` > 0) or ls_clamp.
+struct RequantForm {
+    bool perChannelMultiplier = false;
+    bool perChannelShift = false;
+    int clampBits = 0;   ///< SSAT width when [act_min, act_max] is a signed power-of-two range
+};
+
+/// The form of `store` (an AccStore of a requantizing stage).
+RequantForm requantForm(const lower::LoopNest& nest, const lower::Stmt& store);
 
 } // namespace loopscope::codegen

@@ -4,6 +4,7 @@
 #include "support/test_paths.h"
 
 #include "codegen/c_codegen.h"
+#include "codegen/c_decisions.h"
 #include "ir/kernel.h"
 #include "lower/loop_nest.h"
 #include "sched/schedule_file.h"
@@ -12,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 
 using namespace loopscope;
@@ -119,4 +121,119 @@ TEST(DspPath, LeftToPlainCWhereSmladWouldBeWrongOrUnavailable)
     EXPECT_FALSE(has(exportInline(kInt16Dot, "gemmini-16x16", kVectorizeK), "2 MACs per SMLAD"));
     // The same int16 reduction where it is allowed: SMLAD (so the cases above are not vacuous).
     EXPECT_TRUE(has(exportInline(kInt16Dot, "cortex-m7", kVectorizeK), "2 MACs per SMLAD"));
+}
+
+namespace {
+
+const char* kDepthwise = R"(name: dw
+params: {H: 4, W: 5, C: 8}
+tensors:
+  I: {shape: [H, W, C], dtype: int8}
+  F: {shape: [1, 3, 3, C], dtype: int8}
+  O: {shape: [H, W, C], dtype: int32}
+stages:
+  - compute: "O[h, w, c] += (I[h + r - 1, w + s - 1, c] + 128) * F[0, r, s, c]"
+    padding: zero
+)";
+
+} // namespace
+
+TEST(DspPath, DepthwiseChannelLanesUseSmlabbAndSmlatt)
+{
+    // The channel axis is spatial: vectorized, each lane keeps its own accumulator (in
+    // registers, so the lanes are written out with constant indices) and takes one SMLABB or
+    // SMLATT per MAC on the unpacked halves.
+    const std::string steps = "  - split: {loop: c, factor: 8}\n  - reorder: {loops: [h, w, c.outer, r, s, c.inner]}\n"
+                              "  - vectorize: {loop: c.inner}\n";
+    const std::string c = exportInline(kDepthwise, "cortex-m7", steps);
+    EXPECT_TRUE(has(c, "4 lanes of int8, each its own accumulator: one SMLABB or SMLATT per MAC")) << c;
+    EXPECT_TRUE(has(c, "const int32_t lx02 = __sxtab16((int32_t)0x00800080, (int32_t)lxw);")) << c;
+    EXPECT_TRUE(has(c, "acc_O[c_inner + 2] = __smlatt(lx02, ly02, acc_O[c_inner + 2]);")) << c;
+    EXPECT_TRUE(has(c, "const int c_inner = 4;")) << c;  // the second step, written out
+    EXPECT_FALSE(has(c, "for (int c_inner = 0; c_inner < 8; ++c_inner)")) << c;
+    // Without the DSP extension the lanes are plain C, still written out.
+    const std::string plain = exportInline(kDepthwise, "gemmini-16x16", steps);
+    EXPECT_FALSE(has(plain, "SMLABB")) << plain;
+    EXPECT_TRUE(has(plain, "c.inner: vectorized, written out")) << plain;
+}
+
+TEST(DspPath, DecisionsSayWhichPathEachVectorizedLoopTakes)
+{
+    struct Decision {
+        std::optional<codegen::DspLoop> loop;
+        std::string refusal;
+    };
+    auto decisionsOf = [](const std::string& kernelText, const std::string& steps) {
+        auto k = ir::parseKernel(kernelText, "inline.kernel.yaml");
+        EXPECT_TRUE(k.ok()) << k.errorText();
+        auto file = sched::parseScheduleFile("kernel: k.kernel.yaml\ntarget: t\nsteps:\n" + steps, "inline.sched.yaml");
+        auto r = sched::replay(std::make_shared<const ir::Kernel>(*k), test::builtinTarget("cortex-m7"), file->steps);
+        EXPECT_TRUE(r.ok());
+        const lower::LoopNest nest = lower::lower(r.program());
+        std::vector<Decision> out;
+        for (const auto& st : nest.stmts)
+            if (st.kind == lower::Stmt::Kind::For && st.loopKind == sched::LoopKind::Vectorized)
+                out.push_back({codegen::dspLoop(nest, st), codegen::dspRefusal(nest, st)});
+        return out;
+    };
+    // The update loop of the depthwise lanes takes the lanes path; the written-out init and
+    // store loops do not, and say why.
+    auto dw = decisionsOf(kDepthwise, "  - split: {loop: c, factor: 4}\n  - reorder: {loops: [h, w, c.outer, r, s, c.inner]}\n  - vectorize: {loop: c.inner}\n");
+    int lanes = 0;
+    for (const auto& d : dw) {
+        if (d.loop) {
+            ++lanes;
+            EXPECT_EQ(d.loop->path, codegen::DspLoop::Path::Lanes);
+            EXPECT_EQ(d.loop->lanes, 4);
+            EXPECT_EQ(d.loop->x.offset, 128);
+            EXPECT_EQ(d.loop->x.stride, 1);
+            EXPECT_EQ(d.loop->y.stride, 1);
+            EXPECT_EQ(d.refusal, "");
+        } else {
+            EXPECT_FALSE(d.refusal.empty());
+        }
+    }
+    EXPECT_EQ(lanes, 1);
+    // A reduction: SMLAD pairs; int16 with an offset: plain, with the reason.
+    auto red = decisionsOf(kInt16Dot, kVectorizeK);
+    ASSERT_EQ(red.size(), 1u);
+    ASSERT_TRUE(red[0].loop);
+    EXPECT_EQ(red[0].loop->path, codegen::DspLoop::Path::Smlad);
+    EXPECT_EQ(red[0].loop->lanes, 2);
+    std::string offset = kInt16Dot;
+    offset.replace(offset.find("A[n, k] * B[k]"), 14, "(A[n, k] + 3) * B[k]");
+    auto none = decisionsOf(offset, kVectorizeK);
+    ASSERT_EQ(none.size(), 1u);
+    EXPECT_FALSE(none[0].loop);
+    EXPECT_NE(none[0].refusal.find("int16 operands with an offset"), std::string::npos) << none[0].refusal;
+}
+
+TEST(CopyShape, ContiguousRunsAreOneCall)
+{
+    auto copiesOf = [](const std::string& schedule) {
+        auto o = sched::openSchedule(test::sourceDir() + "/examples/schedules/" + schedule + ".sched.yaml",
+                                     [](const std::string& n, const std::string& d) { return hw::resolveTarget(n, d); });
+        EXPECT_TRUE(o.ok()) << o.errorText();
+        const lower::LoopNest nest = lower::lower(o->program);
+        std::vector<std::pair<std::string, codegen::CopyShape>> out;
+        for (const auto& st : nest.stmts)
+            if (st.kind == lower::Stmt::Kind::Copy)
+                out.push_back({nest.kernel->tensors[nest.buffers[st.src].tensor].name, codegen::copyShape(nest, st)});
+        return out;
+    };
+    // dense_int8_blocked: X whole (4 x 256) and each 16-row block of Wt are one contiguous run:
+    // one call each, no loops, no row dimension.
+    for (const auto& [tensor, shape] : copiesOf("dense_int8_blocked")) {
+        EXPECT_TRUE(shape.rowContiguous) << tensor;
+        EXPECT_EQ(shape.runStart, 0u) << tensor;
+        EXPECT_EQ(shape.runInnerElements, 256) << tensor;
+        EXPECT_FALSE(shape.hasRowDim) << tensor;
+        EXPECT_EQ(shape.outerDims, 0u) << tensor;
+    }
+    // conv2d_int8_tiled: the input band (rows x W x C of a [1, 16, 16, 16] tensor) is one run of
+    // whole rows; the output tile written back likewise: no loops around the calls.
+    for (const auto& [tensor, shape] : copiesOf("conv2d_int8_tiled")) {
+        EXPECT_LE(shape.runStart, 1u) << tensor;
+        EXPECT_EQ(shape.outerDims, 0u) << tensor;
+    }
 }

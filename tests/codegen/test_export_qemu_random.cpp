@@ -1,9 +1,10 @@
 // Random schedules that take the Arm DSP path, run on the emulated cores. The host tests run
 // 200 random exports as plain C (the host has no DSP); here schedules built to vectorize an
 // int8 or int16 reduction (a reduction axis split by 4 or 8, its inner part innermost and
-// vectorized) are grown with random legal steps, exported with the harness and run on the
-// Cortex-M7 (SMLAD, SSAT/USAT/QADD) and the Cortex-M3 (SSAT/USAT, plain C otherwise):
-// zero mismatches, the same checksum on both. Needs arm-none-eabi-gcc and qemu-system-arm
+// vectorized), or the channel lanes of a depthwise convolution (SMLABB/SMLATT), are grown with
+// random legal steps, exported with the harness and run on the Cortex-M7 (SMLAD, SMLABB,
+// SSAT/USAT/QADD/SMMLAR) and the Cortex-M3 (SSAT/USAT, plain C otherwise): zero mismatches, the
+// same checksum on both. Needs arm-none-eabi-gcc and qemu-system-arm
 // (./test.sh installs them); installs nothing.
 #include "support/random_schedule.h"
 #include "support/test_paths.h"
@@ -29,13 +30,13 @@ namespace {
 
 /// Splits a reduction axis of the last stage by `factor` and makes its inner part the
 /// innermost, vectorized loop; nullopt when the primitives refuse.
-std::optional<sched::Program> vectorizeAReduction(const sched::Program& p, test::Rng& rng)
+std::optional<sched::Program> vectorizeAReduction(const sched::Program& p, test::Rng& rng, bool spatial = false)
 {
     const int s = static_cast<int>(p.stages.size()) - 1;
     const sched::StageSchedule& ss = p.stages[s];
     std::vector<std::string> reductions;
     for (int v : ss.order)
-        if (ss.vars[v].reduction && ss.vars[v].extent % 4 == 0)
+        if (ss.vars[v].reduction != spatial && ss.vars[v].extent % 4 == 0 && (!spatial || ss.vars[v].name == "c"))
             reductions.push_back(ss.vars[v].name);
     if (reductions.empty())
         return std::nullopt;
@@ -79,23 +80,27 @@ TEST(ExportQemuRandom, RandomDspSchedulesAreBitExactOnCortexM7AndM3)
         {"pointwise_conv_int8", {{"H", 4}, {"W", 5}, {"C", 8}, {"K", 3}}},
         {"dense_int8", {{"B", 2}, {"IN", 16}, {"OUT", 5}}},
         {"dense_int16", {{"B", 2}, {"IN", 16}, {"OUT", 5}}},
+        {"depthwise_conv_int8", {{"H", 4}, {"W", 5}, {"C", 8}}},
     };
     const fs::path root = fs::temp_directory_path() / ("loopscope-qemu-random-" + std::to_string(::getpid()));
-    int dspExports = 0;
-    for (int n = 0; dspExports < 20 && n < 400; ++n) {
+    int dspExports = 0, laneExports = 0;
+    for (int n = 0; dspExports < 24 && n < 600; ++n) {
         const auto& [name, params] = kernels[n % kernels.size()];
         auto kernel = ir::loadKernelFile(test::kernelPath(name), params);
         ASSERT_TRUE(kernel.ok()) << kernel.errorText();
         test::Rng rng(0xD5B0 + n * 7919);
         sched::Program initial = sched::Program::initial(std::make_shared<const ir::Kernel>(*kernel), test::builtinTarget("cortex-m7"));
-        std::optional<sched::Program> vectorized = vectorizeAReduction(test::randomSchedule(initial, rng, static_cast<int>(rng.below(5))), rng);
+        const bool lanes = std::string(name) == "depthwise_conv_int8";
+        std::optional<sched::Program> vectorized = vectorizeAReduction(test::randomSchedule(initial, rng, static_cast<int>(rng.below(5))), rng, lanes);
         if (!vectorized)
             continue;
         const sched::Program p = test::randomSchedule(*vectorized, rng, static_cast<int>(rng.below(6)));
         const lower::LoopNest nest = lower::lower(p);
-        if (codegen::generateSource(nest).find("2 MACs per SMLAD") == std::string::npos)
-            continue;  // the random steps took the reduction off the DSP path
+        const std::string source = codegen::generateSource(nest);
+        if (source.find(lanes ? "one SMLABB or SMLATT per MAC" : "2 MACs per SMLAD") == std::string::npos)
+            continue;  // the random steps took the loop off the DSP path
         ++dspExports;
+        laneExports += lanes ? 1 : 0;
         codegen::ExportOptions options;
         options.harness = true;
         const fs::path dir = root / std::to_string(n);
@@ -115,5 +120,6 @@ TEST(ExportQemuRandom, RandomDspSchedulesAreBitExactOnCortexM7AndM3)
         fs::remove_all(dir);
     }
     fs::remove_all(root);
-    EXPECT_EQ(dspExports, 20) << "too few random schedules took the DSP path";
+    EXPECT_EQ(dspExports, 24) << "too few random schedules took the DSP path";
+    EXPECT_GE(laneExports, 3) << "too few random depthwise schedules took the SMLABB/SMLATT path";
 }

@@ -183,11 +183,7 @@ void conv2d_int8(const int8_t *LOOPSCOPE_RESTRICT I, const int8_t *LOOPSCOPE_RES
         const int n2 = 16;
         const int n3 = 16;
         if (n0 > 0 && n1 > 0 && n2 > 0 && n3 > 0) {
-            for (int t0 = 0; t0 < n0; ++t0) {
-                for (int t1 = 0; t1 < n1; ++t1) {
-                    loopscope_dma_copy(&F_SRAM[t0 * 768 + t1 * 256], &F[t0 * 768 + t1 * 256], (size_t)n3 * 1, (size_t)n2, 16, 16, 0);
-                }
-            }
+            loopscope_dma_copy(&F_SRAM[0], &F[0], (size_t)n0 * 768, 1, 0, 0, 0);
         }
     }
     loopscope_dma_wait();
@@ -204,11 +200,7 @@ void conv2d_int8(const int8_t *LOOPSCOPE_RESTRICT I, const int8_t *LOOPSCOPE_RES
                     const int n2 = 16;
                     const int n3 = 16;
                     if (n0 > 0 && n1 > 0 && n2 > 0 && n3 > 0) {
-                        for (int t0 = 0; t0 < n0; ++t0) {
-                            for (int t1 = 0; t1 < n1; ++t1) {
-                                loopscope_dma_copy(&I_SRAM[(oh_outer & 1)][-I_SRAM_o1 * 256 + m1 * 256 + t0 * 1536 + t1 * 256], &I[n * 4096 + m1 * 256 + t0 * 4096 + t1 * 256], (size_t)n3 * 1, (size_t)n2, 16, 16, 1);
-                            }
-                        }
+                        loopscope_dma_copy(&I_SRAM[(oh_outer & 1)][-I_SRAM_o1 * 256 + m1 * 256], &I[n * 4096 + m1 * 256], (size_t)n1 * 256, (size_t)n0, 1536, 4096, 1);
                     }
                 }
             }
@@ -223,11 +215,7 @@ void conv2d_int8(const int8_t *LOOPSCOPE_RESTRICT I, const int8_t *LOOPSCOPE_RES
                     const int n2 = 16;
                     const int n3 = 16;
                     if (n0 > 0 && n1 > 0 && n2 > 0 && n3 > 0) {
-                        for (int t0 = 0; t0 < n0; ++t0) {
-                            for (int t1 = 0; t1 < n1; ++t1) {
-                                loopscope_dma_copy(&I_SRAM[(oh_outer + 1) & 1][-I_SRAM_o1_next * 256 + m1 * 256 + t0 * 1536 + t1 * 256], &I[n * 4096 + m1 * 256 + t0 * 4096 + t1 * 256], (size_t)n3 * 1, (size_t)n2, 16, 16, 1);
-                            }
-                        }
+                        loopscope_dma_copy(&I_SRAM[(oh_outer + 1) & 1][-I_SRAM_o1_next * 256 + m1 * 256], &I[n * 4096 + m1 * 256], (size_t)n1 * 256, (size_t)n0, 1536, 4096, 1);
                     }
                 }
             }
@@ -284,11 +272,7 @@ void conv2d_int8(const int8_t *LOOPSCOPE_RESTRICT I, const int8_t *LOOPSCOPE_RES
                 const int n2 = 16;
                 const int n3 = 16;
                 if (n0 > 0 && n1 > 0 && n2 > 0 && n3 > 0) {
-                    for (int t0 = 0; t0 < n0; ++t0) {
-                        for (int t1 = 0; t1 < n1; ++t1) {
-                            loopscope_dma_copy(&O[n * 4096 + oh_outer * 1024 + t0 * 4096 + t1 * 256], &O_SRAM[t0 * 1024 + t1 * 256], (size_t)n3 * 1, (size_t)n2, 16, 16, 2);
-                        }
-                    }
+                    loopscope_dma_copy(&O[n * 4096 + oh_outer * 1024], &O_SRAM[0], (size_t)n1 * 256, (size_t)n0, 4096, 1024, 2);
                 }
             }
             loopscope_dma_wait();

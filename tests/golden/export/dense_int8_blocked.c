@@ -180,7 +180,7 @@ void dense_int8(const int8_t *LOOPSCOPE_RESTRICT X, const int8_t *LOOPSCOPE_REST
         const int n0 = 4;
         const int n1 = 256;
         if (n0 > 0 && n1 > 0) {
-            loopscope_dma_copy(&X_SRAM[0], &X[0], (size_t)n1 * 1, (size_t)n0, 256, 256, 0);
+            loopscope_dma_copy(&X_SRAM[0], &X[0], (size_t)n0 * 256, 1, 0, 0, 0);
         }
     }
     loopscope_dma_wait();
@@ -192,7 +192,7 @@ void dense_int8(const int8_t *LOOPSCOPE_RESTRICT X, const int8_t *LOOPSCOPE_REST
                 const int n0 = 16;
                 const int n1 = 256;
                 if (n0 > 0 && n1 > 0) {
-                    loopscope_dma_copy(&Wt_SRAM[(o_outer & 1)][0], &Wt[o_outer * 4096], (size_t)n1 * 1, (size_t)n0, 256, 256, 1);
+                    loopscope_dma_copy(&Wt_SRAM[(o_outer & 1)][0], &Wt[o_outer * 4096], (size_t)n0 * 256, 1, 0, 0, 1);
                 }
             }
         }
@@ -203,7 +203,7 @@ void dense_int8(const int8_t *LOOPSCOPE_RESTRICT X, const int8_t *LOOPSCOPE_REST
                 const int n0 = 16;
                 const int n1 = 256;
                 if (n0 > 0 && n1 > 0) {
-                    loopscope_dma_copy(&Wt_SRAM[(o_outer + 1) & 1][0], &Wt[(o_outer + 1) * 4096], (size_t)n1 * 1, (size_t)n0, 256, 256, 1);
+                    loopscope_dma_copy(&Wt_SRAM[(o_outer + 1) & 1][0], &Wt[(o_outer + 1) * 4096], (size_t)n0 * 256, 1, 0, 0, 1);
                 }
             }
         }

@@ -182,7 +182,7 @@ void dwsep_conv(const float *LOOPSCOPE_RESTRICT I, const float *LOOPSCOPE_RESTRI
         const int n0 = 32;
         const int n1 = 64;
         if (n0 > 0 && n1 > 0) {
-            loopscope_dma_copy(&PW_SRAM[0], &PW[0], (size_t)n1 * 4, (size_t)n0, 256, 256, 0);
+            loopscope_dma_copy(&PW_SRAM[0], &PW[0], (size_t)n0 * 256, 1, 0, 0, 0);
         }
     }
     loopscope_dma_wait();
@@ -195,9 +195,7 @@ void dwsep_conv(const float *LOOPSCOPE_RESTRICT I, const float *LOOPSCOPE_RESTRI
             const int n1 = 112;
             const int n2 = 32;
             if (n0 > 0 && n1 > 0 && n2 > 0) {
-                for (int t0 = 0; t0 < n0; ++t0) {
-                    loopscope_dma_copy(&I_SRAM[-I_SRAM_o0 * 3584 + m0 * 3584 + t0 * 3584], &I[m0 * 3584 + t0 * 3584], (size_t)n2 * 4, (size_t)n1, 128, 128, 1);
-                }
+                loopscope_dma_copy(&I_SRAM[-I_SRAM_o0 * 3584 + m0 * 3584], &I[m0 * 3584], (size_t)n0 * 14336, 1, 0, 0, 1);
             }
         }
         loopscope_dma_wait();
@@ -207,9 +205,7 @@ void dwsep_conv(const float *LOOPSCOPE_RESTRICT I, const float *LOOPSCOPE_RESTRI
             const int n1 = 3;
             const int n2 = 32;
             if (n0 > 0 && n1 > 0 && n2 > 0) {
-                for (int t0 = 0; t0 < n0; ++t0) {
-                    loopscope_dma_copy(&DW_SRAM[t0 * 96], &DW[t0 * 96], (size_t)n2 * 4, (size_t)n1, 128, 128, 2);
-                }
+                loopscope_dma_copy(&DW_SRAM[0], &DW[0], (size_t)n0 * 384, 1, 0, 0, 2);
             }
         }
         loopscope_dma_wait();

@@ -182,7 +182,7 @@ void matmul_f32(const float *LOOPSCOPE_RESTRICT A, const float *LOOPSCOPE_RESTRI
                 const int n0 = 16;
                 const int n1 = 64;
                 if (n0 > 0 && n1 > 0) {
-                    loopscope_dma_copy(&A_SRAM[0], &A[i_outer * 1024], (size_t)n1 * 4, (size_t)n0, 256, 256, 0);
+                    loopscope_dma_copy(&A_SRAM[0], &A[i_outer * 1024], (size_t)n0 * 256, 1, 0, 0, 0);
                 }
             }
             loopscope_dma_wait();
