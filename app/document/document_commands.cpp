@@ -2,13 +2,20 @@
 #include "document_commands.h"
 
 #include "schedule_document.h"
+#include "step_text.h"
 
 #include <QFileInfo>
 
 namespace loopscope::ui {
 
 namespace {
-QString describeStep(const sched::Step& s) { return QString::fromStdString(sched::describe(s)); }
+/// A step as the schedule panel shows it ("split D:h by 8": loops named with their stage when
+/// the kernel has several).
+QString describeStep(const ScheduleDocument* doc, const sched::Step& s)
+{
+    const auto& program = doc->snapshot().program;
+    return stepText(s, program && program->kernel->stages.size() > 1);
+}
 
 /// Steps edited in the application no longer sit where the file had them.
 sched::Step withoutLocation(sched::Step s)
@@ -21,7 +28,7 @@ sched::Step withoutLocation(sched::Step s)
 AddStepCommand::AddStepCommand(ScheduleDocument* doc, int index, sched::Step step)
     : m_doc(doc), m_index(index), m_step(withoutLocation(std::move(step)))
 {
-    setText(describeStep(m_step));
+    setText(describeStep(m_doc, m_step));
 }
 
 void AddStepCommand::redo()
@@ -41,7 +48,7 @@ void AddStepCommand::undo()
 RemoveStepCommand::RemoveStepCommand(ScheduleDocument* doc, int index)
     : m_doc(doc), m_index(index), m_step(doc->steps()[index])
 {
-    setText(QObject::tr("delete step %1 (%2)").arg(index + 1).arg(describeStep(m_step)));
+    setText(QObject::tr("delete step %1 (%2)").arg(index + 1).arg(describeStep(m_doc, m_step)));
 }
 
 void RemoveStepCommand::redo()
@@ -72,7 +79,7 @@ MoveStepCommand::MoveStepCommand(ScheduleDocument* doc, int from, int to)
 {
     setText(QObject::tr("move step %1 (%2) to position %3")
                 .arg(from + 1)
-                .arg(describeStep(doc->steps()[from]))
+                .arg(describeStep(doc, doc->steps()[from]))
                 .arg(to + 1));
 }
 
@@ -100,7 +107,7 @@ EditStepCommand::EditStepCommand(ScheduleDocument* doc, int index, sched::Step b
 
 void EditStepCommand::updateText()
 {
-    setText(QObject::tr("edit step %1: %2").arg(m_index + 1).arg(describeStep(m_after)));
+    setText(QObject::tr("edit step %1: %2").arg(m_index + 1).arg(describeStep(m_doc, m_after)));
 }
 
 void EditStepCommand::redo()
@@ -149,5 +156,15 @@ void SetTargetCommand::undo()
     s.target = m_before;
     m_doc->setState(s);
 }
+
+SetStateCommand::SetStateCommand(ScheduleDocument* doc, DocumentState before, DocumentState after, const QString& text)
+    : m_doc(doc), m_before(std::move(before)), m_after(std::move(after))
+{
+    setText(text);
+}
+
+void SetStateCommand::redo() { m_doc->setState(m_after); }
+
+void SetStateCommand::undo() { m_doc->setState(m_before); }
 
 } // namespace loopscope::ui

@@ -1,6 +1,7 @@
 // The undo commands of a ScheduleDocument: each swaps one small value of its state.
 #pragma once
 
+#include "schedule_document.h"
 #include "sched/step.h"
 
 #include <QString>
@@ -81,6 +82,19 @@ private:
     ScheduleDocument* m_doc;
     QString m_before;
     QString m_after;
+};
+
+/// Swaps the whole state (an edit of the description, and whatever else is one value).
+class SetStateCommand : public QUndoCommand {
+public:
+    SetStateCommand(ScheduleDocument* doc, DocumentState before, DocumentState after, const QString& text);
+    void redo() override;
+    void undo() override;
+
+private:
+    ScheduleDocument* m_doc;
+    DocumentState m_before;
+    DocumentState m_after;
 };
 
 } // namespace loopscope::ui

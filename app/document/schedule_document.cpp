@@ -46,6 +46,9 @@ ScheduleDocument::ScheduleDocument(QObject* parent)
     qRegisterMetaType<loopscope::ui::Snapshot>();
     qRegisterMetaType<loopscope::sched::ScheduleError>();
     connect(m_undo, &QUndoStack::cleanChanged, this, [this](bool clean) { emit dirtyChanged(!clean); });
+    // An edit merged back to where it started (a spin box returned to its value) removes its
+    // command: the document is clean again, which cleanChanged does not always say.
+    connect(m_undo, &QUndoStack::indexChanged, this, [this] { emit dirtyChanged(isDirty()); });
     connect(m_watcher, &QFileSystemWatcher::fileChanged, this, [this](const QString& path) {
         if (path != m_state.target)
             return;
@@ -87,8 +90,11 @@ void ScheduleDocument::install(std::shared_ptr<const ir::Kernel> kernel, sched::
     m_kernel = std::move(kernel);
     m_file = std::move(file);
     m_path = path;
+    m_untitledName.clear();
     m_kernelPath = QFileInfo(qstr(m_kernel->path)).absoluteFilePath();
     m_rejected.reset();
+    // Every open starts a clean history: undo never reaches into the document opened before
+    // (also when the same file is opened again).
     m_undo->clear();
     m_state = std::move(state);
     watchTarget();
@@ -121,9 +127,35 @@ bool ScheduleDocument::openSchedule(const QString& path, QString* error)
         setError(error, why);
         return false;
     }
-    DocumentState state{file->steps, target};
+    DocumentState state{file->steps, target, qstr(file->description), file->steps};
     install(std::make_shared<const ir::Kernel>(std::move(*kernel)), std::move(*file),
             QFileInfo(path).absoluteFilePath(), std::move(state));
+    return true;
+}
+
+bool ScheduleDocument::newFromSchedule(const QString& path, QString* error)
+{
+    if (!openSchedule(path, error))
+        return false;
+    m_path.clear();
+    m_untitledName = QFileInfo(path).fileName().remove(QStringLiteral(".sched.yaml"));
+    emit opened(m_path);
+    return true;
+}
+
+bool ScheduleDocument::descriptionIsStale() const
+{
+    return !m_state.description.isEmpty() && m_state.steps != m_state.describedSteps;
+}
+
+bool ScheduleDocument::setDescription(const QString& description)
+{
+    if (!isOpen() || (description == m_state.description && m_state.describedSteps == m_state.steps))
+        return false;
+    DocumentState after = m_state;
+    after.description = description;
+    after.describedSteps = m_state.steps;
+    m_undo->push(new SetStateCommand(this, m_state, after, tr("describe the schedule")));
     return true;
 }
 
@@ -144,7 +176,7 @@ bool ScheduleDocument::openKernel(const QString& kernelPath, const QString& targ
         return false;
     }
     install(std::make_shared<const ir::Kernel>(std::move(*kernel)), sched::ScheduleFile{}, QString(),
-            DocumentState{{}, target});
+            DocumentState{{}, target, QString(), {}});
     return true;
 }
 
@@ -165,6 +197,7 @@ bool ScheduleDocument::save(const QString& path, QString* error)
     f.kernel = str(dir.relativeFilePath(m_kernelPath));
     f.target = str(isBuiltinTarget(m_state.target) ? m_state.target : dir.relativeFilePath(m_state.target));
     f.steps = m_state.steps;
+    f.description = str(m_state.description);
     for (auto& s : f.steps)
         s.loc = SourceLoc{};
     std::string why;
@@ -174,6 +207,7 @@ bool ScheduleDocument::save(const QString& path, QString* error)
     }
     m_file = f;
     m_path = target;
+    m_untitledName.clear();
     m_undo->setClean();
     emit opened(m_path);  // the title changes; the history of costs continues
     return true;

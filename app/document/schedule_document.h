@@ -24,6 +24,10 @@ namespace loopscope::ui {
 struct DocumentState {
     std::vector<sched::Step> steps;   ///< every step, also those after a failing one
     QString target;                   ///< built-in name or absolute path of a target file
+    QString description;              ///< what the schedule does, as saved in the file
+    /// The steps the description was written for: when `steps` differ, the description may no
+    /// longer say what the schedule does (descriptionIsStale).
+    std::vector<sched::Step> describedSteps;
     bool operator==(const DocumentState&) const = default;
 };
 
@@ -40,6 +44,10 @@ public:
     /// sched::openSchedule, a failing step does not refuse the file: it is recorded in the
     /// snapshot (and marked in the schedule view) so that the user can fix it.
     bool openSchedule(const QString& path, QString* error = nullptr);
+    /// Starts an untitled document from a schedule file (an example): the same kernel, target,
+    /// steps and description, but no file name, so that Save asks where to write and the file
+    /// it came from is never overwritten. The title names it "<name> (unsaved)".
+    bool newFromSchedule(const QString& path, QString* error = nullptr);
     /// A kernel file on its own (empty trace) on a target (built-in name or file path).
     bool openKernel(const QString& kernelPath, const QString& target, QString* error = nullptr);
     /// Writes the schedule (the kernel path relative to the file) and marks the document clean.
@@ -67,6 +75,8 @@ public:
     bool editStep(int index, const sched::Step& step, int mergeSession = 0);
     /// Runs the trace on another target (built-in name or file path); undoable.
     bool setTarget(const QString& target, QString* error = nullptr);
+    /// Replaces the description (undoable); it then describes the current steps.
+    bool setDescription(const QString& description);
     /// Loads the target file again (it changed on disk). Not an undoable edit.
     bool reloadTarget(QString* error = nullptr);
 
@@ -79,10 +89,15 @@ public:
     const DocumentState& state() const { return m_state; }
     bool isOpen() const { return !m_snapshot.empty(); }
     QString filePath() const { return m_path; }
+    /// The name shown for an untitled document started from a file (newFromSchedule), else "".
+    QString untitledName() const { return m_untitledName; }
     QString kernelPath() const { return m_kernelPath; }
     /// Built-in target name or absolute path of the target file.
     QString target() const { return m_state.target; }
-    QString description() const { return QString::fromStdString(m_file.description); }
+    QString description() const { return m_state.description; }
+    /// The description was written for other steps than the current ones (an example's text
+    /// after the user changed its schedule).
+    bool descriptionIsStale() const;
     bool isDirty() const;
     QUndoStack* undoStack() const { return m_undo; }
     /// The last step refused by applyStep (cleared by the next successful edit).
@@ -129,6 +144,7 @@ private:
     std::map<QString, std::shared_ptr<const hw::Target>> m_targets;
     sched::ScheduleFile m_file;   ///< description and size overrides of the opened file
     QString m_path;               ///< the schedule file, empty until saved
+    QString m_untitledName;       ///< newFromSchedule: the name of the file it started from
     QString m_kernelPath;         ///< absolute
     DocumentState m_state;
     Snapshot m_snapshot;
