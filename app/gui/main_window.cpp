@@ -27,6 +27,8 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPushButton>
+#include <QScreen>
 #include <QFutureWatcher>
 #include <QSettings>
 #include <QStatusBar>
@@ -88,10 +90,17 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     connectDocument();
     resetLayout();
     m_defaultState = saveState(kLayoutVersion);
+    bool placed = false;
     if (m_options.restoreLayout) {
         QSettings settings;
-        restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+        placed = restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
         m_restored = restoreState(settings.value(QStringLiteral("window/state")).toByteArray(), kLayoutVersion);
+    }
+    if (!placed && screen()) {
+        // First start: most of the screen, centred (Qt's default would be about two thirds).
+        const QRect available = screen()->availableGeometry();
+        const QSize size = defaultSize(available.size());
+        setGeometry(QRect(available.center() - QPoint(size.width() / 2, size.height() / 2), size));
     }
     rebuildRecentMenu();
     onChanged(m_doc->snapshot());
@@ -160,6 +169,13 @@ void MainWindow::buildViews()
     m_rebuildProgress->setTextVisible(true);
     m_rebuildProgress->hide();
     statusBar()->addPermanentWidget(m_rebuildProgress);
+}
+
+QSize MainWindow::defaultSize(const QSize& available)
+{
+    const int w = std::min(available.width(), std::max(1280, available.width() * 9 / 10));
+    const int h = std::min(available.height(), std::max(800, available.height() * 9 / 10));
+    return QSize(w, h);
 }
 
 QDockWidget* MainWindow::dock(const QString& objectName) const { return findChild<QDockWidget*>(objectName); }
@@ -258,7 +274,7 @@ void MainWindow::buildMenus()
             if (sf)
                 a->setToolTip(qs(sf->description));
             const QString path = f.absoluteFilePath();
-            connect(a, &QAction::triggered, this, [this, path] { openFile(path); });
+            connect(a, &QAction::triggered, this, [this, path] { newFromExample(path); });
         }
         fromExample->addSeparator();
         QMenu* kernels = fromExample->addMenu(tr("Unscheduled kernel"));
@@ -274,7 +290,7 @@ void MainWindow::buildMenus()
     m_recentMenu = file->addMenu(tr("Open &recent"));
     file->addSeparator();
     add(file, QStringLiteral("save"), tr("&Save"), QKeySequence::Save, [this] { save(); });
-    add(file, QStringLiteral("saveAs"), tr("Save &as..."), QKeySequence::SaveAs, [this] { saveAs(); });
+    add(file, QStringLiteral("saveAs"), tr("Save &as..."), QKeySequence(tr("Ctrl+Shift+S")), [this] { saveAs(); });
     add(file, QStringLiteral("export"), tr("&Export C..."), QKeySequence(tr("Ctrl+E")), [this] { exportCode(); });
     add(file, QStringLiteral("exportHarness"), tr("Export C with Test &Harness..."), QKeySequence(tr("Ctrl+Shift+E")), [this] { exportCode(true); });
     file->addSeparator();
@@ -302,8 +318,11 @@ void MainWindow::buildMenus()
     schedule->addAction(m_schedule->moveDownAction());
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
-    for (QDockWidget* d : docks())
+    for (QDockWidget* d : docks()) {
+        // "Kernel & target" in a menu would make "t" a mnemonic: show the ampersand.
+        d->toggleViewAction()->setText(QString(d->windowTitle()).replace(QLatin1Char('&'), QStringLiteral("&&")));
         view->addAction(d->toggleViewAction());
+    }
     view->addSeparator();
     add(view, QStringLiteral("resetLayout"), tr("Reset &layout"), QKeySequence(), [this] { resetLayout(); });
 
@@ -372,6 +391,7 @@ void MainWindow::connectDocument()
         }
         m_doc->editStep(row, s, m_docSession);
     });
+    connect(m_schedule, &ScheduleView::descriptionEdited, m_doc, &ScheduleDocument::setDescription);
     connect(m_schedule, &ScheduleView::removeRequested, m_doc, &ScheduleDocument::removeStep);
     connect(m_schedule, &ScheduleView::moveRequested, m_doc, &ScheduleDocument::moveStep);
     connect(m_schedule, &ScheduleView::stepSelected, this, [this](int, const QStringList& loops, const QStringList& tensors) {
@@ -412,12 +432,18 @@ void MainWindow::connectDocument()
     // A choice that does not happen (cancelled, or failing) leaves the boxes showing what is open.
     connect(m_kernel, &KernelView::kernelChosen, this, [this](const QString& path) {
         if (!openFile(path))
-            m_kernel->setCurrent(m_doc->kernelPath(), m_doc->target(), m_doc->description());
+            showCurrentInKernelView();
     });
     connect(m_kernel, &KernelView::targetChosen, this, [this](const QString& target) {
+        if (!m_doc->isOpen()) {
+            // Nothing open yet: the next kernel opens on this target, as the box now shows.
+            m_nextTarget = target;
+            showCurrentInKernelView();
+            return;
+        }
         QString error;
         if (!m_doc->setTarget(target, &error)) {
-            m_kernel->setCurrent(m_doc->kernelPath(), m_doc->target(), m_doc->description());
+            showCurrentInKernelView();
             QMessageBox::warning(this, tr("Target"), error);
         }
     });
@@ -473,6 +499,7 @@ void MainWindow::onChanged(const Snapshot& snapshot)
     m_nest->setSnapshot(snapshot);
     lap("nest");
     m_schedule->setTrace(m_doc->steps(), snapshot);
+    m_schedule->setDescription(m_doc->description(), m_doc->descriptionIsStale());
     lap("schedule");
     updateLazy(QStringLiteral("codeDock"));
     lap("code");
@@ -495,14 +522,15 @@ void MainWindow::onChanged(const Snapshot& snapshot)
         d->setWindowTitle(tr("Diagnostics (%1)").arg(m_diagnostics->summary()));
     if (QDockWidget* d = dock(QStringLiteral("scheduleDock")))
         d->setWindowTitle(snapshot.failedStep ? tr("Schedule (step %1 fails)").arg(snapshot.failedStep->stepIndex + 1)
-                                              : tr("Schedule (%n step(s))", nullptr, static_cast<int>(m_doc->steps().size())));
+                                              : m_doc->steps().size() == 1 ? tr("Schedule (1 step)")
+                                                                             : tr("Schedule (%1 steps)").arg(m_doc->steps().size()));
     if (snapshot.empty() || !snapshot.report) {
         m_statusCost->clear();
     } else {
         const auto& r = *snapshot.report;
-        m_statusCost->setText(tr("%1 cycles (bound %2) | %3 ms | %4 uJ | rebuilt in %5 ms")
+        m_statusCost->setText(tr("%1 cycles (bound %2) | %3 | %4 uJ | rebuilt in %5 ms")
                                   .arg(humanCycles(r.cycles.total), humanCycles(r.bounds.computeCycles))
-                                  .arg(r.latencyMs, 0, 'f', 3)
+                                  .arg(CostView::latencyText(r.latencyMs))
                                   .arg(r.energyUj, 0, 'f', 1)
                                   .arg(m_doc->lastRebuildMs(), 0, 'f', 2));
     }
@@ -513,7 +541,7 @@ void MainWindow::onOpened()
 {
     m_cost->clearHistory();
     updateLazy(QStringLiteral("costDock"));
-    m_kernel->setCurrent(m_doc->kernelPath(), m_doc->target(), m_doc->description());
+    showCurrentInKernelView();
     m_nest->showRejected(QString());
     m_selectedLoop.clear();
     m_selectedTensors.clear();
@@ -528,6 +556,8 @@ void MainWindow::updateTitle()
     QString name = tr("untitled");
     if (!m_doc->filePath().isEmpty())
         name = QFileInfo(m_doc->filePath()).fileName();
+    else if (m_doc->isOpen() && !m_doc->untitledName().isEmpty())
+        name = tr("%1 (unsaved)").arg(m_doc->untitledName());
     else if (m_doc->isOpen())
         name = tr("%1 (unsaved)").arg(QFileInfo(m_doc->kernelPath()).fileName());
     setWindowTitle(tr("%1[*] - Loopscope").arg(name));
@@ -540,8 +570,16 @@ void MainWindow::updateTitle()
         if (QAction* a = action(QString::fromLatin1(name)))
             a->setEnabled(m_doc->isOpen());
     // The target box follows undo/redo of target changes.
+    showCurrentInKernelView();
+}
+
+void MainWindow::showCurrentInKernelView()
+{
+    // What is open; with nothing open, no kernel and the target a kernel would open on.
     if (m_doc->isOpen())
-        m_kernel->setCurrent(m_doc->kernelPath(), m_doc->target(), m_doc->description());
+        m_kernel->setCurrent(m_doc->kernelPath(), m_doc->target(), QString());
+    else
+        m_kernel->setCurrent(QString(), m_nextTarget, QString());
 }
 
 QString MainWindow::askPath(Prompt prompt, const QString& suggestion)
@@ -590,7 +628,7 @@ bool MainWindow::openFile(const QString& path, QString* error)
         return false;
     QString why;
     const bool kernel = path.endsWith(QLatin1String(".kernel.yaml"));
-    const bool ok = kernel ? m_doc->openKernel(path, m_doc->isOpen() ? m_doc->target() : QString(), &why)
+    const bool ok = kernel ? m_doc->openKernel(path, m_doc->isOpen() ? m_doc->target() : m_nextTarget, &why)
                            : m_doc->openSchedule(path, &why);
     if (!ok) {
         if (error)
@@ -599,8 +637,48 @@ bool MainWindow::openFile(const QString& path, QString* error)
             QMessageBox::warning(this, tr("Open"), tr("Cannot open %1:\n\n%2").arg(QFileInfo(path).fileName(), why));
         return false;
     }
+    rememberFolder(path);
     statusBar()->showMessage(tr("Opened %1").arg(QFileInfo(path).fileName()), 4000);
     return true;
+}
+
+bool MainWindow::newFromExample(const QString& path, QString* error)
+{
+    if (!maybeSave())
+        return false;
+    QString why;
+    if (!m_doc->newFromSchedule(path, &why)) {
+        if (error)
+            *error = why;
+        else
+            QMessageBox::warning(this, tr("New from example"), tr("Cannot open %1:\n\n%2").arg(QFileInfo(path).fileName(), why));
+        return false;
+    }
+    statusBar()->showMessage(tr("New schedule from the example %1: Save asks where to keep it").arg(m_doc->untitledName()), 6000);
+    updateTitle();
+    return true;
+}
+
+QString MainWindow::lastFolder() const
+{
+    const QString examples = examplesDir();
+    const QString last = m_options.rememberFiles ? QSettings().value(QStringLiteral("lastFolder")).toString() : m_lastFolder;
+    const bool inExamples = !examples.isEmpty() && !last.isEmpty()
+        && (QDir(last).canonicalPath() + QLatin1Char('/')).startsWith(examples + QLatin1Char('/'));
+    if (!last.isEmpty() && QFileInfo(last).isDir() && !inExamples)
+        return last;
+    return QDir::homePath();
+}
+
+void MainWindow::rememberFolder(const QString& file)
+{
+    const QString dir = QFileInfo(file).absolutePath();
+    const QString examples = examplesDir();
+    if (!examples.isEmpty() && (QDir(dir).canonicalPath() + QLatin1Char('/')).startsWith(examples + QLatin1Char('/')))
+        return;  // the examples are not where a user's own schedules go
+    m_lastFolder = dir;
+    if (m_options.rememberFiles)
+        QSettings().setValue(QStringLiteral("lastFolder"), dir);
 }
 
 bool MainWindow::saveTo(const QString& path, QString* error)
@@ -614,32 +692,91 @@ bool MainWindow::saveTo(const QString& path, QString* error)
         return false;
     }
     addRecent(m_doc->filePath());
+    rememberFolder(m_doc->filePath());
     statusBar()->showMessage(tr("Saved %1").arg(m_doc->filePath()), 4000);
     updateTitle();
     return true;
 }
 
-void MainWindow::save()
+bool MainWindow::save()
 {
     if (m_doc->filePath().isEmpty())
-        saveAs();
-    else
-        saveTo(QString());
+        return saveAs();
+    if (!confirmDescription())
+        return false;
+    return saveTo(QString());
 }
 
-void MainWindow::saveAs()
+bool MainWindow::saveAs()
 {
+    if (!m_doc->isOpen() || !confirmDescription())
+        return false;
     QString suggestion = m_doc->filePath();
-    if (suggestion.isEmpty() && m_doc->isOpen())
-        suggestion = QFileInfo(m_doc->kernelPath()).absolutePath() + QLatin1Char('/')
-            + QFileInfo(m_doc->kernelPath()).fileName().remove(QStringLiteral(".kernel.yaml")) + QStringLiteral(".sched.yaml");
+    if (suggestion.isEmpty()) {
+        // An untitled document (a kernel, or a copy of an example) is saved where the user
+        // keeps their own files, never next to the example it came from.
+        const QString name = !m_doc->untitledName().isEmpty()
+            ? m_doc->untitledName()
+            : QFileInfo(m_doc->kernelPath()).fileName().remove(QStringLiteral(".kernel.yaml"));
+        suggestion = lastFolder() + QLatin1Char('/') + name + QStringLiteral(".sched.yaml");
+    }
     const QString path = askPath(Prompt::SaveSchedule, suggestion);
-    if (!path.isEmpty())
-        saveTo(path);
+    return !path.isEmpty() && saveTo(path);
+}
+
+bool MainWindow::confirmDescription()
+{
+    if (!m_doc->descriptionIsStale())
+        return true;
+    DescriptionAnswer answer;
+    if (m_descriptionPrompt) {
+        answer = m_descriptionPrompt(m_doc->description());
+    } else {
+        QMessageBox box(QMessageBox::Question, tr("Save"),
+                        tr("The schedule's description was written for other steps than yours:\n\n\"%1\"\n\n"
+                           "Keep it in the saved file, or remove it? (You can also edit it in the Schedule panel.)")
+                            .arg(m_doc->description()),
+                        QMessageBox::Cancel, this);
+        QPushButton* keep = box.addButton(tr("Keep it"), QMessageBox::AcceptRole);
+        QPushButton* remove = box.addButton(tr("Remove it"), QMessageBox::DestructiveRole);
+        box.setDefaultButton(remove);
+        box.exec();
+        answer = box.clickedButton() == keep ? DescriptionAnswer::Keep
+            : box.clickedButton() == remove  ? DescriptionAnswer::Remove
+                                             : DescriptionAnswer::Cancel;
+    }
+    switch (answer) {
+    case DescriptionAnswer::Cancel: return false;
+    case DescriptionAnswer::Remove: m_doc->setDescription(QString()); return true;
+    case DescriptionAnswer::Keep: m_doc->setDescription(m_doc->description()); return true;
+    }
+    return false;
 }
 
 bool MainWindow::exportTo(const QString& directory, QString* error, bool harness)
 {
+    // A schedule that does not fit its target exports only when the user says so, knowing why.
+    QStringList errors;
+    if (m_doc->snapshot().report)
+        for (const auto& d : m_doc->snapshot().report->diagnostics)
+            if (d.severity == Severity::Error)
+                errors << qs(d.message);
+    if (!errors.isEmpty()) {
+        const bool go = m_errorsPrompt
+            ? m_errorsPrompt(errors)
+            : QMessageBox::warning(this, tr("Export"),
+                                   (errors.size() == 1 ? tr("The schedule has an error, so the exported code will not run as the target is described:\n\n%1\n\nExport anyway?")
+                                                       : tr("The schedule has %1 errors, so the exported code will not run as the target is described:\n\n%2\n\nExport anyway?").arg(errors.size()))
+                                       .arg(QStringLiteral("• ") + errors.join(QStringLiteral("\n• "))),
+                                   QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel)
+                == QMessageBox::Yes;
+        if (!go) {
+            statusBar()->showMessage(tr("Export cancelled: the schedule has errors (see Diagnostics); nothing was written"), 8000);
+            if (error)
+                *error = tr("the schedule has errors: %1").arg(errors.join(QStringLiteral("; ")));
+            return false;
+        }
+    }
     QStringList written;
     QString why;
     QStringList conflicts;
@@ -668,8 +805,8 @@ bool MainWindow::exportTo(const QString& directory, QString* error, bool harness
             QMessageBox::warning(this, tr("Export"), why);
         return false;
     }
-    if (m_doc->snapshot().report && m_doc->snapshot().report->hasErrors())
-        statusBar()->showMessage(tr("Exported %1 files to %2 (warning: the schedule does not fit the target, see Diagnostics)")
+    if (!errors.isEmpty())
+        statusBar()->showMessage(tr("Exported %1 files to %2 although the schedule has errors (see Diagnostics)")
                                      .arg(written.size()).arg(directory), 8000);
     else
         statusBar()->showMessage(written.size() > 3 ? tr("Exported %1 files to %2").arg(written.size()).arg(directory)
@@ -708,10 +845,18 @@ void MainWindow::measure()
     connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, revision, macs, cycles] {
         const codegen::Measurement m = watcher->result();
         watcher->deleteLater();
+        // The schedule changed while qemu ran: the count describes an earlier schedule.
+        if (m_doc->snapshot().revision != revision) {
+            const QString text = tr("Measurement dropped: the schedule changed while it ran (Ctrl+M measures the current one)");
+            statusBar()->showMessage(text, 10000);
+            emit measurementFinished(false, text);
+            return;
+        }
         if (!m.ok) {
             const QString why = qs(m.error).section(QLatin1Char('\n'), 0, 0);
             m_cost->setMeasurement(revision, tr("Not measured: %1").arg(why));
             statusBar()->showMessage(tr("Not measured: %1").arg(why), 10000);
+            emit measurementFinished(true, tr("Not measured: %1").arg(why));
             return;
         }
         const QString text = tr("Measured on %1: %L2 instructions in the kernel, %3 per MAC (the model estimates %L4 cycles, %5 per MAC)")
@@ -722,6 +867,7 @@ void MainWindow::measure()
                                  .arg(macs > 0 ? cycles / macs : 0.0, 0, 'f', 2);
         m_cost->setMeasurement(revision, text);
         statusBar()->showMessage(text, 10000);
+        emit measurementFinished(true, text);
     });
     watcher->setFuture(QtConcurrent::run([nest = s.nest, target] { return codegen::measureOnQemu(*nest, target); }));
 }
@@ -742,11 +888,7 @@ bool MainWindow::maybeSave()
         return false;
     if (answer == QMessageBox::Discard)
         return true;
-    if (m_doc->filePath().isEmpty()) {
-        saveAs();
-        return !m_doc->isDirty();
-    }
-    return saveTo(QString());
+    return save() && !m_doc->isDirty();
 }
 
 void MainWindow::closeEvent(QCloseEvent* event)
@@ -786,7 +928,13 @@ void MainWindow::rebuildRecentMenu()
     m_recentMenu->clear();
     const QStringList files = m_options.rememberFiles ? recentFiles() : QStringList();
     for (const QString& f : files) {
-        QAction* a = m_recentMenu->addAction(QFileInfo(f).fileName());
+        // Two files of the same name are told apart by their folder.
+        int same = 0;
+        for (const QString& g : files)
+            same += QFileInfo(g).fileName() == QFileInfo(f).fileName() ? 1 : 0;
+        const QString name = QString(QFileInfo(f).fileName()).replace(QLatin1Char('&'), QStringLiteral("&&"));
+        QAction* a = m_recentMenu->addAction(same > 1 ? tr("%1  (in %2)").arg(name, QDir::toNativeSeparators(QFileInfo(f).absolutePath()))
+                                                      : name);
         a->setToolTip(f);
         a->setStatusTip(f);
         a->setEnabled(QFileInfo::exists(f));

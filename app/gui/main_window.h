@@ -47,6 +47,11 @@ public:
     using SavePrompt = std::function<int(const QString& name)>;
     /// Answers "replace these files, which an earlier export did not write?" (true: replace).
     using ReplacePrompt = std::function<bool(const QString& directory, const QStringList& files)>;
+    /// What to do with a description written for other steps, asked before saving.
+    enum class DescriptionAnswer { Keep, Remove, Cancel };
+    using DescriptionPrompt = std::function<DescriptionAnswer(const QString& description)>;
+    /// Answers "export although the schedule has these errors?" (true: export anyway).
+    using ErrorsPrompt = std::function<bool(const QStringList& errors)>;
 
     explicit MainWindow(Options options, QWidget* parent = nullptr);
     explicit MainWindow(QWidget* parent = nullptr) : MainWindow(Options{}, parent) {}
@@ -56,6 +61,9 @@ public:
     /// Asks first when there are unsaved changes. False (with a message box unless `quiet`)
     /// when it cannot be opened.
     bool openFile(const QString& path, QString* error = nullptr);
+    /// File > New from example: an untitled copy of a schedule file (the file itself is never
+    /// written; Save asks for a path outside the examples).
+    bool newFromExample(const QString& path, QString* error = nullptr);
     bool saveTo(const QString& path, QString* error = nullptr);
     /// Exports into `directory`; asks before replacing files an earlier export did not write
     /// (or that were edited since), and writes nothing when the answer is no.
@@ -67,6 +75,11 @@ public:
     void setPathPrompt(PathPrompt prompt) { m_pathPrompt = std::move(prompt); }
     void setSavePrompt(SavePrompt prompt) { m_savePrompt = std::move(prompt); }
     void setReplacePrompt(ReplacePrompt prompt) { m_replacePrompt = std::move(prompt); }
+    void setDescriptionPrompt(DescriptionPrompt prompt) { m_descriptionPrompt = std::move(prompt); }
+    void setErrorsPrompt(ErrorsPrompt prompt) { m_errorsPrompt = std::move(prompt); }
+    /// Where Save asks first for an untitled document: the folder the user last saved or
+    /// opened a schedule in (never the examples), else their home.
+    QString lastFolder() const;
 
     ScheduleDocument* document() const { return m_doc; }
     LoopNestView* loopNestView() const { return m_nest; }
@@ -93,12 +106,21 @@ public:
     /// The example opened when nothing else is asked for.
     static QString defaultExample();
 
+    /// The size of the first window on a screen whose available area is `available`: most of
+    /// it (90 % each way), never less than 1280 x 800 where the screen has that.
+    static QSize defaultSize(const QSize& available);
+
     /// The default proportions of the docks for the current window size.
     void applyDefaultSizes();
     /// Exports the kernel with its harness into a temporary directory, counts its instructions
     /// on qemu (Cortex-M7/M4 targets) on a worker thread and shows the count beside the
     /// estimate in the cost view.
     void measure();
+
+signals:
+    /// A measurement ended; `current`: it describes the schedule shown now (else it was
+    /// dropped because the schedule changed while it ran).
+    void measurementFinished(bool current, const QString& text);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -120,8 +142,12 @@ private:
     /// marks it stale until it is shown.
     void updateLazy(const QString& dockName, bool force = false);
     void openFromPrompt(Prompt prompt);
-    void save();
-    void saveAs();
+    bool save();
+    bool saveAs();
+    /// Asks what to do with a stale description before saving; false: cancelled.
+    bool confirmDescription();
+    void rememberFolder(const QString& file);
+    void showCurrentInKernelView();
     void exportCode(bool harness = false);
     void showShortcuts();
 
@@ -144,6 +170,8 @@ private:
     PathPrompt m_pathPrompt;
     SavePrompt m_savePrompt;
     ReplacePrompt m_replacePrompt;
+    DescriptionPrompt m_descriptionPrompt;
+    ErrorsPrompt m_errorsPrompt;
     // The current selection, re-applied to the views after every change.
     QString m_selectedLoop;
     QStringList m_selectedTensors;
@@ -156,6 +184,8 @@ private:
     std::map<QString, double> m_viewTimes;
     QSet<QString> m_stale;
     bool m_restored = false;
+    QString m_lastFolder;   ///< lastFolder() when the window does not remember files
+    QString m_nextTarget = QStringLiteral("cortex-m7");   ///< the target a kernel opens on when nothing is open
 };
 
 } // namespace loopscope::ui
