@@ -149,9 +149,6 @@ int runCounts(const std::string& schedule, bool json, uint64_t seed, std::ostrea
     return kExitOk;
 }
 
-namespace {
-
-/// The program of a schedule (or an unscheduled kernel), optionally replayed on another target.
 Result<sched::Program> programFor(const std::string& file, const std::string& target)
 {
     if (endsWith(file, ".kernel.yaml"))
@@ -175,11 +172,6 @@ Result<sched::Program> programFor(const std::string& file, const std::string& ta
     return std::move(r.program());
 }
 
-const char* severityName(Severity s)
-{
-    return s == Severity::Error ? "error" : s == Severity::Warning ? "warning" : "hint";
-}
-
 std::string humanBytes(int64_t b)
 {
     const char* units[] = {"B", "KiB", "MiB", "GiB"};
@@ -195,6 +187,13 @@ std::string humanBytes(int64_t b)
     else
         std::snprintf(buf, sizeof buf, "%.1f %s", v, units[u]);
     return buf;
+}
+
+namespace {
+
+const char* severityName(Severity s)
+{
+    return s == Severity::Error ? "error" : s == Severity::Warning ? "warning" : "hint";
 }
 } // namespace
 
@@ -311,9 +310,19 @@ int runExport(const std::string& schedule, const std::string& outDir, bool harne
     }
     lower::LoopNest nest = lower::lower(*p);
     analysis::CostReport report = analysis::analyze(nest, *p->target);
+    // A schedule with errors (it does not fit the target) exports only when asked to.
+    int errors = 0;
     for (const auto& d : report.diagnostics)
-        if (d.severity == Severity::Error)
-            err << "warning: the schedule does not fit the target: " << d.message << "\n";
+        if (d.severity == Severity::Error) {
+            err << (force ? "warning" : "error") << " [" << d.code << "]" << (d.step ? " step " + std::to_string(*d.step + 1) : std::string())
+                << ": " << d.message << "\n";
+            ++errors;
+        }
+    if (errors > 0 && !force) {
+        err << schedule << ": not exported: the schedule has " << errors << (errors == 1 ? " error" : " errors")
+            << " (above), so the code would not run as the target is described; nothing was written. Use --force to export anyway\n";
+        return kExitBadInput;
+    }
     codegen::ExportOptions options;
     options.harness = harness;
     options.seed = seed;
@@ -385,9 +394,11 @@ int runCli(int argc, char** argv, std::ostream& out, std::ostream& err)
     exportCmd->add_flag("--harness", harness, "also main.c (self-check against a naive reference) and build files for the host and Cortex-M7/M4 on qemu");
     exportCmd->add_option("--seed", seed, "seed of the harness's input data");
     bool force = false;
-    exportCmd->add_flag("--force", force, "replace files in the way even if an earlier export did not write them, or they were edited since");
+    exportCmd->add_flag("--force", force, "export even if the schedule has errors (e.g. does not fit the target), and replace files in the way even if an earlier export did not write them, or they were edited since");
 
     auto* targetsCmd = app.add_subcommand("targets", "List the built-in targets");
+    // Subcommands in files of their own (tiles_command.cpp, ...), one line each.
+    const std::vector<Subcommand> more = {addTilesCommand(app, out, err)};
 
     if (argc > 1 && argv[1][0] != '-') {
         bool known = false;
@@ -431,6 +442,9 @@ int runCli(int argc, char** argv, std::ostream& out, std::ostream& err)
         return runExport(file, outDir, harness, seed, out, err, force);
     if (targetsCmd->parsed())
         return runTargets(out, err);
+    for (const Subcommand& c : more)
+        if (c.command->parsed())
+            return c.run();
     return kExitBadInput;
 }
 

@@ -1,9 +1,17 @@
 // The subcommands of loopscope-cli, callable from tests without spawning a process.
 #pragma once
 
+#include "common/diagnostic.h"
+#include "sched/program.h"
+
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <string>
+
+namespace CLI {
+class App;
+}
 
 namespace loopscope::cli {
 
@@ -16,11 +24,28 @@ int runLower(const std::string& file, const std::string& target, std::ostream& o
 int runVerify(const std::string& schedule, uint64_t seed, std::ostream& out, std::ostream& err);
 int runCounts(const std::string& schedule, bool json, uint64_t seed, std::ostream& out, std::ostream& err);
 int runAnalyze(const std::string& schedule, const std::string& target, bool json, std::ostream& out, std::ostream& err, bool measure = false);
-/// Refuses (exit 2, nothing written) to overwrite files in `outDir` that an earlier export did not
+/// Refuses (exit 2, nothing written) a schedule with error diagnostics (it does not fit the target),
+/// naming them, and refuses to overwrite files in `outDir` that an earlier export did not
 /// write or that were edited since, unless `force`.
 int runExport(const std::string& schedule, const std::string& outDir, bool harness, uint64_t seed, std::ostream& out, std::ostream& err,
               bool force = false);
 int runTargets(std::ostream& out, std::ostream& err);
+
+/// The program of a schedule (or of an unscheduled kernel), replayed on `target` if not empty.
+Result<sched::Program> programFor(const std::string& file, const std::string& target);
+/// "1.5 KiB".
+std::string humanBytes(int64_t bytes);
+
+/// A subcommand defined in a file of its own: it adds itself to the parser and says how to
+/// run once parsed. runCli registers each with one line.
+struct Subcommand {
+    CLI::App* command = nullptr;
+    std::function<int()> run;
+};
+/// `tiles SCHEDULE [--json]`: the output tile and the resident input regions of every
+/// iteration of the outer loops (tiles_command.cpp).
+Subcommand addTilesCommand(CLI::App& app, std::ostream& out, std::ostream& err);
+int runTiles(const std::string& schedule, bool json, std::ostream& out, std::ostream& err);
 
 /// Parses argv and dispatches (what main() does).
 int runCli(int argc, char** argv, std::ostream& out, std::ostream& err);

@@ -509,3 +509,65 @@ TEST(CliExport, NeverOverwritesAFileItDidNotWrite)
     EXPECT_NE(test::readText(dir / "main.c").find("Loopscope export harness"), std::string::npos);
     fs::remove_all(dir);
 }
+
+// A schedule that does not fit its target (an error diagnostic) is not exported unless asked:
+// exit 2, the errors named, nothing written; --force exports it with the errors as warnings.
+TEST(CliExport, RefusesAScheduleWithErrorsUnlessForced)
+{
+    const fs::path dir = fs::temp_directory_path() / ("loopscope-cli-export-errors-" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const fs::path schedule = dir / "too_big.sched.yaml";
+    std::ofstream(schedule) << "kernel: " << src("examples/kernels/matmul_f32.kernel.yaml") << "\n"
+                            << "target: " << src("tests/data/analysis/tiny-fast-memory.target.yaml") << "\n"
+                            << "steps:\n  - split: {loop: i, factor: 16}\n  - split: {loop: j, factor: 16}\n"
+                            << "  - reorder: {loops: [i.outer, j.outer, i.inner, j.inner, k]}\n"
+                            << "  - cache_read: {tensor: A, level: SRAM, at: j.outer}\n";
+    const fs::path out = dir / "out";
+    CliRun refused = cli({"export", schedule.string(), "--out", out.string()});
+    EXPECT_EQ(refused.exitCode, 2) << describe(refused);
+    EXPECT_NE(refused.err.find("error [over-capacity] step 4: SRAM holds 4 KiB at once but has 48 B: A_SRAM 16x64 = 4 KiB"), std::string::npos) << refused.err;
+    EXPECT_NE(refused.err.find("not exported: the schedule has 1 error"), std::string::npos) << refused.err;
+    EXPECT_NE(refused.err.find("Use --force to export anyway"), std::string::npos) << refused.err;
+    EXPECT_FALSE(fs::exists(out / "matmul_f32.c"));
+
+    CliRun forced = cli({"export", schedule.string(), "--out", out.string(), "--force"});
+    EXPECT_EQ(forced.exitCode, 0) << describe(forced);
+    EXPECT_NE(forced.err.find("warning [over-capacity]"), std::string::npos) << forced.err;
+    EXPECT_TRUE(fs::exists(out / "matmul_f32.c"));
+    fs::remove_all(dir);
+}
+
+// `tiles`: the regions of the tile model per iteration of the outer loops, as text and JSON.
+TEST(CliTiles, PrintsTheRegionsOfEveryStep)
+{
+    CliRun text = cli({"tiles", src("docs/tutorial/matmul_4_double_buffered.sched.yaml")});
+    ASSERT_EQ(text.exitCode, 0) << describe(text);
+    EXPECT_NE(text.out.find("tiles of matmul_f32 on cortex-m7: output C [64 x 64], 16 steps over i.outer (4) x j.outer (4)"), std::string::npos)
+        << text.out;
+    EXPECT_NE(text.out.find("step 6 of 16: i.outer = 1, j.outer = 1\n  computes C[16:32, 16:32] (256 elements)\n"
+                            "  SRAM A_SRAM: A[16:32, 0:64] (4 KiB)\n    second buffer prefetches A[32:48, 0:64]\n"),
+              std::string::npos)
+        << text.out;
+
+    CliRun json = cli({"tiles", src("examples/schedules/dwsep_conv_fused.sched.yaml"), "--json"});
+    ASSERT_EQ(json.exitCode, 0) << describe(json);
+    const auto j = nlohmann::json::parse(json.out);
+    EXPECT_EQ(j["output"]["tensor"], "O");
+    EXPECT_EQ(j["positions"], 28);
+    ASSERT_EQ(j["steps"].size(), 28u);
+    const auto& step1 = j["steps"][1];
+    EXPECT_EQ(step1["tile"]["text"], "O[4:8, 0:112, 0:64]");
+    EXPECT_EQ(step1["tile"]["lo"], (std::vector<int64_t>{4, 0, 0}));
+    EXPECT_EQ(step1["tile"]["hi"], (std::vector<int64_t>{7, 111, 63}));
+    bool input = false;
+    for (const auto& r : step1["resident"])
+        if (r["tensor"] == "I") {
+            input = true;
+            EXPECT_EQ(r["level"], "SRAM");
+            EXPECT_EQ(r["region"]["text"], "I[3:9, 0:112, 0:32]");
+        }
+    EXPECT_TRUE(input) << json.out;
+
+    expectBadInput({"tiles", src("tests/data/malformed/schedules/unknown-primitive.yaml")}, "unknown-primitive.yaml:");
+}
