@@ -1,5 +1,6 @@
 // Kernel files (*.kernel.yaml) -> kernel IR, with file:line:column diagnostics for every error.
 #include "ir/kernel.h"
+#include "common/interval.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -206,14 +207,6 @@ bool addOk(int64_t a, int64_t b, int64_t& out) { return !__builtin_add_overflow(
 bool subOk(int64_t a, int64_t b, int64_t& out) { return !__builtin_sub_overflow(a, b, &out); }
 bool mulOk(int64_t a, int64_t b, int64_t& out) { return !__builtin_mul_overflow(a, b, &out); }
 
-/// Integer division rounding down, so that "(H - 3)/2 + 1" is 0 (not 1) when H = 2.
-int64_t floorDiv(int64_t a, int64_t b)
-{
-    int64_t q = a / b;
-    if ((a % b != 0) && ((a < 0) != (b < 0)))
-        --q;
-    return q;
-}
 
 /// Parses a whole scalar as a decimal integer with an optional sign.
 bool parseInt(const std::string& s, int64_t& out)
@@ -737,7 +730,7 @@ bool evalSize(Context& ctx, const YAML::Node& node, const std::map<std::string, 
                 else if (a == std::numeric_limits<int64_t>::min() && b == -1)
                     ok = false;
                 else
-                    v = floorDiv(a, b);
+                    v = floorDiv(a, b);  // rounding down: "(H - 3)/2 + 1" is 0 (not 1) when H = 2
                 if (!ok)
                     return fail(n.pos, "size overflows");
                 return true;

@@ -7,14 +7,6 @@
 
 namespace loopscope::lower {
 
-namespace {
-int64_t floorDiv(int64_t a, int64_t b)
-{
-    int64_t q = a / b;
-    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-int64_t floorMod(int64_t a, int64_t b) { return a - floorDiv(a, b) * b; }
-} // namespace
 
 IndexId IndexPool::linear(std::vector<Term> terms, int64_t c)
 {
@@ -249,47 +241,39 @@ int64_t IndexPool::eval(IndexId id, const int64_t* slots) const
     return 0;
 }
 
+namespace {
+/// Interval evaluation of an index expression; `slot(s)` gives the interval of slot s.
+template <typename SlotRange>
+Interval rangeOf(const IndexPool& pool, IndexId id, const SlotRange& slot)
+{
+    const IndexPool::Node& n = pool.node(id);
+    switch (n.op) {
+    case IndexPool::Node::Op::Linear: {
+        Interval r = Interval::point(n.constant);
+        for (const IndexPool::Term& t : n.terms)
+            r = r + (t.atom >= 0 ? slot(t.atom) : rangeOf(pool, -t.atom - 1, slot)).scaled(t.coeff);
+        return r;
+    }
+    case IndexPool::Node::Op::Div: return rangeOf(pool, n.a, slot).divided(n.constant);
+    case IndexPool::Node::Op::Mod: return rangeOf(pool, n.a, slot).modulo(n.constant);
+    case IndexPool::Node::Op::Min: return rangeOf(pool, n.a, slot).min(rangeOf(pool, n.b, slot));
+    case IndexPool::Node::Op::Max: return rangeOf(pool, n.a, slot).max(rangeOf(pool, n.b, slot));
+    }
+    return Interval::point(0);
+}
+} // namespace
+
+Interval IndexPool::range(IndexId id, const std::vector<Interval>& slots) const
+{
+    return rangeOf(*this, id, [&](int s) { return s < static_cast<int>(slots.size()) ? slots[s] : Interval::point(0); });
+}
+
 std::pair<int64_t, int64_t> IndexPool::bounds(IndexId id, const std::vector<int64_t>& slotExtent) const
 {
-    const Node& n = m_nodes[id];
-    switch (n.op) {
-    case Node::Op::Linear: {
-        int64_t lo = n.constant, hi = n.constant;
-        for (const Term& t : n.terms) {
-            int64_t a, b;
-            if (t.atom >= 0) {
-                a = 0;
-                b = t.atom < static_cast<int>(slotExtent.size()) ? slotExtent[t.atom] - 1 : 0;
-            } else {
-                std::tie(a, b) = bounds(-t.atom - 1, slotExtent);
-            }
-            lo += t.coeff >= 0 ? t.coeff * a : t.coeff * b;
-            hi += t.coeff >= 0 ? t.coeff * b : t.coeff * a;
-        }
-        return {lo, hi};
-    }
-    case Node::Op::Div: {
-        auto [a, b] = bounds(n.a, slotExtent);
-        return {floorDiv(a, n.constant), floorDiv(b, n.constant)};
-    }
-    case Node::Op::Mod: {
-        auto [a, b] = bounds(n.a, slotExtent);
-        if (floorDiv(a, n.constant) == floorDiv(b, n.constant))
-            return {floorMod(a, n.constant), floorMod(b, n.constant)};
-        return {0, n.constant - 1};
-    }
-    case Node::Op::Min: {
-        auto [a, b] = bounds(n.a, slotExtent);
-        auto [c, d] = bounds(n.b, slotExtent);
-        return {std::min(a, c), std::min(b, d)};
-    }
-    case Node::Op::Max: {
-        auto [a, b] = bounds(n.a, slotExtent);
-        auto [c, d] = bounds(n.b, slotExtent);
-        return {std::max(a, c), std::max(b, d)};
-    }
-    }
-    return {0, 0};
+    const Interval r = rangeOf(*this, id, [&](int s) {
+        return s < static_cast<int>(slotExtent.size()) ? Interval{0, slotExtent[s] - 1} : Interval::point(0);
+    });
+    return {r.lo, r.hi};
 }
 
 void IndexPool::slotsOf(IndexId id, std::vector<int>& out) const

@@ -3,6 +3,7 @@
 // gives the interpreter, the printer, the cost model and the C generator what they need.
 #pragma once
 
+#include "common/interval.h"
 #include "hw/target.h"
 #include "ir/kernel.h"
 #include "sched/program.h"
@@ -55,6 +56,9 @@ public:
     bool same(IndexId a, IndexId b) const;
     /// Smallest and largest value when every slot s ranges over [0, slotExtent[s]).
     std::pair<int64_t, int64_t> bounds(IndexId id, const std::vector<int64_t>& slotExtent) const;
+    /// Interval of values when every slot s ranges over slots[s] (slots past the end: 0).
+    /// bounds() is range() with every slot over [0, extent).
+    Interval range(IndexId id, const std::vector<Interval>& slots) const;
     int64_t eval(IndexId id, const int64_t* slots) const;
     /// Slots the expression depends on (appended, unsorted, may repeat).
     void slotsOf(IndexId id, std::vector<int>& out) const;

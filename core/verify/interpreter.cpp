@@ -26,7 +26,7 @@ struct OutOfBounds {
 template <typename T>
 class Interpreter {
 public:
-    Interpreter(const LoopNest& n, const Dataset& inputs) : m_n(n), m_in(inputs)
+    Interpreter(const LoopNest& n, const Dataset& inputs, const AccessObserver& observer) : m_n(n), m_in(inputs), m_observer(observer)
     {
         m_slots.assign(n.slotNames.size(), 0);
         m_regs.assign(n.regNames.size(), T{});
@@ -124,10 +124,17 @@ private:
         (write ? m_write : m_read)[buf.level][buf.tensor] += bytes;
     }
 
+    void observe(int b, const int64_t* g, bool write)
+    {
+        if (m_observer)
+            m_observer(Access{m_stmt, b, write, g, m_slots.data()});
+    }
+
     T read(int b, const int64_t* g)
     {
         T v = m_store[b][offset(b, g)];
         count(b, false);
+        observe(b, g, false);
         return v;
     }
 
@@ -138,6 +145,7 @@ private:
             v = wrapTo(buf.dtype, v);
         m_store[b][offset(b, g)] = v;
         count(b, true);
+        observe(b, g, true);
     }
 
     T value(int id)
@@ -193,6 +201,7 @@ private:
     void exec(int id)
     {
         const Stmt& s = m_n.stmts[id];
+        m_stmt = id;
         switch (s.kind) {
         case Stmt::Kind::Block:
             for (int c : s.body)
@@ -293,6 +302,8 @@ private:
 
     const LoopNest& m_n;
     const Dataset& m_in;
+    const AccessObserver& m_observer;
+    int m_stmt = -1;
     std::vector<int64_t> m_slots;
     std::vector<T> m_regs;
     std::vector<std::vector<T>> m_store;
@@ -303,11 +314,11 @@ private:
 
 } // namespace
 
-InterpretResult interpret(const lower::LoopNest& nest, const Dataset& inputs)
+InterpretResult interpret(const lower::LoopNest& nest, const Dataset& inputs, const AccessObserver& observer)
 {
     if (nest.kernel->isFloatKernel())
-        return Interpreter<float>(nest, inputs).run();
-    return Interpreter<int64_t>(nest, inputs).run();
+        return Interpreter<float>(nest, inputs, observer).run();
+    return Interpreter<int64_t>(nest, inputs, observer).run();
 }
 
 VerifyResult verifyProgram(const sched::Program& program, uint64_t seed)

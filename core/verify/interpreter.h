@@ -6,6 +6,7 @@
 #include "verify/data.h"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -38,8 +39,21 @@ struct InterpretResult {
     Traffic traffic;
 };
 
-/// Runs the nest on `inputs` (one TensorData per kernel tensor, as from makeInputs).
-InterpretResult interpret(const lower::LoopNest& nest, const Dataset& inputs);
+/// One element read or written by the interpreter, as it happens.
+struct Access {
+    int stmt = -1;                  ///< the statement executing (Copy, Load, Compute, ...)
+    int buffer = -1;                ///< index into LoopNest::buffers
+    bool write = false;
+    const int64_t* index = nullptr; ///< global tensor index (Buffer::shape.size() values; the
+                                    ///< loop index for accumulators)
+    const int64_t* slots = nullptr; ///< every loop counter's current value
+};
+/// Sees every access (for tests that check a model of the accesses against the real ones).
+using AccessObserver = std::function<void(const Access&)>;
+
+/// Runs the nest on `inputs` (one TensorData per kernel tensor, as from makeInputs); an
+/// observer, when given, sees every element access.
+InterpretResult interpret(const lower::LoopNest& nest, const Dataset& inputs, const AccessObserver& observer = {});
 
 struct VerifyResult {
     bool ok = false;

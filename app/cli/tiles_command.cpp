@@ -1,0 +1,163 @@
+// `loopscope-cli tiles SCHEDULE [--json]`: the tile model (analysis/tiles.h) as text or JSON:
+// for every iteration of the outer loops, the region of the output it computes and the regions
+// of each input resident in each memory level (and what a double buffer prefetches), so that
+// the tile view's picture can be checked and scripted.
+#include "commands.h"
+
+#include "analysis/tiles.h"
+#include "lower/loop_nest.h"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <ostream>
+
+namespace loopscope::cli {
+
+namespace {
+
+using analysis::ResidentRegion;
+using analysis::TileInput;
+using analysis::TileModel;
+
+std::string shapeText(const std::vector<int64_t>& shape)
+{
+    std::string s;
+    for (size_t d = 0; d < shape.size(); ++d)
+        s += (d ? " x " : "") + std::to_string(shape[d]);
+    return s;
+}
+
+nlohmann::json boxJson(const std::string& tensor, const Box& b)
+{
+    nlohmann::json j;
+    j["text"] = boxText(tensor, b);
+    if (b.empty()) {
+        j["empty"] = true;
+        return j;
+    }
+    j["empty"] = false;
+    for (const Interval& i : b.dims) {
+        j["lo"].push_back(i.lo);
+        j["hi"].push_back(i.hi);
+    }
+    j["elements"] = b.elements();
+    j["stride"] = b.stride();
+    return j;
+}
+
+void printJson(const TileModel& m, std::ostream& out)
+{
+    const lower::LoopNest& n = *m.nest();
+    nlohmann::json j;
+    j["kernel"] = n.kernel->name;
+    j["target"] = n.target->name;
+    j["output"] = {{"tensor", m.output().name}, {"shape", m.output().shape}, {"dims", m.output().dimNames}};
+    j["loops"] = nlohmann::json::array();
+    for (const auto& l : m.outerLoops())
+        j["loops"].push_back({{"name", l.name}, {"extent", l.extent}, {"reduction", l.reduction}});
+    j["positions"] = m.positions();
+    j["inputs"] = nlohmann::json::array();
+    for (const TileInput& in : m.inputs())
+        j["inputs"].push_back({{"tensor", in.name}, {"shape", in.shape}, {"dims", in.dimNames}, {"home", in.homeLevel}});
+    j["steps"] = nlohmann::json::array();
+    for (int64_t p = 0; p < m.positions(); ++p) {
+        nlohmann::json step;
+        step["step"] = p;
+        step["loops"] = m.loopValues(p);
+        step["tile"] = boxJson(m.output().name, m.outputTile(p));
+        step["resident"] = nlohmann::json::array();
+        for (const TileInput& in : m.inputs())
+            for (const ResidentRegion& r : m.residents(in, p)) {
+                nlohmann::json rj = {{"tensor", in.name}, {"level", r.level}, {"buffer", r.buffer}, {"bytes", r.bytes},
+                                     {"exact", r.exact}, {"region", boxJson(in.name, r.box)}};
+                rj["prefetch"] = r.prefetches ? boxJson(in.name, r.next) : nlohmann::json();
+                step["resident"].push_back(std::move(rj));
+            }
+        j["steps"].push_back(std::move(step));
+    }
+    out << j.dump(2) << "\n";
+}
+
+void printText(const TileModel& m, std::ostream& out)
+{
+    const lower::LoopNest& n = *m.nest();
+    std::string loops;
+    for (const auto& l : m.outerLoops())
+        loops += (loops.empty() ? "" : " x ") + l.name + " (" + std::to_string(l.extent) + ")";
+    out << "tiles of " << n.kernel->name << " on " << n.target->name << ": output " << m.output().name << " ["
+        << shapeText(m.output().shape) << "], " << m.positions() << (m.positions() == 1 ? " step" : " steps")
+        << (loops.empty() ? " (no loop runs outside the on-chip buffers)" : " over " + loops) << "\n";
+    std::string reductions;
+    for (const auto& l : m.outerLoops())
+        if (l.reduction)
+            reductions += (reductions.empty() ? "" : ", ") + l.name;
+    if (!reductions.empty())
+        out << reductions << ": reduction, so the same tile is accumulated over several steps\n";
+    for (const TileInput& in : m.inputs())
+        out << "input " << in.name << " [" << shapeText(in.shape) << "]: "
+            << (in.homeLevel.empty() ? "never stored whole (computed in pieces where it is read)" : "all of it in " + in.homeLevel) << "\n";
+    for (int64_t p = 0; p < m.positions(); ++p) {
+        const std::vector<int64_t> values = m.loopValues(p);
+        std::string at;
+        for (size_t i = 0; i < values.size(); ++i)
+            at += (i ? ", " : "") + m.outerLoops()[i].name + " = " + std::to_string(values[i]);
+        out << "\nstep " << p + 1 << " of " << m.positions() << (at.empty() ? "" : ": " + at) << "\n";
+        const Box tile = m.outputTile(p);
+        if (tile.empty())
+            out << "  computes nothing (past the edge of " << m.output().name << ")\n";
+        else
+            out << "  computes " << boxText(m.output().name, tile) << " (" << tile.elements() << (tile.elements() == 1 ? " element" : " elements") << ")\n";
+        for (const TileInput& in : m.inputs())
+            for (const ResidentRegion& r : m.residents(in, p)) {
+                out << "  " << r.level << " " << r.buffer << ": ";
+                if (r.box.empty()) {
+                    out << "nothing of " << in.name << " (past the edge)\n";
+                    continue;
+                }
+                out << boxText(in.name, r.box) << " (" << humanBytes(r.bytes) << ")";
+                if (r.box.stride() > 1)
+                    out << ", stride " << r.box.stride();
+                if (!r.exact)
+                    out << ", refilled inside this step (the region covers every fill)";
+                out << "\n";
+                if (r.prefetches && !r.next.empty())
+                    out << "    second buffer prefetches " << boxText(in.name, r.next) << "\n";
+            }
+    }
+}
+
+} // namespace
+
+int runTiles(const std::string& schedule, bool json, std::ostream& out, std::ostream& err)
+{
+    auto p = programFor(schedule, "");
+    if (!p) {
+        err << p.errorText() << "\n";
+        return kExitBadInput;
+    }
+    const TileModel m = TileModel::build(std::make_shared<const lower::LoopNest>(lower::lower(*p)));
+    if (!m.ok()) {
+        err << schedule << ": " << m.message() << "\n";
+        return kExitBadInput;
+    }
+    if (json)
+        printJson(m, out);
+    else
+        printText(m, out);
+    return kExitOk;
+}
+
+Subcommand addTilesCommand(CLI::App& app, std::ostream& out, std::ostream& err)
+{
+    auto file = std::make_shared<std::string>();
+    auto json = std::make_shared<bool>(false);
+    CLI::App* cmd = app.add_subcommand("tiles", "For every iteration of the outer loops: the output tile computed and the input regions resident "
+                                                "in each memory level (what the app's Tiles view draws)");
+    cmd->add_option("SCHEDULE", *file, "a *.sched.yaml (or *.kernel.yaml) file")->required();
+    cmd->add_flag("--json", *json, "print JSON");
+    return {cmd, [file, json, &out, &err] { return runTiles(*file, *json, out, err); }};
+}
+
+} // namespace loopscope::cli
