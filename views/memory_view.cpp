@@ -112,6 +112,16 @@ QColor MemoryView::tensorColor(const QString& tensor)
     return QColor(QLatin1String(kPalette[h % (sizeof(kPalette) / sizeof(kPalette[0]))]));
 }
 
+QColor MemoryView::tensorColor(const ir::Kernel* kernel, const QString& tensor)
+{
+    static const char* const kPalette[] = {"#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#edc948", "#17becf",
+                                           "#ff9da7", "#9c755f", "#499894", "#a0cbe8", "#8cd17d", "#d4a6c8", "#bab0ac"};
+    const int t = kernel ? kernel->findTensor(tensor.toStdString()) : -1;
+    if (t < 0)
+        return tensorColor(tensor);
+    return QColor(QLatin1String(kPalette[t % (sizeof(kPalette) / sizeof(kPalette[0]))]));
+}
+
 void MemoryView::setSnapshot(const Snapshot& snapshot)
 {
     m_snapshot = snapshot;
@@ -356,7 +366,7 @@ void MemoryView::paintEvent(QPaintEvent*)
     const QFontMetricsF fm(font());
 
     auto drawSegment = [&](const Segment& s, const QRectF& r) {
-        QColor c = tensorColor(s.tensor);
+        QColor c = tensorColor(m_snapshot.program ? m_snapshot.program->kernel.get() : nullptr, s.tensor);
         if (s.doubleBuffered) {
             QRectF a(r.left(), r.top(), r.width() / 2, r.height());
             QRectF b(r.left() + r.width() / 2, r.top(), r.width() / 2, r.height());
@@ -380,7 +390,7 @@ void MemoryView::paintEvent(QPaintEvent*)
             label = s.name;
         if (fm.horizontalAdvance(label) > inner.width())
             return;
-        QColor c = tensorColor(s.tensor);
+        QColor c = tensorColor(m_snapshot.program ? m_snapshot.program->kernel.get() : nullptr, s.tensor);
         QColor ink = c.lightness() > 150 ? QColor(20, 20, 20) : QColor(Qt::white);
         if (s.doubleBuffered || inOverflow) {
             QRectF t(0, 0, fm.horizontalAdvance(label) + 8, fm.height() + 2);
@@ -489,8 +499,9 @@ void MemoryView::paintEvent(QPaintEvent*)
     x += fm.horizontalAdvance(tr("tensors:")) + 8;
     for (const QString& t : m_legend) {
         QRectF box(x, y + 3, 12, 12);
-        p.fillRect(box, tensorColor(t));
-        p.setPen(QPen(tensorColor(t).darker(170), 1));
+        const QColor tc = tensorColor(m_snapshot.program ? m_snapshot.program->kernel.get() : nullptr, t);
+        p.fillRect(box, tc);
+        p.setPen(QPen(tc.darker(170), 1));
         p.drawRect(box.adjusted(0, 0, -1, -1));
         x += 16;
         p.setPen(text);

@@ -21,6 +21,9 @@ public:
 
     /// The colour of a tensor, the same in every view and for every snapshot.
     static QColor tensorColor(const QString& tensor);
+    /// The colour of a tensor of a kernel: distinct for every tensor of the kernel (by its
+    /// position among them), the name's colour for a tensor it does not have.
+    static QColor tensorColor(const ir::Kernel* kernel, const QString& tensor);
 
     // Queries on what is drawn at the current size (for tests and accessibility).
     /// "+320 KiB over" when the level holds more than its capacity, else "".

@@ -1,7 +1,8 @@
-// Tile view: derives the output tiles and the resident input regions from the loop nest (its
-// index expressions evaluated over ranges of the loop counters) and draws them as 2-D grids.
+// Tile view: draws the tile model of the loop nest (analysis/tiles.h: the output tiles per
+// iteration of the outer loops and the input regions resident meanwhile) as 2-D grids.
 #include "tile_view.h"
 
+#include "analysis/tiles.h"
 #include "memory_view.h"
 
 #include <QComboBox>
@@ -22,134 +23,23 @@
 
 namespace loopscope::ui {
 
-using lower::Buffer;
-using lower::IndexId;
-using lower::IndexPool;
-using lower::kNoIndex;
-using lower::LoopNest;
-using lower::Stmt;
+using analysis::ResidentRegion;
+using analysis::TileInput;
 
 namespace {
 
-/// Positions whose tiles are computed up front (for the grid and the tiles already done).
-constexpr int64_t kMaxPrecomputed = 20000;
 /// Distinct tile outlines drawn at most.
 constexpr size_t kMaxOutlines = 4096;
 constexpr int kPlayIntervalMs = 450;
 
-int64_t floorDiv(int64_t a, int64_t b)
-{
-    int64_t q = a / b;
-    if ((a % b != 0) && ((a < 0) != (b < 0)))
-        --q;
-    return q;
-}
+QString qs(const std::string& s) { return QString::fromStdString(s); }
 
-int64_t floorMod(int64_t a, int64_t b)
-{
-    return a - floorDiv(a, b) * b;
-}
-
-struct Range {
-    int64_t lo = 0;
-    int64_t hi = 0;
-};
-
-/// Values of the loop counters: one value for an outer loop, the whole range for the others.
-struct Env {
-    std::vector<int64_t> lo, hi;
-};
-
-/// Smallest and largest value of an index expression over the ranges of an Env.
-Range evalRange(const IndexPool& pool, IndexId id, const Env& env, int depth = 0)
-{
-    if (id == kNoIndex || id < 0 || static_cast<size_t>(id) >= pool.size() || depth > 256)
-        return {};
-    const IndexPool::Node& n = pool.node(id);
-    switch (n.op) {
-    case IndexPool::Node::Op::Linear: {
-        Range r{n.constant, n.constant};
-        for (const auto& t : n.terms) {
-            Range a;
-            if (t.atom >= 0) {
-                if (static_cast<size_t>(t.atom) < env.lo.size())
-                    a = {env.lo[t.atom], env.hi[t.atom]};
-            } else {
-                a = evalRange(pool, -t.atom - 1, env, depth + 1);
-            }
-            int64_t x = a.lo * t.coeff, y = a.hi * t.coeff;
-            r.lo += std::min(x, y);
-            r.hi += std::max(x, y);
-        }
-        return r;
-    }
-    case IndexPool::Node::Op::Div: {
-        Range a = evalRange(pool, n.a, env, depth + 1);
-        int64_t c = std::max<int64_t>(1, n.constant);
-        return {floorDiv(a.lo, c), floorDiv(a.hi, c)};
-    }
-    case IndexPool::Node::Op::Mod: {
-        Range a = evalRange(pool, n.a, env, depth + 1);
-        int64_t c = std::max<int64_t>(1, n.constant);
-        if (floorDiv(a.lo, c) == floorDiv(a.hi, c))
-            return {floorMod(a.lo, c), floorMod(a.hi, c)};
-        return {0, c - 1};
-    }
-    case IndexPool::Node::Op::Min: {
-        Range a = evalRange(pool, n.a, env, depth + 1), b = evalRange(pool, n.b, env, depth + 1);
-        return {std::min(a.lo, b.lo), std::min(a.hi, b.hi)};
-    }
-    case IndexPool::Node::Op::Max: {
-        Range a = evalRange(pool, n.a, env, depth + 1), b = evalRange(pool, n.b, env, depth + 1);
-        return {std::max(a.lo, b.lo), std::max(a.hi, b.hi)};
-    }
-    }
-    return {};
-}
-
-/// A box of a tensor: inclusive bounds per dimension.
-struct Box {
-    std::vector<int64_t> lo, hi;
-    int64_t step = 1;   ///< largest stride of the region (> 1: every step-th element)
-
-    bool empty() const
-    {
-        if (lo.size() != hi.size())
-            return true;
-        for (size_t d = 0; d < lo.size(); ++d)
-            if (hi[d] < lo[d])
-                return true;
-        return false;
-    }
-    bool operator==(const Box& o) const { return lo == o.lo && hi == o.hi; }
-};
-
-Box clipped(Box b, const std::vector<int64_t>& shape)
-{
-    for (size_t d = 0; d < b.lo.size() && d < shape.size(); ++d) {
-        b.lo[d] = std::max<int64_t>(b.lo[d], 0);
-        b.hi[d] = std::min<int64_t>(b.hi[d], shape[d] - 1);
-    }
-    return b;
-}
-
-QString boxText(const QString& tensor, const Box& b)
-{
-    if (b.empty())
-        return tensor + QStringLiteral(" (nothing)");
-    QStringList parts;
-    for (size_t d = 0; d < b.lo.size(); ++d)
-        parts << (b.lo[d] == b.hi[d] ? QString::number(b.lo[d])
-                                     : QStringLiteral("%1:%2").arg(b.lo[d]).arg(b.hi[d] + 1));
-    return tensor + QLatin1Char('[') + parts.join(QStringLiteral(", ")) + QLatin1Char(']');
-}
+QString boxText(const QString& tensor, const Box& b) { return qs(loopscope::boxText(tensor.toStdString(), b)); }
 
 /// "1,024 elements".
 QString extentText(const Box& b)
 {
-    int64_t n = 1;
-    for (size_t d = 0; d < b.lo.size(); ++d)
-        n *= b.hi[d] - b.lo[d] + 1;
+    const int64_t n = b.elements();
     return n == 1 ? QStringLiteral("1 element") : QStringLiteral("%1 elements").arg(QLocale(QLocale::English).toString(qlonglong(n)));
 }
 
@@ -186,195 +76,27 @@ std::pair<int, int> chooseDims(const std::vector<int64_t>& shape, const std::vec
     return {std::min(dims[0], dims[1]), std::max(dims[0], dims[1])};
 }
 
-// ---- the model: what to draw for one snapshot -----------------------------------------------
-
-struct OuterLoop {
-    int slot = -1;
-    int64_t extent = 1;
-    QString name;
-    bool reduction = false;
-};
-
-/// A buffer of the chosen input that can be live while a tile is computed.
-struct AllocInfo {
-    int stmt = -1;
-    int buffer = -1;
-    int copy = -1;              ///< the copy filling or writing it back (its region), or -1
-    bool ancestor = false;      ///< allocated outside the tile's loop body (else inside it)
-    bool exact = true;          ///< the region depends on outer loops only
-    int innermostOuter = -1;    ///< index in TileModel::outer of the loop that refills it
-};
-
-struct Resident {
-    QString level;
-    int levelIndex = 0;
-    QString buffer;
-    Box box;
-    bool exact = true;
-    bool hasNext = false;
-    Box next;                   ///< the region a double buffer prefetches meanwhile
-    int64_t bytes = 0;
-};
-
-struct InputModel {
-    int tensor = -1;
-    QString name;
-    std::vector<int64_t> shape;
-    std::vector<QString> dimNames;
-    bool home = false;
-    QString homeLevel;
-    std::vector<AllocInfo> allocs;
-    int rowDim = -1, colDim = -1;
-};
+/// Marks the dimensions a box does not cover whole.
+void markCut(std::vector<bool>& cut, const Box& b, const std::vector<int64_t>& shape)
+{
+    for (size_t d = 0; d < cut.size() && d < b.dims.size(); ++d)
+        if (!b.empty() && b.dims[d].size() < shape[d])
+            cut[d] = true;
+}
 
 } // namespace
 
+/// What the view draws for one snapshot: the core tile model, the tensor chosen as input and
+/// the dimensions drawn.
 struct TileModel {
     QString message;            ///< non-empty: nothing can be drawn, and why
-    std::shared_ptr<const LoopNest> nest;
-    std::shared_ptr<const ir::Kernel> kernel;
-    int outTensor = -1;
-    QString outName;
-    std::vector<int64_t> outShape;
-    std::vector<QString> outDimNames;
-    std::vector<OuterLoop> outer;
-    int64_t positions = 0;
-    bool truncated = false;     ///< more positions than a slider holds
-    int tilePoint = -1;         ///< the innermost outer For (or the root when there is none)
-    std::vector<int> parent;
-    std::vector<bool> reachable;
-    std::vector<int> writers;
+    analysis::TileModel tiles;
     int rowDim = -1, colDim = -1;
-    std::vector<Box> tiles;     ///< per position, when there are at most kMaxPrecomputed
     QStringList inputNames;
-    InputModel input;
+    const TileInput* input = nullptr;
+    int inRowDim = -1, inColDim = -1;
 
-    std::vector<int64_t> digits(int64_t position) const
-    {
-        std::vector<int64_t> d(outer.size(), 0);
-        for (size_t i = outer.size(); i-- > 0;) {
-            int64_t e = std::max<int64_t>(1, outer[i].extent);
-            d[i] = position % e;
-            position /= e;
-        }
-        return d;
-    }
-
-    Env envOf(const std::vector<int64_t>& digits) const
-    {
-        Env env;
-        size_t slotCount = nest->slotNames.size();
-        env.lo.assign(slotCount, 0);
-        env.hi.assign(slotCount, 0);
-        for (size_t s = 0; s < slotCount; ++s)
-            env.hi[s] = s < nest->slotExtents.size() ? std::max<int64_t>(0, nest->slotExtents[s] - 1) : 0;
-        for (size_t i = 0; i < outer.size() && i < digits.size(); ++i)
-            if (outer[i].slot >= 0 && static_cast<size_t>(outer[i].slot) < slotCount)
-                env.lo[outer[i].slot] = env.hi[outer[i].slot] = digits[i];
-        return env;
-    }
-
-    Box computeTile(int64_t position) const
-    {
-        Env env = envOf(digits(position));
-        Box box;
-        box.lo.assign(outShape.size(), INT64_MAX);
-        box.hi.assign(outShape.size(), INT64_MIN);
-        for (int w : writers) {
-            const Stmt& s = nest->stmts[w];
-            if (s.index.size() != outShape.size())
-                continue;
-            for (size_t d = 0; d < s.index.size(); ++d) {
-                Range r = evalRange(nest->index, s.index[d], env);
-                box.lo[d] = std::min(box.lo[d], r.lo);
-                box.hi[d] = std::max(box.hi[d], r.hi);
-            }
-        }
-        return clipped(box, outShape);
-    }
-
-    Box tileAt(int64_t position) const
-    {
-        if (position >= 0 && position < static_cast<int64_t>(tiles.size()))
-            return tiles[position];
-        return computeTile(position);
-    }
-
-    bool isAncestor(int a, int b) const
-    {
-        for (int x = b; x >= 0; x = parent[x])
-            if (x == a)
-                return true;
-        return false;
-    }
-
-    Box regionOf(const AllocInfo& a, const Env& env) const
-    {
-        const Buffer& b = nest->buffers[a.buffer];
-        const size_t dims = input.shape.size();
-        Box box;
-        box.lo.assign(dims, 0);
-        box.hi.assign(dims, -1);
-        if (a.copy >= 0 && nest->stmts[a.copy].region.min.size() == dims) {
-            const lower::Region& r = nest->stmts[a.copy].region;
-            for (size_t d = 0; d < dims; ++d) {
-                Range m = evalRange(nest->index, r.min[d], env);
-                Range n = d < r.count.size() ? evalRange(nest->index, r.count[d], env) : Range{1, 1};
-                int64_t step = d < r.step.size() ? std::max<int64_t>(1, r.step[d]) : 1;
-                box.step = std::max(box.step, step);
-                if (n.hi <= 0)
-                    return box;
-                box.lo[d] = m.lo;
-                box.hi[d] = m.hi + (n.hi - 1) * step;
-            }
-        } else if (b.shape.size() == dims) {
-            for (size_t d = 0; d < dims; ++d) {
-                Range o = d < b.origin.size() && b.origin[d] != kNoIndex ? evalRange(nest->index, b.origin[d], env) : Range{};
-                int64_t step = d < b.step.size() ? std::max<int64_t>(1, b.step[d]) : 1;
-                box.step = std::max(box.step, step);
-                box.lo[d] = o.lo;
-                box.hi[d] = o.hi + (b.shape[d] - 1) * step;
-            }
-        }
-        return clipped(box, input.shape);
-    }
-
-    std::vector<Resident> residents(int64_t position) const
-    {
-        std::vector<Resident> out;
-        if (input.tensor < 0)
-            return out;
-        std::vector<int64_t> dg = digits(position);
-        Env env = envOf(dg);
-        for (const AllocInfo& a : input.allocs) {
-            const Buffer& b = nest->buffers[a.buffer];
-            Resident r;
-            r.levelIndex = b.level;
-            r.level = QString::fromStdString(nest->target->levels[b.level].name);
-            r.buffer = QString::fromStdString(b.name);
-            r.box = regionOf(a, env);
-            r.exact = a.exact;
-            r.bytes = b.bytes();
-            if (b.doubleBuffer && a.innermostOuter >= 0) {
-                // The iteration after this one of the loops the buffer sits in, carrying.
-                std::vector<int64_t> next = dg;
-                int i = a.innermostOuter;
-                while (i >= 0) {
-                    if (++next[i] < outer[i].extent)
-                        break;
-                    next[i] = 0;
-                    --i;
-                }
-                if (i >= 0) {
-                    r.hasNext = true;
-                    r.next = regionOf(a, envOf(next));
-                }
-            }
-            out.push_back(r);
-        }
-        std::stable_sort(out.begin(), out.end(), [](const Resident& x, const Resident& y) { return x.levelIndex < y.levelIndex; });
-        return out;
-    }
+    QString outName() const { return qs(tiles.output().name); }
 };
 
 namespace {
@@ -386,253 +108,38 @@ std::shared_ptr<TileModel> buildModel(const Snapshot& snap)
         m->message = QObject::tr("No schedule is open.");
         return m;
     }
-    if (!snap.nest || !snap.nest->kernel || !snap.nest->target) {
-        m->message = snap.failedStep ? QObject::tr("No tiles: %1").arg(QString::fromStdString(snap.failedStep->str()))
+    if (!snap.nest) {
+        m->message = snap.failedStep ? QObject::tr("No tiles: %1").arg(qs(snap.failedStep->str()))
                                      : QObject::tr("No loop nest to show tiles of.");
         return m;
     }
-    m->nest = snap.nest;
-    m->kernel = snap.nest->kernel;
-    const LoopNest& n = *m->nest;
-    const ir::Kernel& k = *m->kernel;
-    if (k.stages.empty() || n.root < 0 || static_cast<size_t>(n.root) >= n.stmts.size()) {
-        m->message = QObject::tr("The kernel has no stage to show.");
+    m->tiles = analysis::TileModel::build(snap.nest);
+    if (!m->tiles.ok()) {
+        m->message = qs(m->tiles.message());
         return m;
     }
-    const ir::Stage& last = k.stages.back();
-    m->outTensor = last.output.tensor;
-    if (m->outTensor < 0 || static_cast<size_t>(m->outTensor) >= k.tensors.size()) {
-        m->message = QObject::tr("The last stage has no output tensor.");
-        return m;
-    }
-    const ir::Tensor& out = k.tensors[m->outTensor];
-    m->outName = QString::fromStdString(out.name);
-    m->outShape = out.shape;
-    for (size_t d = 0; d < out.shape.size(); ++d) {
-        QString name = QStringLiteral("dim %1").arg(d);
-        if (d < last.output.index.size() && last.output.index[d].terms.size() == 1) {
-            int axis = last.output.index[d].terms[0].axis;
-            if (axis >= 0 && static_cast<size_t>(axis) < last.axes.size())
-                name = QString::fromStdString(last.axes[axis].name);
-        }
-        m->outDimNames.push_back(name);
-    }
-
-    // Parents of every statement reachable from the root.
-    m->parent.assign(n.stmts.size(), -1);
-    m->reachable.assign(n.stmts.size(), false);
-    std::vector<int> stack = {n.root};
-    m->reachable[n.root] = true;
-    std::vector<int> preorder;
-    while (!stack.empty()) {
-        int id = stack.back();
-        stack.pop_back();
-        preorder.push_back(id);
-        const Stmt& s = n.stmts[id];
-        for (auto it = s.body.rbegin(); it != s.body.rend(); ++it) {
-            int c = *it;
-            if (c < 0 || static_cast<size_t>(c) >= n.stmts.size() || m->reachable[c])
-                continue;
-            m->reachable[c] = true;
-            m->parent[c] = id;
-            stack.push_back(c);
-        }
-    }
-    auto validBuffer = [&](int b) { return b >= 0 && static_cast<size_t>(b) < n.buffers.size(); };
-
-    for (int id : preorder) {
-        const Stmt& s = n.stmts[id];
-        if ((s.kind == Stmt::Kind::Compute || s.kind == Stmt::Kind::AccStore) && validBuffer(s.buffer)
-            && n.buffers[s.buffer].tensor == m->outTensor && n.buffers[s.buffer].role != Buffer::Role::Accumulator)
-            m->writers.push_back(id);
-    }
-    if (m->writers.empty()) {
-        m->message = QObject::tr("Nothing in the loop nest writes %1.").arg(m->outName);
-        return m;
-    }
-
-    // The tile: what one iteration of the loops outside the innermost on-chip buffer (cache,
-    // intermediate, accumulator in memory) around the stage's update writes; without one, the
-    // loops outside its accumulator. Slots belong to loop variables, so the store's index,
-    // evaluated with the outer loops fixed and the others free, is that iteration's tile even
-    // when the store runs in loops of its own after the reduction.
-    const int lastStage = static_cast<int>(k.stages.size()) - 1;
-    int anchor = -1;
-    for (int id : preorder)
-        if (n.stmts[id].kind == Stmt::Kind::Compute && n.stmts[id].stage == lastStage) {
-            anchor = id;
-            break;
-        }
-    if (anchor < 0)
-        anchor = m->writers.front();
-    std::vector<int> chain;
-    for (int x = anchor; x >= 0; x = m->parent[x])
-        chain.push_back(x);
-    std::reverse(chain.begin(), chain.end());
-    auto nearestFor = [&](int id) {
-        for (int x = m->parent[id]; x >= 0; x = m->parent[x])
-            if (n.stmts[x].kind == Stmt::Kind::For)
-                return x;
-        return -1;
-    };
-    int onChip = -1, accumulator = -1;
-    for (int id : chain) {
-        const Stmt& s = n.stmts[id];
-        if (s.kind != Stmt::Kind::Alloc || !validBuffer(s.buffer) || nearestFor(id) < 0)
-            continue;
-        const Buffer& b = n.buffers[s.buffer];
-        if (b.role == Buffer::Role::Accumulator)
-            accumulator = id;
-        if (b.role != Buffer::Role::Home && b.level >= 0)
-            onChip = id;
-    }
-    if (onChip >= 0)
-        m->tilePoint = nearestFor(onChip);
-    else if (accumulator >= 0)
-        m->tilePoint = nearestFor(accumulator);
-    else
-        m->tilePoint = nearestFor(anchor);
-    if (m->tilePoint < 0)
-        m->tilePoint = n.root;
-    for (int x = m->tilePoint; x >= 0; x = m->parent[x]) {
-        const Stmt& s = n.stmts[x];
-        if (s.kind == Stmt::Kind::For)
-            m->outer.push_back({s.slot, std::max<int64_t>(1, s.extent), QString::fromStdString(s.name), s.reduction});
-    }
-    std::reverse(m->outer.begin(), m->outer.end());
-    m->positions = 1;
-    for (const OuterLoop& l : m->outer) {
-        if (m->positions > INT_MAX / l.extent) {
-            m->positions = INT_MAX;
-            m->truncated = true;
-            break;
-        }
-        m->positions *= l.extent;
-    }
-    if (m->positions <= kMaxPrecomputed) {
-        m->tiles.reserve(m->positions);
-        for (int64_t p = 0; p < m->positions; ++p)
-            m->tiles.push_back(m->computeTile(p));
-    }
-    std::vector<bool> cut(m->outShape.size(), false);
-    for (int64_t p = 0; p < std::min<int64_t>(m->positions, 256); ++p) {
-        Box b = m->tileAt(p);
-        for (size_t d = 0; d < cut.size() && d < b.lo.size(); ++d)
-            if (b.hi[d] - b.lo[d] + 1 < m->outShape[d])
-                cut[d] = true;
-    }
-    std::tie(m->rowDim, m->colDim) = chooseDims(m->outShape, cut);
-
-    // Inputs: what the last stage reads first, then the others.
-    std::vector<int> order;
-    auto addTensor = [&](int t) {
-        if (t >= 0 && t != m->outTensor && std::find(order.begin(), order.end(), t) == order.end())
-            order.push_back(t);
-    };
-    for (const ir::Access& a : last.loads())
-        addTensor(a.tensor);
-    for (const ir::Stage& st : k.stages)
-        for (const ir::Access& a : st.loads())
-            addTensor(a.tensor);
-    for (int t : order)
-        m->inputNames << QString::fromStdString(k.tensors[t].name);
+    const auto& out = m->tiles.output();
+    std::vector<bool> cut(out.shape.size(), false);
+    for (int64_t p = 0; p < std::min<int64_t>(m->tiles.positions(), 256); ++p)
+        markCut(cut, m->tiles.outputTile(p), out.shape);
+    std::tie(m->rowDim, m->colDim) = chooseDims(out.shape, cut);
+    for (const TileInput& in : m->tiles.inputs())
+        m->inputNames << qs(in.name);
     return m;
 }
 
 void buildInput(TileModel& m, const QString& name)
 {
-    m.input = InputModel();
-    if (!m.message.isEmpty() || !m.nest)
+    m.input = m.message.isEmpty() ? m.tiles.input(name.toStdString()) : nullptr;
+    m.inRowDim = m.inColDim = -1;
+    if (!m.input)
         return;
-    const LoopNest& n = *m.nest;
-    const ir::Kernel& k = *m.kernel;
-    int t = k.findTensor(name.toStdString());
-    if (t < 0)
-        return;
-    InputModel& in = m.input;
-    in.tensor = t;
-    in.name = name;
-    in.shape = k.tensors[t].shape;
-    in.dimNames.assign(in.shape.size(), QString());
-    for (const ir::Stage& st : k.stages)
-        for (const ir::Access& a : st.loads())
-            if (a.tensor == t)
-                for (size_t d = 0; d < a.index.size() && d < in.dimNames.size(); ++d)
-                    if (in.dimNames[d].isEmpty()) {
-                        QString s = QString::fromStdString(ir::affineToString(st, a.index[d]));
-                        if (!s.isEmpty() && s.size() <= 14)
-                            in.dimNames[d] = s;
-                    }
-    for (size_t d = 0; d < in.dimNames.size(); ++d)
-        if (in.dimNames[d].isEmpty())
-            in.dimNames[d] = QStringLiteral("dim %1").arg(d);
-
-    std::set<int> outerSlots;
-    for (const OuterLoop& l : m.outer)
-        outerSlots.insert(l.slot);
-    for (size_t id = 0; id < n.stmts.size(); ++id) {
-        const Stmt& s = n.stmts[id];
-        if (!m.reachable[id] || s.buffer < 0 || static_cast<size_t>(s.buffer) >= n.buffers.size())
-            continue;
-        const Buffer& b = n.buffers[s.buffer];
-        if (b.tensor != t || b.role == Buffer::Role::Home)
-            continue;
-        if (s.kind != Stmt::Kind::Alloc || b.level < 0 || static_cast<size_t>(b.level) >= n.target->levels.size()
-            || b.shape.size() != in.shape.size())
-            continue;
-        AllocInfo a;
-        a.stmt = static_cast<int>(id);
-        a.buffer = s.buffer;
-        a.ancestor = m.isAncestor(a.stmt, m.tilePoint) && a.stmt != m.tilePoint;
-        bool inside = m.isAncestor(m.tilePoint, a.stmt);
-        if (!a.ancestor && !inside)
-            continue;   // lives in another branch: not while this tile is computed
-        // The copy that fills it (or writes it back) gives its exact region.
-        std::vector<int> todo(s.body.begin(), s.body.end());
-        while (!todo.empty() && a.copy < 0) {
-            int c = todo.front();
-            todo.erase(todo.begin());
-            if (c < 0 || static_cast<size_t>(c) >= n.stmts.size())
-                continue;
-            const Stmt& cs = n.stmts[c];
-            if (cs.kind == Stmt::Kind::Copy && ((cs.buffer == s.buffer && cs.src != s.buffer) || (cs.src == s.buffer && cs.buffer != s.buffer)))
-                a.copy = c;
-            else if (cs.kind != Stmt::Kind::Alloc || cs.buffer != s.buffer)
-                todo.insert(todo.end(), cs.body.begin(), cs.body.end());
-        }
-        std::vector<int> used;
-        if (a.copy >= 0) {
-            for (IndexId e : n.stmts[a.copy].region.min)
-                n.index.slotsOf(e, used);
-            for (IndexId e : n.stmts[a.copy].region.count)
-                n.index.slotsOf(e, used);
-        } else {
-            for (IndexId e : b.origin)
-                if (e != kNoIndex)
-                    n.index.slotsOf(e, used);
-        }
-        a.exact = std::all_of(used.begin(), used.end(), [&](int slot) { return outerSlots.count(slot) > 0; });
-        for (int x = m.parent[a.stmt]; x >= 0 && a.innermostOuter < 0; x = m.parent[x])
-            if (n.stmts[x].kind == Stmt::Kind::For)
-                for (size_t i = 0; i < m.outer.size(); ++i)
-                    if (m.outer[i].slot == n.stmts[x].slot && n.stmts[x].name == m.outer[i].name.toStdString())
-                        a.innermostOuter = static_cast<int>(i);
-        in.allocs.push_back(a);
-    }
-    for (const Buffer& b : n.buffers)
-        if (b.tensor == t && b.role == Buffer::Role::Home && b.level >= 0 && static_cast<size_t>(b.level) < n.target->levels.size())
-            in.homeLevel = QString::fromStdString(n.target->levels[b.level].name);
-    if (!in.homeLevel.isEmpty())
-        in.home = true;
-
+    const TileInput& in = *m.input;
     std::vector<bool> cut(in.shape.size(), false);
-    for (int64_t p : {int64_t(0), m.positions / 2}) {
-        for (const Resident& r : m.residents(p))
-            for (size_t d = 0; d < cut.size() && d < r.box.lo.size(); ++d)
-                if (!r.box.empty() && r.box.hi[d] - r.box.lo[d] + 1 < in.shape[d])
-                    cut[d] = true;
-    }
-    std::tie(in.rowDim, in.colDim) = chooseDims(in.shape, cut);
+    for (int64_t p : {int64_t(0), m.tiles.positions() / 2})
+        for (const ResidentRegion& r : m.tiles.residents(in, p))
+            markCut(cut, r.box, in.shape);
+    std::tie(m.inRowDim, m.inColDim) = chooseDims(in.shape, cut);
 }
 
 // ---- drawing ----------------------------------------------------------------------------------
@@ -647,22 +154,38 @@ struct Grid {
     QRectF project(const Box& b) const
     {
         int64_t r0 = 0, r1 = rows - 1, c0 = 0, c1 = cols - 1;
-        if (rowDim >= 0 && static_cast<size_t>(rowDim) < b.lo.size()) {
-            r0 = b.lo[rowDim];
-            r1 = b.hi[rowDim];
+        if (rowDim >= 0 && static_cast<size_t>(rowDim) < b.dims.size()) {
+            r0 = b.dims[rowDim].lo;
+            r1 = b.dims[rowDim].hi;
         }
-        if (colDim >= 0 && static_cast<size_t>(colDim) < b.lo.size()) {
-            c0 = b.lo[colDim];
-            c1 = b.hi[colDim];
+        if (colDim >= 0 && static_cast<size_t>(colDim) < b.dims.size()) {
+            c0 = b.dims[colDim].lo;
+            c1 = b.dims[colDim].hi;
         }
         return QRectF(rect.left() + c0 * cw, rect.top() + r0 * ch, (c1 - c0 + 1) * cw, (r1 - r0 + 1) * ch);
     }
 };
 
+/// Lines a caption takes when wrapped to `width`.
+int captionLineCount(const QFontMetricsF& fm, const QString& caption, qreal width)
+{
+    const QRectF r = fm.boundingRect(QRectF(0, 0, std::max<qreal>(width, 20), 1e6), Qt::AlignLeft | Qt::TextWordWrap, caption);
+    return std::max(1, static_cast<int>(std::ceil(r.height() / fm.lineSpacing() - 0.01)));
+}
+
 struct PanelText {
     QString title;
     QString rowName, colName;
     std::vector<std::pair<QColor, QString>> captions;   ///< swatch colour (invalid: none) and text
+
+    /// Lines the captions take in a panel of this width.
+    size_t lines(const QFontMetricsF& fm, qreal width) const
+    {
+        size_t n = 0;
+        for (const auto& [colour, caption] : captions)
+            n += captionLineCount(fm, caption, width - (colour.isValid() ? 16 : 0));
+        return n;
+    }
 };
 
 /// Lays out a panel: title, the grid (square cells, as large as fits), captions below.
@@ -735,9 +258,10 @@ void drawPanelFrame(QPainter& p, const QRectF& area, const Grid& g, const PanelT
             x += 16;
         }
         p.setPen(pal.color(QPalette::Text));
-        p.drawText(QRectF(x, y, area.right() - x, line), Qt::AlignLeft | Qt::AlignVCenter,
-                   fm.elidedText(caption, Qt::ElideRight, area.right() - x));
-        y += line;
+        // Wrapped, never cut: a caption is what the picture means.
+        const int lines = captionLineCount(fm, caption, area.right() - x);
+        p.drawText(QRectF(x, y, area.right() - x, lines * line), Qt::AlignLeft | Qt::AlignVCenter | Qt::TextWordWrap, caption);
+        y += lines * line;
     }
 }
 
@@ -770,12 +294,14 @@ QColor levelColour(const QColor& tensor, int level)
     }
 }
 
-/// A region too small to see (one element of a 112 x 112 grid) gets a ring around it.
-void markIfSmall(QPainter& p, const QRectF& r, const QColor& colour)
+/// A region too small to see (one element of a 112 x 112 grid) gets a ring around it, drawn
+/// inside the grid so that it never covers the axis labels.
+void markIfSmall(QPainter& p, const Grid& g, const QRectF& r, const QColor& colour)
 {
     if (r.width() >= 8 || r.height() >= 8)
         return;
     p.save();
+    p.setClipRect(g.rect.adjusted(-1, -1, 1, 1));
     p.setRenderHint(QPainter::Antialiasing, true);
     p.setBrush(Qt::NoBrush);
     p.setPen(QPen(Qt::white, 4));
@@ -817,7 +343,7 @@ void TileCanvas::paintEvent(QPaintEvent*)
     }
     const int64_t pos = m_view->m_position;
     QRectF area = QRectF(rect()).adjusted(8, 6, -8, -6);
-    if (m->input.tensor < 0) {
+    if (!m->input) {
         drawOutput(p, area, *m, pos);
         return;
     }
@@ -836,48 +362,52 @@ void TileCanvas::paintEvent(QPaintEvent*)
 void TileCanvas::drawOutput(QPainter& p, const QRectF& area, const TileModel& m, int64_t pos)
 {
     const QFontMetricsF fm(font());
-    const QColor colour = MemoryView::tensorColor(m.outName);
-    const Box tile = m.tileAt(pos);
+    const analysis::TileModel& t = m.tiles;
+    const QString outName = m.outName();
+    const QColor colour = MemoryView::tensorColor(t.nest()->kernel.get(), outName);
+    const Box tile = t.outputTile(pos);
+    const auto& outer = t.outerLoops();
 
     PanelText text;
     QStringList shape;
-    for (int64_t s : m.outShape)
+    for (int64_t s : t.output().shape)
         shape << QString::number(s);
-    text.title = QObject::tr("Output %1 [%2] cut into tiles").arg(m.outName, shape.join(QStringLiteral(" × ")));
-    text.rowName = m.rowDim >= 0 ? m.outDimNames[m.rowDim] : QString();
-    text.colName = m.colDim >= 0 ? m.outDimNames[m.colDim] : QString();
+    text.title = QObject::tr("Output %1 [%2] cut into tiles").arg(outName, shape.join(QStringLiteral(" × ")));
+    text.rowName = m.rowDim >= 0 ? qs(t.output().dimNames[m.rowDim]) : QString();
+    text.colName = m.colDim >= 0 ? qs(t.output().dimNames[m.colDim]) : QString();
     QStringList values;
-    std::vector<int64_t> dg = m.digits(pos);
+    const std::vector<int64_t> dg = t.loopValues(pos);
     QStringList reductions;
-    for (size_t i = 0; i < m.outer.size(); ++i) {
-        values << QStringLiteral("%1 = %2").arg(m.outer[i].name).arg(dg[i]);
-        if (m.outer[i].reduction)
-            reductions << m.outer[i].name;
+    for (size_t i = 0; i < outer.size(); ++i) {
+        values << QStringLiteral("%1 = %2").arg(qs(outer[i].name)).arg(dg[i]);
+        if (outer[i].reduction)
+            reductions << qs(outer[i].name);
     }
-    text.captions.push_back({QColor(), m.outer.empty() ? QObject::tr("one tile: no loop runs outside the on-chip buffers")
-                                                      : QObject::tr("step %1 of %2: %3").arg(pos + 1).arg(m.positions).arg(values.join(QStringLiteral(", ")))});
+    text.captions.push_back({QColor(), outer.empty() ? QObject::tr("one tile: no loop runs outside the on-chip buffers")
+                                                     : QObject::tr("step %1 of %2: %3").arg(pos + 1).arg(t.positions()).arg(values.join(QStringLiteral(", ")))});
     if (tile.empty())
-        text.captions.push_back({QColor(), QObject::tr("nothing to compute: this step lies past the edge of %1 (partial tile)").arg(m.outName)});
+        text.captions.push_back({QColor(), QObject::tr("nothing to compute: this step lies past the edge of %1 (partial tile)").arg(outName)});
     else
-        text.captions.push_back({colour, QObject::tr("computing %1: %2").arg(boxText(m.outName, tile), extentText(tile))});
+        text.captions.push_back({colour, QObject::tr("computing %1: %2").arg(boxText(outName, tile), extentText(tile))});
     if (!reductions.isEmpty())
         text.captions.push_back({QColor(), QObject::tr("%1: reduction, so the same tile is accumulated over several steps")
                                                .arg(reductions.join(QStringLiteral(", ")))});
-    else if (!m.tiles.empty())
+    else if (t.allTilesKnown())
         text.captions.push_back({pale(colour, 0.6), QObject::tr("tiles already computed")});
     else
         text.captions.push_back({QColor(), QObject::tr("too many steps to shade the tiles already computed")});
 
-    const Grid g = layoutPanel(area, fm, m.outShape, m.rowDim, m.colDim, text.rowName, text.captions.size());
+    const Grid g = layoutPanel(area, fm, t.output().shape, m.rowDim, m.colDim, text.rowName, text.lines(fm, area.width()) + 1);
     drawCells(p, g, QColor(250, 250, 250));
 
     // Tiles done, tile outlines, the current tile.
-    if (!m.tiles.empty()) {
+    if (t.allTilesKnown()) {
         const QColor done = pale(colour, 0.6);
-        for (int64_t q = 0; q < pos && q < static_cast<int64_t>(m.tiles.size()); ++q)
-            p.fillRect(g.project(m.tiles[q]), done);
+        for (int64_t q = 0; q < pos; ++q)
+            p.fillRect(g.project(t.outputTile(q)), done);
         std::set<std::tuple<int, int, int, int>> outlines;
-        for (const Box& b : m.tiles) {
+        for (int64_t q = 0; q < t.positions(); ++q) {
+            const Box b = t.outputTile(q);
             QRect r = g.project(b).toRect();
             outlines.insert({r.x(), r.y(), r.width(), r.height()});
             if (outlines.size() > kMaxOutlines)
@@ -899,50 +429,70 @@ void TileCanvas::drawOutput(QPainter& p, const QRectF& area, const TileModel& m,
         p.setBrush(Qt::NoBrush);
         p.drawRect(r.adjusted(1, 1, -1, -1));
         p.setRenderHint(QPainter::Antialiasing, false);
-        markIfSmall(p, r, colour.darker(220));
+        markIfSmall(p, g, r, colour.darker(220));
     }
     p.setPen(QPen(QColor(60, 60, 60), 1));
     p.drawRect(g.rect);
     drawPanelFrame(p, area, g, text, palette());
 }
 
-void TileCanvas::drawInput(QPainter& p, const QRectF& area, const TileModel& m, int64_t pos)
+/// The title, axis names and captions of the input panel at a position.
+static PanelText inputText(const TileModel& m, int64_t pos)
 {
-    const QFontMetricsF fm(font());
-    const InputModel& in = m.input;
-    const QColor colour = MemoryView::tensorColor(in.name);
-    const std::vector<Resident> residents = m.residents(pos);
+    const TileInput& in = *m.input;
+    const QString name = qs(in.name);
+    const QColor colour = MemoryView::tensorColor(m.tiles.nest()->kernel.get(), name);
+    const std::vector<ResidentRegion> residents = m.tiles.residents(in, pos);
 
     PanelText text;
     QStringList shape;
     for (int64_t s : in.shape)
         shape << QString::number(s);
-    text.title = QObject::tr("Input %1 [%2] resident now").arg(in.name, shape.join(QStringLiteral(" × ")));
-    text.rowName = in.rowDim >= 0 ? in.dimNames[in.rowDim] : QString();
-    text.colName = in.colDim >= 0 ? in.dimNames[in.colDim] : QString();
-    if (in.home)
-        text.captions.push_back({levelColour(colour, 0), QObject::tr("%1: all of %2 (its home)").arg(in.homeLevel, in.name)});
+    text.title = QObject::tr("Input %1 [%2] resident now").arg(name, shape.join(QStringLiteral(" × ")));
+    text.rowName = m.inRowDim >= 0 ? qs(in.dimNames[m.inRowDim]) : QString();
+    text.colName = m.inColDim >= 0 ? qs(in.dimNames[m.inColDim]) : QString();
+    const bool home = !in.homeLevel.empty();
+    if (home)
+        text.captions.push_back({levelColour(colour, 0), QObject::tr("%1: all of %2 (its home)").arg(qs(in.homeLevel), name)});
     else
-        text.captions.push_back({QColor(), QObject::tr("%1 is never stored whole (computed in pieces where it is read)").arg(in.name)});
-    for (const Resident& r : residents) {
+        text.captions.push_back({QColor(), QObject::tr("%1 is never stored whole (computed in pieces where it is read)").arg(name)});
+    for (const ResidentRegion& r : residents) {
+        const QString level = qs(r.level), buffer = qs(r.buffer);
         if (r.box.empty()) {
-            text.captions.push_back({QColor(), QObject::tr("%1: %2 holds nothing of %3 at this step (past the edge)").arg(r.level, r.buffer, in.name)});
-            continue;
+            text.captions.push_back({QColor(), QObject::tr("%1: %2 holds nothing of %3 at this step (past the edge)").arg(level, buffer, name)});
+        } else {
+            QString what = QObject::tr("%1: %2 in %3 (%4)").arg(level, boxText(name, r.box), buffer, bytesText(r.bytes));
+            if (r.box.stride() > 1)
+                what += QObject::tr(", stride %1").arg(r.box.stride());
+            if (!r.exact)
+                what += QObject::tr(", refilled inside this step (outline: all it covers)");
+            text.captions.push_back({levelColour(colour, r.levelIndex), what});
         }
-        QString what = QObject::tr("%1: %2 in %3 (%4)").arg(r.level, boxText(in.name, r.box), r.buffer, bytesText(r.bytes));
-        if (r.box.step > 1)
-            what += QObject::tr(", stride %1").arg(r.box.step);
-        if (!r.exact)
-            what += QObject::tr(", refilled inside this step (outline: all it covers)");
-        text.captions.push_back({levelColour(colour, r.levelIndex), what});
-        if (r.hasNext && !r.next.empty())
-            text.captions.push_back({QColor(), QObject::tr("   %1 second buffer prefetches %2").arg(r.level, boxText(in.name, r.next))});
+        if (r.prefetches && !r.next.empty())
+            text.captions.push_back({QColor(), QObject::tr("   %1 second buffer prefetches %2").arg(level, boxText(name, r.next))});
     }
     if (residents.empty())
-        text.captions.push_back({QColor(), QObject::tr("no on-chip buffer of %1 is live during this step").arg(in.name)});
+        text.captions.push_back({QColor(), QObject::tr("no on-chip buffer of %1 is live during this step").arg(name)});
+    return text;
+}
 
-    const Grid g = layoutPanel(area, fm, in.shape, in.rowDim, in.colDim, text.rowName, text.captions.size());
-    if (in.home) {
+void TileCanvas::drawInput(QPainter& p, const QRectF& area, const TileModel& m, int64_t pos)
+{
+    const QFontMetricsF fm(font());
+    const TileInput& in = *m.input;
+    const QString name = qs(in.name);
+    const QColor colour = MemoryView::tensorColor(m.tiles.nest()->kernel.get(), name);
+    const std::vector<ResidentRegion> residents = m.tiles.residents(in, pos);
+    const bool home = !in.homeLevel.empty();
+    const PanelText text = inputText(m, pos);
+    // As many caption lines at every step (the most of the first, middle and last), so that
+    // the grid keeps its size while it plays.
+    size_t lines = text.lines(fm, area.width());
+    for (int64_t q : {int64_t(0), m.tiles.positions() / 2, m.tiles.positions() - 1})
+        if (q >= 0 && q != pos)
+            lines = std::max(lines, inputText(m, q).lines(fm, area.width()));
+    const Grid g = layoutPanel(area, fm, in.shape, m.inRowDim, m.inColDim, text.rowName, lines);
+    if (home) {
         drawCells(p, g, levelColour(colour, 0));
     } else {
         drawCells(p, g, QColor(245, 245, 245));
@@ -951,9 +501,10 @@ void TileCanvas::drawInput(QPainter& p, const QRectF& area, const TileModel& m, 
     QFont small = font();
     small.setPointSizeF(std::max(6.0, small.pointSizeF() * 0.85));
     const QFontMetricsF sfm(small);
-    for (const Resident& r : residents) {
+    for (const ResidentRegion& r : residents) {
         if (r.box.empty())
             continue;
+        const QString level = qs(r.level);
         QRectF rr = g.project(r.box);
         QColor fill = levelColour(colour, r.levelIndex);
         if (r.exact) {
@@ -968,14 +519,14 @@ void TileCanvas::drawInput(QPainter& p, const QRectF& area, const TileModel& m, 
         p.setBrush(Qt::NoBrush);
         p.drawRect(rr.adjusted(1, 1, -1, -1));
         p.setRenderHint(QPainter::Antialiasing, false);
-        markIfSmall(p, rr, fill.darker(200));
-        if (rr.width() > sfm.horizontalAdvance(r.level) + 6 && rr.height() > sfm.height() + 2) {
+        markIfSmall(p, g, rr, fill.darker(200));
+        if (rr.width() > sfm.horizontalAdvance(level) + 6 && rr.height() > sfm.height() + 2) {
             p.setFont(small);
             p.setPen(fill.lightness() > 140 ? QColor(20, 20, 20) : QColor(Qt::white));
-            p.drawText(rr.adjusted(3, 1, -3, -1), Qt::AlignLeft | Qt::AlignTop, r.level);
+            p.drawText(rr.adjusted(3, 1, -3, -1), Qt::AlignLeft | Qt::AlignTop, level);
             p.setFont(font());
         }
-        if (r.hasNext && !r.next.empty()) {
+        if (r.prefetches && !r.next.empty()) {
             QRectF nr = g.project(r.next);
             p.setRenderHint(QPainter::Antialiasing, true);
             p.setPen(QPen(fill.darker(250), 1.5, Qt::DotLine));
@@ -1109,7 +660,7 @@ int TileView::positionCount() const
 {
     if (!m_model || !m_model->message.isEmpty())
         return 0;
-    return static_cast<int>(std::min<int64_t>(m_model->positions, INT_MAX));
+    return static_cast<int>(std::min<int64_t>(m_model->tiles.positions(), INT_MAX));
 }
 
 QString TileView::inputTensor() const
@@ -1141,8 +692,8 @@ QStringList TileView::outerLoops() const
 {
     QStringList out;
     if (m_model)
-        for (const OuterLoop& l : m_model->outer)
-            out << l.name;
+        for (const auto& l : m_model->tiles.outerLoops())
+            out << qs(l.name);
     return out;
 }
 
@@ -1150,7 +701,7 @@ QString TileView::tileText() const
 {
     if (!m_model || !m_model->message.isEmpty())
         return QString();
-    return boxText(m_model->outName, m_model->tileAt(m_position));
+    return boxText(m_model->outName(), m_model->tiles.outputTile(m_position));
 }
 
 QStringList TileView::residentText() const
@@ -1158,8 +709,10 @@ QStringList TileView::residentText() const
     QStringList out;
     if (!m_model || !m_model->message.isEmpty())
         return out;
-    for (const Resident& r : m_model->residents(m_position))
-        out << QStringLiteral("%1: %2").arg(r.level, boxText(m_model->input.name, r.box));
+    if (!m_model->input)
+        return out;
+    for (const ResidentRegion& r : m_model->tiles.residents(*m_model->input, m_position))
+        out << QStringLiteral("%1: %2").arg(qs(r.level), boxText(qs(m_model->input->name), r.box));
     return out;
 }
 
