@@ -30,7 +30,7 @@ namespace {
 const std::vector<std::string> kTopKeys = {"name", "kind", "description", "clock_mhz", "compute",
                                            "memory", "constraints", "loop_overhead_cycles"};
 const std::vector<std::string> kComputeKeys = {"macs_per_cycle", "simd_lanes", "dsp", "fpu",
-                                               "registers", "energy_pj_per_mac", "pe_array"};
+                                               "registers", "energy_pj_per_mac", "pe_array", "cores"};
 const std::vector<std::string> kDtypes = {"int8", "int16", "int32", "float32"};
 const std::vector<std::string> kPeArrayKeys = {"rows", "cols", "dataflows"};
 const std::vector<std::string> kDataflows = {"weight_stationary", "output_stationary"};
@@ -570,6 +570,8 @@ public:
             readBool(*e, "compute.fpu", c.fpu);
         if (const Entry* e = find(es, "registers"))
             readSmallInt(*e, "compute.registers", 1, c.registers);
+        if (const Entry* e = find(es, "cores"))
+            readSmallInt(*e, "compute.cores", 1, c.cores);
         if (const Entry* e = find(es, "energy_pj_per_mac"))
             readNonNegative(*e, "compute.energy_pj_per_mac", c.energyPjPerMac);
 

@@ -745,6 +745,16 @@ private:
                            "vectorized loop " + sv.loop + (sv.store ? " writes " : " reads ") + sv.tensor + " with a stride of " + std::to_string(sv.stride)
                                + " elements; lanes need neighbouring elements (reorder so that " + sv.loop + " indexes the last dimension, or cache " + sv.tensor + " transposed)",
                            stepOfLoop(sv.stage, bareLoopName(sv.loop), sched::Primitive::Vectorize), {sv.loop}, {sv.tensor}});
+        // parallel on a single core: accepted, but the loop runs serially.
+        std::set<std::pair<int, int>> parallelSeen;
+        for (const Stmt& s : m_n.stmts)
+            if (s.kind == Stmt::Kind::For && s.loopKind == sched::LoopKind::Parallel && m_t.compute.cores <= 1
+                && parallelSeen.insert({s.stage, s.var}).second)
+                out.push_back({Severity::Hint, "single-core-parallel",
+                               "parallel loop " + s.name + " runs serially: " + m_t.name + " has one core, so its iterations run one after "
+                                   + "another (as the exported C and these figures do); running them at once needs a target with several "
+                                   + "cores (compute: {cores: N} in its target file)",
+                               stepOfLoop(s.stage, bareLoopName(s.name), sched::Primitive::Parallel), {s.name}, {}});
         // SIMD lanes / PE rows left idle.
         // A loop appears several times in the nest (accumulator init, update, store): report once.
         std::set<std::pair<int, int>> reported;

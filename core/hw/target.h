@@ -37,6 +37,7 @@ struct Compute {
     int simdLanes = 1;            ///< lanes of a vectorized inner loop (per dtype: int8 lanes)
     bool dsp = false;             ///< Arm DSP extension (SMLAD and friends)
     bool fpu = false;
+    int cores = 1;                ///< cores that could run iterations of a parallel loop at once
     int registers = 8;            ///< registers available to hold accumulators
     double energyPjPerMac = 0;
     std::optional<PeArray> peArray;
