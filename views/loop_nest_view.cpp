@@ -287,8 +287,13 @@ void LoopNestView::buildActions()
     m_factor->setToolTip(tr("Factor of split and tile"));
     m_toolbar->addWidget(m_factor);
     m_toolbar->addSeparator();
-    for (ActionId id : {Fuse, Unroll, Vectorize, Parallel, MoveOut, MoveIn})
+    for (ActionId id : {Fuse, Unroll, Vectorize, Parallel})
         m_toolbar->addAction(m_actions[id]);
+    // The second row: reorder, then the memory primitives (one row would not fit a 1280-wide
+    // window, and an action behind the toolbar's » is one a newcomer never finds).
+    m_memoryBar->addAction(m_actions[MoveOut]);
+    m_memoryBar->addAction(m_actions[MoveIn]);
+    m_memoryBar->addSeparator();
 
     // Memory primitives: the menu lists every tensor and level that makes sense here.
     auto* cacheButton = new QToolButton(m_memoryBar);
@@ -394,9 +399,23 @@ void LoopNestView::trigger(ActionId id)
         emit stepRequested(s);
         return;
     }
-    if (!loop) {
-        showRejected(tr("Select a loop first (click a 'for' row)."));
+    QString why;
+    const std::optional<sched::Step> s = loopStep(id, &why);
+    if (!s) {
+        showRejected(why);
         return;
+    }
+    if (id == MoveOut || id == MoveIn)
+        m_currentKey = loop->label;
+    emit stepRequested(*s);
+}
+
+std::optional<sched::Step> LoopNestView::loopStep(ActionId id, QString* why) const
+{
+    const NestRow* loop = loopFor(currentRow());
+    if (!loop) {
+        *why = tr("Select a loop first (click a 'for' row).");
+        return std::nullopt;
     }
     sched::Step s;
     switch (id) {
@@ -407,22 +426,20 @@ void LoopNestView::trigger(ActionId id)
         break;
     case Tile: {
         const QString inner = neighbour(*loop, +1);
+        if (inner.isEmpty()) {
+            *why = tr("tile: %1 is the innermost loop of stage %2; tile takes a loop and the loop inside it.").arg(loop->label, loop->stageName);
+            return std::nullopt;
+        }
         s = baseStep(sched::Primitive::Tile, loop->stageName);
         s.loops = {ss(loop->loopName), ss(inner)};
         s.factors = {m_factor->value(), m_factor->value()};
-        if (inner.isEmpty()) {
-            showRejected(tr("tile: %1 is the innermost loop of stage %2; tile takes a loop and the loop inside it.")
-                             .arg(loop->label, loop->stageName));
-            return;
-        }
         break;
     }
     case Fuse: {
         const QString inner = neighbour(*loop, +1);
         if (inner.isEmpty()) {
-            showRejected(tr("fuse: %1 is the innermost loop of stage %2; there is no loop inside it to fuse with.")
-                             .arg(loop->label, loop->stageName));
-            return;
+            *why = tr("fuse: %1 is the innermost loop of stage %2; there is no loop inside it to fuse with.").arg(loop->label, loop->stageName);
+            return std::nullopt;
         }
         s = baseStep(sched::Primitive::Fuse, loop->stageName);
         s.loops = {ss(loop->loopName), ss(inner)};
@@ -439,21 +456,28 @@ void LoopNestView::trigger(ActionId id)
     case MoveIn: {
         const QString other = neighbour(*loop, id == MoveOut ? -1 : +1);
         if (other.isEmpty()) {
-            showRejected(tr("%1 is already the %2 loop of stage %3.")
-                             .arg(loop->label, id == MoveOut ? tr("outermost") : tr("innermost"), loop->stageName));
-            return;
+            *why = tr("%1 is already the %2 loop of stage %3.").arg(loop->label, id == MoveOut ? tr("outermost") : tr("innermost"), loop->stageName);
+            return std::nullopt;
         }
         s = baseStep(sched::Primitive::Reorder, loop->stageName);
         // The named loops take the positions they occupied, in the order given.
         s.loops = id == MoveOut ? std::vector<std::string>{ss(loop->loopName), ss(other)}
                                 : std::vector<std::string>{ss(other), ss(loop->loopName)};
-        m_currentKey = loop->label;
         break;
     }
     default:
-        return;
+        return std::nullopt;
     }
-    emit stepRequested(s);
+    return s;
+}
+
+QString LoopNestView::refusal(const sched::Step& step) const
+{
+    if (!m_snapshot.program)
+        return tr("no schedule is open");
+    // apply is pure and takes microseconds: the menu can afford to try every entry.
+    const sched::ApplyResult r = sched::apply(*m_snapshot.program, step);
+    return r.ok() ? QString() : qs(r.error().message);
 }
 
 void LoopNestView::dropLoopOnto(const QModelIndex& dragged, const QModelIndex& onto)
@@ -503,9 +527,12 @@ void LoopNestView::addCacheActions(QMenu* menu, const NestRow& r)
     const QString at = loop ? loop->loopName : QStringLiteral("root");
     const QString atShown = loop ? loop->label : tr("root");
 
+    // Every entry is tried on the program: one that would be refused is greyed, saying why.
     auto addStepAction = [this](QMenu* m, const QString& text, const sched::Step& s, const QString& tip = QString()) {
         QAction* a = m->addAction(text);
-        a->setToolTip(tip.isEmpty() ? qs(sched::describe(s)) : tip);
+        const QString why = refusal(s);
+        a->setEnabled(why.isEmpty());
+        a->setToolTip(why.isEmpty() ? (tip.isEmpty() ? qs(sched::describe(s)) : tip) : tr("Not possible here: %1").arg(why));
         connect(a, &QAction::triggered, this, [this, s] { emit stepRequested(s); });
         return a;
     };
@@ -611,9 +638,23 @@ void LoopNestView::addCacheActions(QMenu* menu, const NestRow& r)
         st.producer = k.stages[s].name;
         addStepAction(inlineMenu, tr("stage %1 into its readers").arg(qs(k.stages[s].name)), st);
     }
-    for (QMenu* m : {read, write, computeAt, inlineMenu, db})
-        if (m->isEmpty())
+    const std::pair<QMenu*, QString> empty[] = {
+        {read, tr("No tensor is read here.")},
+        {write, tr("No stage writes its output here.")},
+        {computeAt, loop ? tr("No producer stage or cache stage can be placed at %1.").arg(atShown)
+                         : tr("Producers are placed at a loop of their reader: right-click one of its loops.")},
+        {inlineMenu, tr("No stage writes an intermediate tensor that its readers could recompute.")},
+        {db, tr("No cache stage here to double-buffer (add a cache_read or cache_write first).")},
+    };
+    for (const auto& [m, why] : empty) {
+        bool any = false;
+        for (QAction* a : m->actions())
+            any |= a->isEnabled();
+        if (m->isEmpty() || !any) {
             m->menuAction()->setEnabled(false);
+            m->menuAction()->setToolTip(m->isEmpty() ? why : tr("Nothing here can apply: hover an entry to see why."));
+        }
+    }
 }
 
 QMenu* LoopNestView::contextMenuFor(const QModelIndex& index, QWidget* parent)
@@ -641,8 +682,28 @@ QMenu* LoopNestView::contextMenuFor(const QModelIndex& index, QWidget* parent)
         fieldAction->setDefaultWidget(field);
         menu->addAction(fieldAction);
         connect(spin, &QSpinBox::valueChanged, menu, [this](int f) { m_factor->setValue(f); });
-        for (ActionId id : {Split, Tile, Fuse, Unroll, Vectorize, Parallel, MoveOut, MoveIn})
-            menu->addAction(m_actions[id]);
+        // The loop primitives, each tried first: greyed with the reason when it cannot apply.
+        std::vector<std::pair<QAction*, ActionId>> entries;
+        for (ActionId id : {Split, Tile, Fuse, Unroll, Vectorize, Parallel, MoveOut, MoveIn}) {
+            QAction* shared = m_actions[id];
+            QAction* a = menu->addAction(shared->text());
+            a->setShortcut(shared->shortcut());
+            connect(a, &QAction::triggered, shared, &QAction::trigger);
+            entries.push_back({a, id});
+        }
+        auto check = [this, entries] {
+            for (const auto& [a, id] : entries) {
+                QString why;
+                const std::optional<sched::Step> s = loopStep(id, &why);
+                if (s)
+                    why = refusal(*s);
+                a->setText(m_actions[id]->text());
+                a->setEnabled(why.isEmpty());
+                a->setToolTip(why.isEmpty() ? m_actions[id]->toolTip() : tr("Not possible here: %1").arg(why));
+            }
+        };
+        check();
+        connect(spin, &QSpinBox::valueChanged, menu, check);
         menu->addSection(tr("tensors at this loop"));
     } else if (!r->tensor.isEmpty() && r->kind != NestRow::Kind::Init) {
         const NestRow* loop = loopFor(r);
@@ -712,12 +773,12 @@ void LoopNestView::setSnapshot(const Snapshot& snapshot)
     m_snapshot = snapshot;
     m_banner->hide();
     if (snapshot.empty()) {
-        m_header->setText(tr("<b>No kernel open.</b> Choose an example in <i>File &gt; New from example</i> or in the Kernel &amp; target panel."));
+        m_header->setText(tr("<b>No kernel open.</b> Choose an example in <i>File &gt; New from example</i>, or a kernel in the Kernel &amp; target panel."));
     } else {
         const auto& p = *snapshot.program;
-        QString text = tr("<b>%1</b> on <b>%2</b> &mdash; %3 step(s) applied. Select a loop, then right-click it, use the toolbar or the keys shown in the Schedule menu.")
-                           .arg(qs(p.kernel->name).toHtmlEscaped(), qs(p.target->name).toHtmlEscaped())
-                           .arg(p.trace.size());
+        QString text = tr("<b>%1</b> on <b>%2</b> &mdash; %3 applied. Select a loop, then right-click it, use the toolbar or the keys shown in the Schedule menu.")
+                           .arg(qs(p.kernel->name).toHtmlEscaped(), qs(p.target->name).toHtmlEscaped(),
+                                p.trace.size() == 1 ? tr("1 step") : tr("%1 steps").arg(p.trace.size()));
         if (snapshot.failedStep)
             text += tr("<br><span style='color:#b00000'>Step %1 fails and is not applied (see the Schedule panel): %2</span>")
                         .arg(snapshot.failedStep->stepIndex + 1)

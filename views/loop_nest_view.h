@@ -3,6 +3,8 @@
 // menu, toolbar, keyboard shortcuts, Alt+Up/Down and drag and drop to reorder).
 #pragma once
 
+#include <optional>
+
 #include "loop_nest_model.h"
 #include "snapshot.h"
 
@@ -63,6 +65,11 @@ private:
     void updateActions();
     void onCurrentChanged();
     void trigger(ActionId id);
+    /// The step a loop primitive (Split ... MoveIn) means on the current loop, or nullopt and
+    /// why not.
+    std::optional<sched::Step> loopStep(ActionId id, QString* why) const;
+    /// Why a step would be refused on the program shown ("" when it applies).
+    QString refusal(const sched::Step& step) const;
     /// The loop row an action on `r` means (the row itself, or the loop around a tensor row).
     const NestRow* loopFor(const NestRow* r) const;
     /// Loop variable directly inside / outside `r` in its stage, or "".
