@@ -17,6 +17,11 @@ ScheduleModel::ScheduleModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 void ScheduleModel::setTrace(const std::vector<sched::Step>& steps, const Snapshot& snapshot)
 {
+    if (snapshot.program)
+        m_namedStages = snapshot.program->kernel->stages.size() > 1;
+    const auto failedText = [](const std::optional<sched::ScheduleError>& e) { return e ? std::to_string(e->stepIndex) + e->str() : std::string(); };
+    if (steps == m_steps && failedText(snapshot.failedStep) == failedText(m_failed))
+        return;  // nothing shown changed (most edits of other views)
     if (steps.size() == m_steps.size()) {
         m_steps = steps;
         m_failed = snapshot.failedStep;
@@ -91,17 +96,17 @@ QVariant ScheduleModel::data(const QModelIndex& index, int role) const
         switch (index.column()) {
         case NumberColumn: return index.row() + 1;
         case PrimitiveColumn: return QString::fromLatin1(sched::primitiveName(s.primitive));
-        case ParametersColumn: return stepParameters(s);
+        case ParametersColumn: return role == Qt::EditRole ? stepParameters(s) : stepText(s, m_namedStages);
         case StatusColumn:
             if (st == Status::Applied)
                 return QStringLiteral("\u2713");
             if (st == Status::Failing)
-                return QStringLiteral("\u2717 %1").arg(qs(m_failed->message));
+                return tr("\u2717 fails");
             return tr("skipped");
         }
         return {};
     case Qt::ToolTipRole: {
-        QString tip = qs(sched::describe(s));
+        QString tip = stepText(s, m_namedStages) + QStringLiteral("\n") + stepParameters(s);
         if (st == Status::Failing) {
             tip += QLatin1Char('\n') + qs(m_failed->message);
             if (!m_failed->detail.empty())
@@ -154,7 +159,7 @@ QVariant ScheduleModel::headerData(int section, Qt::Orientation orientation, int
     switch (section) {
     case NumberColumn: return tr("#");
     case PrimitiveColumn: return tr("Step");
-    case ParametersColumn: return tr("Parameters");
+    case ParametersColumn: return tr("Step");
     case StatusColumn: return tr("Status");
     }
     return {};

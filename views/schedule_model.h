@@ -58,6 +58,7 @@ private:
     QString m_hlLoop;
     QSet<QString> m_hlTensors;
     int m_session = 0;
+    bool m_namedStages = false;   ///< the kernel has several stages: loops are named with theirs
 };
 
 } // namespace loopscope::ui

@@ -5,6 +5,7 @@
 #include <QDropEvent>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QSpinBox>
@@ -33,6 +34,8 @@ public:
             return QStyledItemDelegate::createEditor(parent, option, index);
         auto* spin = new QSpinBox(parent);
         spin->setObjectName(QStringLiteral("factorSpinBox"));
+        // Escape goes back to this value (the edits on the way merge into nothing).
+        spin->setProperty("valueBeforeEditing", index.data(ScheduleModel::FactorRole));
         spin->setRange(1, 1 << 20);
         spin->setPrefix(index.data(Qt::EditRole).toString().contains(QLatin1String("nparts")) ? tr("nparts ") : tr("factor "));
         spin->setFrame(false);
@@ -59,6 +62,18 @@ public:
             return;
         }
         QStyledItemDelegate::setEditorData(editor, index);
+    }
+
+    bool eventFilter(QObject* object, QEvent* event) override
+    {
+        // Every value of the spin box is committed as it turns; Escape takes it back.
+        auto* spin = qobject_cast<QSpinBox*>(object);
+        if (spin && event->type() == QEvent::KeyPress && static_cast<QKeyEvent*>(event)->key() == Qt::Key_Escape) {
+            const QVariant before = spin->property("valueBeforeEditing");
+            if (before.isValid() && spin->value() != before.toInt())
+                spin->setValue(before.toInt());
+        }
+        return QStyledItemDelegate::eventFilter(object, event);
     }
 
     void setModelData(QWidget* editor, QAbstractItemModel* model, const QModelIndex& index) const override
@@ -112,6 +127,28 @@ ScheduleView::ScheduleView(QWidget* parent) : QWidget(parent), m_model(new Sched
     m_header->setContentsMargins(4, 2, 4, 2);
     layout->addWidget(m_header);
 
+    // The description is saved in the file; an example's text stops being true once its steps
+    // change, so it is editable here and flagged when it was written for other steps.
+    m_descriptionEdit = new QLineEdit(this);
+    m_descriptionEdit->setObjectName(QStringLiteral("descriptionEdit"));
+    m_descriptionEdit->setPlaceholderText(tr("Describe what this schedule does (saved in the file)"));
+    m_descriptionEdit->setToolTip(tr("The schedule file's description; Enter records the edit (undoable)"));
+    m_descriptionEdit->setClearButtonEnabled(true);
+    layout->addWidget(m_descriptionEdit);
+    m_descriptionNote = new QLabel(this);
+    m_descriptionNote->setObjectName(QStringLiteral("descriptionNote"));
+    m_descriptionNote->setWordWrap(true);
+    m_descriptionNote->setContentsMargins(4, 0, 4, 2);
+    m_descriptionNote->setStyleSheet(QStringLiteral("QLabel { color: #8a5a00; }"));
+    m_descriptionNote->hide();
+    layout->addWidget(m_descriptionNote);
+    connect(m_descriptionEdit, &QLineEdit::editingFinished, this, [this] {
+        if (m_descriptionEdit->isModified()) {
+            m_descriptionEdit->setModified(false);
+            emit descriptionEdited(m_descriptionEdit->text().trimmed());
+        }
+    });
+
     auto* bar = new QToolBar(this);
     bar->setToolButtonStyle(Qt::ToolButtonTextOnly);
     m_delete = bar->addAction(tr("Delete step"));
@@ -135,11 +172,15 @@ ScheduleView::ScheduleView(QWidget* parent) : QWidget(parent), m_model(new Sched
     m_table->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed
                              | QAbstractItemView::SelectedClicked);
     m_table->verticalHeader()->hide();
-    m_table->horizontalHeader()->setSectionResizeMode(ScheduleModel::NumberColumn, QHeaderView::ResizeToContents);
-    m_table->horizontalHeader()->setSectionResizeMode(ScheduleModel::PrimitiveColumn, QHeaderView::ResizeToContents);
-    m_table->horizontalHeader()->setSectionResizeMode(ScheduleModel::ParametersColumn, QHeaderView::Stretch);
-    m_table->horizontalHeader()->setSectionResizeMode(ScheduleModel::StatusColumn, QHeaderView::Interactive);
-    m_table->setColumnWidth(ScheduleModel::StatusColumn, 56);
+    // Columns size to their content ("split D:h by 8"); the full text is in the tooltips.
+    m_table->setColumnHidden(ScheduleModel::PrimitiveColumn, true);  // the step text starts with it
+    // Number, status, then the step: the short columns first, the step takes the rest.
+    QHeaderView* header = m_table->horizontalHeader();
+    header->moveSection(header->visualIndex(ScheduleModel::StatusColumn), header->visualIndex(ScheduleModel::NumberColumn) + 1);
+    header->setSectionResizeMode(ScheduleModel::NumberColumn, QHeaderView::ResizeToContents);
+    header->setSectionResizeMode(ScheduleModel::StatusColumn, QHeaderView::ResizeToContents);
+    header->setSectionResizeMode(ScheduleModel::ParametersColumn, QHeaderView::ResizeToContents);
+    header->setStretchLastSection(true);
     m_table->setDragEnabled(true);
     m_table->setAcceptDrops(true);
     m_table->viewport()->setAcceptDrops(true);
@@ -226,16 +267,35 @@ void ScheduleView::setTrace(const std::vector<sched::Step>& steps, const Snapsho
                               .arg(snapshot.failedStep->detail.empty() ? QString()
                                                                        : QStringLiteral("<br><small>%1</small>").arg(qs(snapshot.failedStep->detail).toHtmlEscaped())));
     else
-        m_header->setText(tr("%n step(s), all applied. Double-click parameters to edit; drag rows to move.", nullptr,
-                             static_cast<int>(steps.size())));
+        m_header->setText((steps.size() == 1 ? tr("1 step, all applied.") : tr("%1 steps, all applied.").arg(steps.size()))
+                          + tr(" Double-click a step to edit it; drag rows to move."));
     m_baseHeader = m_header->text();
     updateLegend();
     const int want = m_follow >= 0 ? m_follow : row;
     m_follow = -1;
     if (want >= 0 && want < m_model->rowCount() && currentStep() != want)
-        m_table->setCurrentIndex(m_model->index(want, ScheduleModel::PrimitiveColumn));
+        m_table->setCurrentIndex(m_model->index(want, ScheduleModel::ParametersColumn));
     updateActions();
 }
+
+void ScheduleView::setDescription(const QString& description, bool stale)
+{
+    if (!m_descriptionEdit->hasFocus() || !m_descriptionEdit->isModified()) {
+        const QSignalBlocker block(m_descriptionEdit);
+        if (m_descriptionEdit->text() != description)
+            m_descriptionEdit->setText(description);
+        m_descriptionEdit->setToolTip(description.isEmpty() ? tr("The schedule file's description; Enter records the edit (undoable)")
+                                                            : description);
+        m_descriptionEdit->setModified(false);
+        m_descriptionEdit->setCursorPosition(0);
+    }
+    m_descriptionNote->setText(stale ? tr("This description was written for other steps than the ones below: edit it to say what "
+                                          "your schedule does, or clear it.")
+                                     : QString());
+    m_descriptionNote->setVisible(stale);
+}
+
+QString ScheduleView::descriptionNote() const { return m_descriptionNote->text(); }
 
 void ScheduleView::setHighlight(const QString& loop, const QStringList& tensors)
 {
@@ -259,7 +319,7 @@ void ScheduleView::selectStep(int row)
 {
     if (row < 0 || row >= m_model->rowCount())
         return;
-    const QModelIndex i = m_model->index(row, ScheduleModel::PrimitiveColumn);
+    const QModelIndex i = m_model->index(row, ScheduleModel::ParametersColumn);
     m_table->setCurrentIndex(i);
     m_table->scrollTo(i);
 }

@@ -10,6 +10,7 @@
 
 class QAction;
 class QLabel;
+class QLineEdit;
 class QTableView;
 
 namespace loopscope::ui {
@@ -20,6 +21,11 @@ public:
     explicit ScheduleView(QWidget* parent = nullptr);
 
     void setTrace(const std::vector<sched::Step>& steps, const Snapshot& snapshot);
+    /// Shows the schedule's description; `stale`: it was written for other steps (say so).
+    void setDescription(const QString& description, bool stale);
+    QLineEdit* descriptionEdit() const { return m_descriptionEdit; }
+    /// The note shown under a stale description ("" when hidden).
+    QString descriptionNote() const;
     void setHighlight(const QString& loop, const QStringList& tensors);
     /// Selects a step row (e.g. from a diagnostic) and scrolls to it.
     void selectStep(int row);
@@ -36,6 +42,8 @@ public:
 
 signals:
     void stepEdited(int row, const loopscope::sched::Step& step, int session);
+    /// The user finished editing the description.
+    void descriptionEdited(const QString& description);
     void removeRequested(int row);
     void moveRequested(int from, int to);
     /// A step became current: the loops and tensors it names (to highlight elsewhere).
@@ -47,6 +55,8 @@ private:
     ScheduleModel* m_model;
     QTableView* m_table;
     QLabel* m_header;
+    QLineEdit* m_descriptionEdit;
+    QLabel* m_descriptionNote;
     QAction* m_delete;
     QAction* m_up;
     QAction* m_down;

@@ -19,6 +19,18 @@ void setError(QString* out, const QString& message)
 }
 } // namespace
 
+QString stepText(const sched::Step& step, bool namedStages)
+{
+    sched::Step s = step;
+    if (namedStages && !s.stage.empty()) {
+        for (std::string& l : s.loops)
+            l = s.stage + ":" + l;
+        if (!s.at.empty() && s.at != "root")
+            s.at = s.stage + ":" + s.at;
+    }
+    return qstr(sched::describe(s));
+}
+
 QString stepParameters(const sched::Step& step)
 {
     sched::ScheduleFile f;
