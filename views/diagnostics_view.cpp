@@ -81,11 +81,11 @@ QString DiagnosticsView::summary() const
     QStringList parts;
     const int e = m_model->count(Severity::Error), w = m_model->count(Severity::Warning), h = m_model->count(Severity::Hint);
     if (e)
-        parts << tr("%n error(s)", nullptr, e);
+        parts << (e == 1 ? tr("1 error") : tr("%1 errors").arg(e));
     if (w)
-        parts << tr("%n warning(s)", nullptr, w);
+        parts << (w == 1 ? tr("1 warning") : tr("%1 warnings").arg(w));
     if (h)
-        parts << tr("%n hint(s)", nullptr, h);
+        parts << (h == 1 ? tr("1 hint") : tr("%1 hints").arg(h));
     return parts.isEmpty() ? tr("no problems") : parts.join(QStringLiteral(", "));
 }
 

@@ -54,7 +54,7 @@ bool KernelModel::setSnapshot(const Snapshot& snapshot)
         const auto& k = *p.kernel;
         const auto& t = *p.target;
 
-        const int stages = add(-1, {tr("Stages"), tr("%n stage(s), %1 MACs", nullptr, static_cast<int>(k.stages.size())).arg(k.macs()), {}, {}, true});
+        const int stages = add(-1, {tr("Stages"), (k.stages.size() == 1 ? tr("1 stage, %1 MACs").arg(k.macs()) : tr("%1 stages, %2 MACs").arg(k.stages.size()).arg(k.macs())), {}, {}, true});
         for (size_t s = 0; s < k.stages.size(); ++s) {
             const auto& st = k.stages[s];
             QString where = tr("own nest");
@@ -71,7 +71,7 @@ bool KernelModel::setSnapshot(const Snapshot& snapshot)
             add(id, {tr("placement"), where, {}, {}, false});
         }
 
-        const int tensors = add(-1, {tr("Tensors"), tr("%n tensor(s)", nullptr, static_cast<int>(k.tensors.size())), {}, {}, true});
+        const int tensors = add(-1, {tr("Tensors"), (k.tensors.size() == 1 ? tr("1 tensor") : tr("%1 tensors").arg(k.tensors.size())), {}, {}, true});
         for (size_t i = 0; i < k.tensors.size(); ++i) {
             const auto& tn = k.tensors[i];
             const int ti = static_cast<int>(i);

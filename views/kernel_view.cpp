@@ -22,6 +22,7 @@ KernelView::KernelView(QWidget* parent) : QWidget(parent), m_model(new KernelMod
     m_kernelBox->setToolTip(tr("An example kernel, or a kernel file you opened. Choosing one starts a new, unscheduled document."));
     m_kernelBox->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     m_kernelBox->setMinimumContentsLength(12);
+    m_kernelBox->setPlaceholderText(tr("(choose a kernel)"));
     grid->addWidget(m_kernelBox, 0, 1);
     m_openKernel = new QToolButton(this);
     m_openKernel->setText(tr("Open..."));
@@ -85,7 +86,13 @@ void KernelView::select(QComboBox* box, const QString& value, const QString& lab
 
 void KernelView::setCurrent(const QString& kernelPath, const QString& target, const QString& description)
 {
-    select(m_kernelBox, QFileInfo(kernelPath).absoluteFilePath(), QFileInfo(kernelPath).fileName());
+    // Nothing open: the kernel box shows a placeholder, never a kernel that is not open.
+    if (kernelPath.isEmpty()) {
+        const QSignalBlocker block(m_kernelBox);
+        m_kernelBox->setCurrentIndex(-1);
+    } else {
+        select(m_kernelBox, QFileInfo(kernelPath).absoluteFilePath(), QFileInfo(kernelPath).fileName());
+    }
     const bool file = target.contains(QLatin1Char('/'));
     select(m_targetBox, target, file ? tr("%1 (file)").arg(QFileInfo(target).fileName()) : target);
     m_description->setText(description);

@@ -226,6 +226,14 @@ CostView::CostView(QWidget* parent) : QWidget(parent)
     }
     grid->setColumnStretch(2, 1);
     layout->addLayout(grid);
+    // What the figures count, next to them: the model's cycles are not the exported code's
+    // instructions (a measurement shows those), and a newcomer comparing the two must know why.
+    m_caveat = new QLabel(m_content);
+    m_caveat->setObjectName(QStringLiteral("costCaveat"));
+    m_caveat->setWordWrap(true);
+    m_caveat->setStyleSheet(QStringLiteral("QLabel { color: palette(dark); font-size: small; }"));
+    layout->addWidget(m_caveat);
+
     m_measured = new QLabel(m_content);
     m_measured->setWordWrap(true);
     m_measured->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -416,12 +424,28 @@ void CostView::setHeadline(Figure figure, const QString& value, const QString& b
         l->setToolTip(note);
 }
 
+QString CostView::caveatText() const { return m_caveat->text(); }
+
+QString CostView::latencyText(double ms)
+{
+    if (ms >= 1000)
+        return QStringLiteral("%1 s").arg(QString::number(ms / 1000.0, 'f', ms >= 100000 ? 1 : 3));
+    return QStringLiteral("%1 ms").arg(QString::number(ms, 'f', 3));
+}
+
 void CostView::updateHeadlines()
 {
     const analysis::CostReport& r = *m_snapshot.report;
     const hw::Target* target = m_snapshot.program && m_snapshot.program->target ? m_snapshot.program->target.get()
                                : m_snapshot.nest && m_snapshot.nest->target ? m_snapshot.nest->target.get()
                                                                              : nullptr;
+    if (target)
+        m_caveat->setText(tr("What these count: cycles = MACs at %1's peak rate + %2 cycles per iteration of a loop not unrolled "
+                             "+ copies (bytes over bandwidth, plus latency), less what double buffering hides. Address arithmetic, "
+                             "loads, stores and loop control of the exported C are not counted: the instructions it executes "
+                             "(Schedule > Measure) are more.")
+                              .arg(QString::fromStdString(target->name))
+                              .arg(target->loopOverheadCycles));
     m_title->setText(tr("%1 on %2").arg(QString::fromStdString(r.kernel), QString::fromStdString(r.target)));
     auto share = [](double bound, double estimate) { return estimate > 0 ? bound / estimate * 100.0 : -1.0; };
 
@@ -434,11 +458,10 @@ void CostView::updateHeadlines()
 
     if (target && target->clockMhz > 0) {
         double boundMs = bound / (target->clockMhz * 1000.0);
-        setHeadline(Figure::Latency, QStringLiteral("%1 ms").arg(QString::number(r.latencyMs, 'f', 3)),
-                    tr("%1 ms at peak").arg(QString::number(boundMs, 'f', 3)), share(boundMs, r.latencyMs),
+        setHeadline(Figure::Latency, latencyText(r.latencyMs), tr("%1 at peak").arg(latencyText(boundMs)), share(boundMs, r.latencyMs),
                     tr("Compute bound at %1 MHz.").arg(target->clockMhz));
     } else {
-        setHeadline(Figure::Latency, QStringLiteral("%1 ms").arg(QString::number(r.latencyMs, 'f', 3)), tr("no clock given"), -1);
+        setHeadline(Figure::Latency, latencyText(r.latencyMs), tr("no clock given"), -1);
     }
 
     if (target && !target->levels.empty()) {
@@ -483,8 +506,8 @@ void CostView::updateHeadlines()
                 tr("%1 moved in %2; compulsory %3: every input element used read once, every output written once.")
                     .arg(bytesText(home), homeName, bytesText(r.bounds.compulsoryBytes)));
     if (!r.bounds.ioLowerBoundBytes) {
-        setHeadline(Figure::IoLowerBoundTraffic, QString(), tr("I/O bound: not matmul-like"), -1,
-                    tr("The I/O lower bound (Smith et al. 2017) is computed for matmul-like single-stage kernels only."));
+        setHeadline(Figure::IoLowerBoundTraffic, QString(), tr("no I/O lower bound (known for C += A·B only)"), -1,
+                    tr("The I/O lower bound (Smith et al. 2017) is known for single-stage kernels shaped like a matrix multiply only."));
     } else if (*r.bounds.ioLowerBoundBytes <= 0) {
         setHeadline(Figure::IoLowerBoundTraffic, QString(), tr("I/O bound 0 B (fits on chip)"), -1,
                     tr("The fast memories hold enough of the problem that the I/O lower bound is zero."));
@@ -525,7 +548,7 @@ void CostView::updateTrafficChart()
         m_trafficTips.assign(tensors.size(), QStringList());
         for (size_t i = 0; i < tensors.size(); ++i) {
             auto* set = new QBarSet(QString::fromStdString(tensors[i]));
-            QColor c = MemoryView::tensorColor(QString::fromStdString(tensors[i]));
+            QColor c = MemoryView::tensorColor(m_snapshot.program ? m_snapshot.program->kernel.get() : nullptr, QString::fromStdString(tensors[i]));
             set->setColor(c);
             set->setBorderColor(c.darker(150));
             for (size_t l = 0; l < levelOrder.size(); ++l)
@@ -604,10 +627,12 @@ void CostView::updateHistoryChart()
     m_historySeries->replace(estimate);
     m_historyBound->replace(bound);
     const int n = static_cast<int>(m_history.size());
-    // Half an edit of room on both sides so that the end points are not cut.
-    if (m_historyX->max() != std::max(1, n) + 0.5) {
-        m_historyX->setRange(0.5, std::max(1, n) + 0.5);
-        m_historyX->setTickInterval(std::max(1.0, std::ceil(n / 10.0)));
+    // Half an edit of room on both sides so that the end points are not cut. The axis grows
+    // ten edits at a time: a new range relays out every label of the chart (about 1 ms).
+    const int room = n <= 10 ? std::max(1, n) : (n + 9) / 10 * 10;
+    if (m_historyX->max() != room + 0.5) {
+        m_historyX->setRange(0.5, room + 0.5);
+        m_historyX->setTickInterval(std::max(1.0, std::ceil(room / 10.0)));
     }
     setRangeIfChanged(m_historyY, maxValue / unit.divisor);
     setTitleIfChanged(m_historyChart, n ? tr("Total %1 per edit of this session (%2, last %3)")

@@ -36,6 +36,11 @@ public:
     void setMeasurement(int revision, const QString& text);
     /// The measurement shown ("" when none is).
     QString measurementText() const;
+    /// What the figures count and which assumptions separate them from a measurement (shown
+    /// under the headlines).
+    QString caveatText() const;
+    /// "12.345 ms", "3.210 s" past 1000 ms.
+    static QString latencyText(double ms);
 
     /// A headline figure and the bound it is compared with.
     enum class Figure { Cycles, Latency, Energy, Macs, CompulsoryTraffic, IoLowerBoundTraffic };
@@ -72,6 +77,7 @@ private:
     Snapshot m_snapshot;
     QLabel* m_title = nullptr;
     QLabel* m_measured = nullptr;
+    QLabel* m_caveat = nullptr;
     int m_measuredRevision = -1;
     QLabel* m_placeholder = nullptr;
     QWidget* m_content = nullptr;
