@@ -115,7 +115,7 @@ double runEditBenchmark(const QStringList& schedules, int rounds, QTextStream& o
     double worst = 0;
     for (const QString& path : schedules) {
         MainWindow window(MainWindow::Options{false, false});
-        window.resize(1600, 1000);
+        window.resize(ScreenshotOptions().size);
         // For finding what an edit costs: LOOPSCOPE_BENCH_HIDE=costDock,codeDock
         for (const QString& name : qEnvironmentVariable("LOOPSCOPE_BENCH_HIDE").split(QLatin1Char(','), Qt::SkipEmptyParts))
             if (QDockWidget* d = window.dock(name))

@@ -13,7 +13,8 @@ namespace loopscope::ui {
 class MainWindow;
 
 struct ScreenshotOptions {
-    QSize size{1600, 1000};
+    /// The first window on a 1600 x 1000 screen (MainWindow::defaultSize).
+    QSize size{1440, 900};
     QString selectLoop;      ///< a loop to select first (its highlights show everywhere)
     QStringList raiseDocks;  ///< dock object names or titles to bring to the front ("Tiles")
     int tilePosition = -1;   ///< a position of the tile view's slider
@@ -24,7 +25,7 @@ struct ScreenshotOptions {
 /// renders it into `out` (PNG) and returns false with a message when it cannot.
 bool renderScreenshot(MainWindow& window, const QString& out, const ScreenshotOptions& options, QString* error);
 
-/// For each schedule: opens it in a window of 1600 x 1000, then times edits (split-factor
+/// For each schedule: opens it in a window of 1440 x 900 (the first window on a 1600 x 1000 screen), then times edits (split-factor
 /// drags, undo and redo) from the edit to the end of the synchronous repaint of the whole
 /// window. Prints a table; returns the worst median in milliseconds.
 double runEditBenchmark(const QStringList& schedules, int rounds, QTextStream& out);

@@ -1,6 +1,6 @@
 // loopscope: the desktop application. `loopscope [FILE]` opens a schedule or kernel (the tiled
 // matmul example by default); `--screenshot OUT.png` renders the window offscreen at
-// 1600x1000 and exits; `--bench-edits` times edits from the change to the repaint.
+// 1440x900 and exits; `--bench-edits` times edits from the change to the repaint.
 #include "headless.h"
 #include "main_window.h"
 
@@ -14,13 +14,33 @@
 
 using loopscope::ui::MainWindow;
 
+namespace {
+QtMessageHandler g_previousHandler = nullptr;
+
+/// Headless runs: the offscreen platform plugin warns about every window feature it lacks
+/// ("This plugin does not support propagateSizeHints()"), about a hundred lines that say
+/// nothing about the program. Everything else passes through.
+void quietOffscreen(QtMsgType type, const QMessageLogContext& context, const QString& message)
+{
+    if (type == QtWarningMsg && message.startsWith(QLatin1String("This plugin does not support")))
+        return;
+    if (g_previousHandler)
+        g_previousHandler(type, context, message);
+}
+} // namespace
+
 int main(int argc, char** argv)
 {
     // Without a person watching, no display is needed: render offscreen.
+    bool headless = false;
     for (int i = 1; i < argc; ++i)
-        if ((std::strcmp(argv[i], "--screenshot") == 0 || std::strcmp(argv[i], "--bench-edits") == 0)
-            && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
-            qputenv("QT_QPA_PLATFORM", "offscreen");
+        if (std::strcmp(argv[i], "--screenshot") == 0 || std::strcmp(argv[i], "--bench-edits") == 0) {
+            headless = true;
+            if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+                qputenv("QT_QPA_PLATFORM", "offscreen");
+        }
+    if (headless)
+        g_previousHandler = qInstallMessageHandler(quietOffscreen);
 
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("Loopscope"));
@@ -31,10 +51,10 @@ int main(int argc, char** argv)
     parser.setApplicationDescription(QStringLiteral("Schedule tensor kernels by hand and watch the loop nest, memory, cost and C code change."));
     parser.addHelpOption();
     parser.addVersionOption();
-    QCommandLineOption screenshot(QStringLiteral("screenshot"), QStringLiteral("Render the main window offscreen at 1600x1000 into OUT.png and exit."), QStringLiteral("OUT.png"));
+    QCommandLineOption screenshot(QStringLiteral("screenshot"), QStringLiteral("Render the main window offscreen at 1440x900 (the first window on a 1600x1000 screen) into OUT.png and exit."), QStringLiteral("OUT.png"));
     QCommandLineOption select(QStringLiteral("select"), QStringLiteral("With --screenshot: select this loop first."), QStringLiteral("LOOP"));
     QCommandLineOption raise(QStringLiteral("show"), QStringLiteral("With --screenshot: bring this dock to the front (e.g. Tiles, History); repeatable."), QStringLiteral("DOCK"));
-    QCommandLineOption size(QStringLiteral("size"), QStringLiteral("With --screenshot: the window size (default 1600x1000)."), QStringLiteral("WxH"));
+    QCommandLineOption size(QStringLiteral("size"), QStringLiteral("With --screenshot: the window size (default 1440x900)."), QStringLiteral("WxH"));
     QCommandLineOption tile(QStringLiteral("tile-position"), QStringLiteral("With --screenshot: position of the tile view's slider."), QStringLiteral("N"));
     QCommandLineOption measure(QStringLiteral("measure"), QStringLiteral("With --screenshot: measure the kernel on qemu first (Schedule > Measure)."));
     QCommandLineOption bench(QStringLiteral("bench-edits"), QStringLiteral("Time edits (change to repaint) on every example schedule, print a table and exit."));

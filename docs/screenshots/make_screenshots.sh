@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Renders the screenshots of docs/tutorial.md and README.md with the application itself
-# (offscreen, 1600x1000). Usage: docs/screenshots/make_screenshots.sh [BUILD_DIR]
+# (offscreen, at the default size 1440x900). Usage: docs/screenshots/make_screenshots.sh [BUILD_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 app="${1:-build}/app/loopscope"
