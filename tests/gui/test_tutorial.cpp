@@ -1,0 +1,307 @@
+// docs/tutorial.md, checked: every figure it quotes is recomputed from the schedules it names
+// (the cost model, the exported code, the tile model, qemu for the measured ones) and must
+// appear in the text exactly as the tutorial writes it; and every figure-like number in the
+// text must be one of those claims or a listed description of the input. A change of the
+// model, the code generator or the examples that moves a quoted figure fails here, naming
+// the phrase to update.
+#include "analysis/cost_report.h"
+#include "analysis/tiles.h"
+#include "codegen/c_codegen.h"
+#include "codegen/measure.h"
+#include "headless.h"
+#include "sched/schedule_file.h"
+#include "target_loader.h"
+
+#include <QFile>
+#include <QLocale>
+#include <QRegularExpression>
+#include <QtTest>
+
+#include <cmath>
+#include <memory>
+
+using namespace loopscope;
+
+namespace {
+
+QString source(const QString& rel) { return QStringLiteral(LOOPSCOPE_SOURCE_DIR "/") + rel; }
+
+/// The tutorial as one line: emphasis and code marks dropped, whitespace collapsed.
+QString tutorialText()
+{
+    QFile f(source("docs/tutorial.md"));
+    if (!f.open(QIODevice::ReadOnly))
+        return QString();
+    QString t = QString::fromUtf8(f.readAll());
+    t.remove(QLatin1Char('*')).remove(QLatin1Char('`'));
+    return t.simplified();
+}
+
+struct Opened {
+    sched::Program program;
+    std::shared_ptr<const lower::LoopNest> nest;
+    analysis::CostReport report;
+    QString code;
+};
+
+Opened openProgram(const sched::Program& p)
+{
+    Opened o;
+    o.program = p;
+    o.nest = std::make_shared<const lower::LoopNest>(lower::lower(p));
+    o.report = analysis::analyze(*o.nest, *p.target);
+    o.code = QString::fromStdString(codegen::generateSource(*o.nest));
+    return o;
+}
+
+Opened open(const QString& rel)
+{
+    auto o = sched::openSchedule(source(rel).toStdString(), [](const std::string& t, const std::string& d) { return hw::resolveTarget(t, d); });
+    if (!o) {
+        qWarning() << o.errorText().c_str();
+        return {};
+    }
+    return openProgram(o->program);
+}
+
+Opened openKernel(const QString& rel)
+{
+    auto k = ir::loadKernelFile(source(rel).toStdString());
+    auto t = hw::resolveTarget("cortex-m7", "");
+    return openProgram(sched::Program::initial(std::make_shared<const ir::Kernel>(std::move(*k)),
+                                               std::make_shared<const hw::Target>(std::move(*t))));
+}
+
+// Numbers as the tutorial writes them.
+QString grouped(double v) { return QLocale(QLocale::English).toString(qlonglong(std::llround(v))); }
+QString fixed(double v, int decimals) { return QString::number(v, 'f', decimals); }
+QString mega(double v, int d) { return fixed(v / 1e6, d) + " M"; }
+QString giga(double v, int d) { return fixed(v / 1e9, d) + " G"; }
+QString kilo(double v) { return QString::number(std::llround(v / 1e3)) + " K"; }
+QString kib(double b) { return fixed(b / 1024.0, 0) + " KiB"; }
+QString mib(double b, int d) { return fixed(b / 1048576.0, d) + " MiB"; }
+QString pct(double v, int d) { return fixed(v, d) + " %"; }
+QString times(double v, int d) { return fixed(v, d) + "x"; }
+
+int64_t dram(const analysis::CostReport& r) { return r.levels[0].readBytes + r.levels[0].writeBytes; }
+int64_t readsOf(const analysis::CostReport& r, const std::string& tensor, const std::string& level)
+{
+    for (const auto& t : r.tensors)
+        if (t.name == tensor && t.level == level)
+            return t.readBytes;
+    return 0;
+}
+int64_t bufferBytes(const analysis::CostReport& r, int level, const std::string& name)
+{
+    for (const auto& b : r.levels[level].buffers)
+        if (b.name == name)
+            return b.bytes;
+    return -1;
+}
+int codeLines(const QString& code) { return static_cast<int>(code.count(QLatin1Char('\n'))) + (code.endsWith('\n') ? 0 : 1); }
+
+} // namespace
+
+class TestTutorial : public QObject {
+    Q_OBJECT
+private:
+    QString m_text;
+    QStringList m_claims;   ///< phrases checked, for the completeness check
+
+    void claim(const QString& phrase)
+    {
+        m_claims << phrase;
+        QVERIFY2(m_text.contains(phrase), qPrintable("docs/tutorial.md should say: \"" + phrase + "\""));
+    }
+
+private slots:
+    void initTestCase()
+    {
+        m_text = tutorialText();
+        QVERIFY(!m_text.isEmpty());
+    }
+
+    void part1Matmul()
+    {
+        const Opened naive = open("examples/schedules/matmul_f32_naive.sched.yaml");
+        const Opened tiled = open("docs/tutorial/matmul_1_tiled.sched.yaml");
+        const Opened cached = open("docs/tutorial/matmul_2_cached.sched.yaml");
+        const Opened hoisted = open("docs/tutorial/matmul_3_hoisted.sched.yaml");
+        const Opened doubled = open("docs/tutorial/matmul_4_double_buffered.sched.yaml");
+        const Opened unrolled = open("docs/tutorial/matmul_5_unrolled.sched.yaml");
+        const Opened written = open("docs/tutorial/matmul_6_written_back.sched.yaml");
+        QVERIFY(naive.nest && written.nest);
+        const auto& t = *naive.program.target;
+        const double bound = double(naive.report.bounds.computeCycles);
+        const double compulsory = double(naive.report.bounds.compulsoryBytes);
+
+        claim(QString("runs within %1 % of the compute bound").arg(std::ceil((written.report.cycles.total / bound - 1) * 100)));
+        claim(QString("%1 of DRAM at %2 byte per cycle with %3 cycles of latency per transfer, %4 of SRAM at %5 bytes per cycle")
+                  .arg(mib(t.levels[0].sizeBytes, 0)).arg(t.levels[0].bandwidthBytesPerCycle).arg(t.levels[0].latencyCycles)
+                  .arg(kib(t.levels[1].sizeBytes)).arg(t.levels[1].bandwidthBytesPerCycle));
+        QCOMPARE(t.compute.macsPerCycle.at("float32"), 1.0);
+        claim("one float32 MAC per cycle at best");
+
+        // step 0
+        const auto& r0 = naive.report;
+        claim(QString("(%1 of %2)").arg(kib(r0.levels[0].usedBytes), mib(t.levels[0].sizeBytes, 0)));
+        claim(QString("%1 cycles for %2 MACs, %3 of the compute bound (%4 cycles)")
+                  .arg(mega(r0.cycles.total, 1), grouped(r0.macs), pct(bound / r0.cycles.total * 100, 1), grouped(bound)));
+        claim(QString("DRAM traffic is %1 against %2 of compulsory traffic: %3 more")
+                  .arg(mib(dram(r0), 2), kib(compulsory), times(dram(r0) / compulsory, 0)));
+        claim(QString("%1 of the %2 cycles are transfers").arg(mega(r0.cycles.transfer, 1), mega(r0.cycles.total, 1)));
+        // step 1
+        QCOMPARE(dram(tiled.report), dram(r0));
+        claim(QString("(%1 cycles; DRAM traffic unchanged)").arg(mega(tiled.report.cycles.total, 2)));
+        // step 2
+        const auto& r2 = cached.report;
+        claim(QString("SRAM holds %1 (%2 per buffer) of its %3").arg(kib(r2.levels[1].usedBytes), kib(bufferBytes(r2, 1, "A_SRAM")), kib(t.levels[1].sizeBytes)));
+        claim(QString("%1 cycles, %2 faster").arg(mega(r2.cycles.total, 2), times(double(r0.cycles.total) / r2.cycles.total, 1)));
+        claim(QString("DRAM reads fall from %1 to %2: %3, not")
+                  .arg(mib(r0.levels[0].readBytes, 0), kib(r2.levels[0].readBytes), times(double(r0.levels[0].readBytes) / r2.levels[0].readBytes, 0)));
+        const double aBytes = 64 * 64 * 4;
+        claim(QString("read from DRAM %1 times instead of %2").arg(readsOf(r2, "A", "DRAM") / aBytes).arg(readsOf(r0, "A", "DRAM") / aBytes));
+        claim(QString("%1 the compulsory traffic").arg(times(dram(r2) / compulsory, 1)));
+        QString reload;
+        int reloadStep = -1;
+        for (const auto& d : r2.diagnostics)
+            if (d.code == "redundant-reload") {
+                reload = QString::fromStdString(d.message);
+                reloadStep = d.step.value_or(-1);
+            }
+        claim(QString("a warning on step %1: %2.").arg(reloadStep + 1).arg(reload));
+        // step 3
+        const auto& r3 = hoisted.report;
+        claim(QString("DRAM traffic %1, %2 the compulsory traffic; %3 cycles").arg(kib(dram(r3)), times(dram(r3) / compulsory, 1), mega(r3.cycles.total, 2)));
+        claim(QString("B is only %1").arg(kib(aBytes)));
+        sched::Step root;
+        root.primitive = sched::Primitive::ComputeAt;
+        root.tensor = "B";
+        root.level = "SRAM";
+        root.at = "root";
+        auto rooted = sched::apply(hoisted.program, root);
+        QVERIFY(rooted.ok());
+        const Opened exercise = openProgram(rooted.program());
+        QCOMPARE(double(dram(exercise.report)), compulsory);
+        claim(QString("the DRAM traffic reaches the compulsory %1").arg(kib(compulsory)));
+        // step 4
+        const auto& r4 = doubled.report;
+        claim(QString("(SRAM %1)").arg(kib(r4.levels[1].usedBytes)));
+        claim(QString("Cost: %1 cycles.").arg(mega(r4.cycles.total, 2)));
+        claim(QString("%1 of the %2 transfer cycles are now hidden").arg(pct(r4.cycles.overlapRatio * 100, 0), kilo(r4.cycles.transfer)));
+        double copies = 0;
+        for (const auto& tr : r4.transfers)
+            if (tr.from == "DRAM")
+                copies += tr.bytes / t.levels[0].bandwidthBytesPerCycle + double(tr.copies) * t.levels[0].latencyCycles;
+        claim(QString("%1 cycles of latency, %2 cycles in all").arg(t.levels[0].latencyCycles).arg(kilo(r4.cycles.transfer - copies)));
+        const auto tiles = analysis::TileModel::build(doubled.nest);
+        QVERIFY(tiles.ok());
+        claim(QString("step through the %1 tiles of C").arg(tiles.positions()));
+        const auto values = tiles.loopValues(5);
+        const auto a = tiles.residents(*tiles.input("A"), 5);
+        QCOMPARE(a.size(), size_t(1));
+        claim(QString("At step 6 (i.outer = %1, j.outer = %2) the tile %3 is being computed, the band %4 is resident in SRAM and the second "
+                      "buffer is already fetching %5.")
+                  .arg(values[0]).arg(values[1])
+                  .arg(QString::fromStdString(boxText("C", tiles.outputTile(5))), QString::fromStdString(boxText("A", a[0].box)),
+                       QString::fromStdString(boxText("A", a[0].next))));
+        // step 5
+        const auto& r5 = unrolled.report;
+        claim(QString("The code grows to %1 lines: the body of k is written out %2 times").arg(codeLines(unrolled.code)).arg(64));
+        claim(QString("compute falls from %1 to %2 cycles").arg(kilo(r4.cycles.compute), kilo(r5.cycles.compute)));
+        claim(QString("the total is %1 cycles, %2 of the compute bound (%3 faster than step 0)")
+                  .arg(mega(r5.cycles.total, 2), pct(bound / r5.cycles.total * 100, 0), times(double(r0.cycles.total) / r5.cycles.total, 0)));
+        // step 6
+        const auto& r6 = written.report;
+        claim(QString("C_SRAM (%1, two buffers)").arg(kib(bufferBytes(r6, 1, "C_SRAM") / 2)));
+        claim(QString("transfers fall to %1 cycles, %2 of them hidden").arg(kilo(r6.cycles.transfer), pct(r6.cycles.overlapRatio * 100, 0)));
+        claim(QString("%1 cycles, %2 of the compute bound of %3 — %4 faster than the unscheduled kernel")
+                  .arg(kilo(r6.cycles.total), pct(bound / r6.cycles.total * 100, 0), kilo(bound), times(double(r0.cycles.total) / r6.cycles.total, 0)));
+        claim(QString("The SRAM used is %1 of 512").arg(kib(r6.levels[1].usedBytes)));
+        claim(QString("the DRAM traffic is %1 compulsory").arg(times(dram(r6) / compulsory, 0)));
+
+        // What the figures count (item 5 of issue 10): the measured instructions of the last step.
+        const codegen::Measurement m = codegen::measureOnQemu(*written.nest, "cortex-m7");
+        QVERIFY2(m.ok, m.error.c_str());
+        claim(QString("Schedule > Measure counts %1 instructions in the kernel, %2 per MAC")
+                  .arg(grouped(double(m.kernelInstructions)), fixed(double(m.kernelInstructions) / r6.macs, 2)));
+        claim(QString("So the %1 says how close").arg(pct(bound / r6.cycles.total * 100, 0)));
+    }
+
+    void theMeasuredScreenshot()
+    {
+        const Opened dsp = open("examples/schedules/conv2d_int8_dsp.sched.yaml");
+        QVERIFY(dsp.nest);
+        const codegen::Measurement m = codegen::measureOnQemu(*dsp.nest, "cortex-m7");
+        QVERIFY2(m.ok, m.error.c_str());
+        claim(QString("measured: %1 instructions, %2 per MAC")
+                  .arg(grouped(double(m.kernelInstructions)), fixed(double(m.kernelInstructions) / dsp.report.macs, 2)));
+        const QSize size = ui::ScreenshotOptions().size;
+        claim(QString("offscreen, at %1 x %2").arg(size.width()).arg(size.height()));
+    }
+
+    void part2Dwsep()
+    {
+        const Opened naive = openKernel("examples/kernels/dwsep_conv.kernel.yaml");
+        const Opened blocks = open("examples/schedules/dwsep_conv_channel_blocks.sched.yaml");
+        const Opened fused = open("examples/schedules/dwsep_conv_fused.sched.yaml");
+        QVERIFY(naive.nest && blocks.nest && fused.nest);
+        const auto& k = *naive.program.kernel;
+        const double dBytes = double(k.tensors[k.findTensor("D")].bytes());
+        const double iBytes = double(k.tensors[k.findTensor("I")].bytes());
+        const auto& r0 = naive.report;
+        const double compulsory = double(r0.bounds.compulsoryBytes);
+        claim(QString("D is an intermediate: %1").arg(mib(dBytes, 2)));
+        claim(QString("it takes %1 cycles").arg(giga(r0.cycles.total, 2)));
+        claim(QString("%1 of DRAM traffic for %2 of compulsory traffic").arg(mib(dram(r0), 0), mib(compulsory, 1)));
+        const auto& rb = blocks.report;
+        claim(QString("%1 cycles (%2 faster), DRAM traffic %3, %4 compulsory")
+                  .arg(mega(rb.cycles.total, 0), times(double(r0.cycles.total) / rb.cycles.total, 0), mib(dram(rb), 1), times(dram(rb) / compulsory, 1)));
+        claim(QString("still has its home in DRAM (%1)").arg(mib(dBytes, 2)));
+        claim(QString("The pointwise weights PW (%1) are resident").arg(kib(double(k.tensors[k.findTensor("PW")].bytes()))));
+        const auto& rf = fused.report;
+        claim(QString("%1, role intermediate").arg(kib(bufferBytes(rf, 1, "D_SRAM"))));
+        claim(QString("(%1 used instead of %2)").arg(mib(rf.levels[0].usedBytes, 2), mib(rb.levels[0].usedBytes, 2)));
+        claim(QString("SRAM holds %1 at its peak").arg(kib(rf.levels[1].usedBytes)));
+        claim(QString("DRAM traffic %1, %2 compulsory; %3 cycles").arg(mib(dram(rf), 2), times(dram(rf) / compulsory, 1), mega(rf.cycles.total, 0)));
+        claim(QString("I is read about %1 times from DRAM (%2 times with the 8-row bands")
+                  .arg(fixed(readsOf(rf, "I", "DRAM") / iBytes, 1), fixed(readsOf(rb, "I", "DRAM") / iBytes, 1)));
+        const auto tiles = analysis::TileModel::build(fused.nest);
+        QVERIFY(tiles.ok());
+        claim(QString("the output O is cut into %1 bands of %2 rows").arg(tiles.positions()).arg(tiles.outputTile(0).dims[0].size()));
+        claim(QString("Compute is now %1 of the %2 cycles against a compute bound of %3")
+                  .arg(mega(rf.cycles.compute, 1), mega(rf.cycles.total, 0), mega(rf.bounds.computeCycles, 1)));
+    }
+
+    // Every figure-like number in the text is inside a claim checked above, or describes the
+    // input (sizes, factors, tile shapes) and is listed here.
+    void everyQuotedFigureIsChecked()
+    {
+        const QStringList described = {
+            "64 x 64 matrices", "16 x 16 tiles", "a 16 x 16 tile can do", "(extent 4)", "(extent 16)", "not 256x",
+            "at 112 x 112 x 32", "32 -> 64", "3 x 3 x 8 filter", "blocks of 8 channels", "bands of 8 rows", "(10 rows with the halo)",
+            "why it is not 1.0x", "by 4, then", "a 4-row band", "each band of 4 output rows needs 6 input rows", "factor to 16",
+            "by 16 x 16", "factor: 16", "(say 10)", "larger than 64", "divide 64", "the 16 tiles", "factor: 8",
+        };
+        static const QRegularExpression figure(
+            QStringLiteral("\\d[\\d,]*(\\.\\d+)?(x\\b|\\s?(%|M\\b|K\\b|G\\b|KiB|MiB|B\\b|cycles|lines|times|instructions|per MAC))"));
+        QStringList unchecked;
+        for (auto it = figure.globalMatch(m_text); it.hasNext();) {
+            const auto match = it.next();
+            const qsizetype at = match.capturedStart();
+            auto covers = [&](const QString& phrase) {
+                for (qsizetype from = 0; (from = m_text.indexOf(phrase, from)) >= 0; ++from)
+                    if (from <= at && at < from + phrase.size())
+                        return true;
+                return false;
+            };
+            bool ok = std::any_of(m_claims.begin(), m_claims.end(), covers) || std::any_of(described.begin(), described.end(), covers);
+            if (!ok)
+                unchecked << m_text.mid(std::max<qsizetype>(0, at - 30), 60);
+        }
+        QVERIFY2(unchecked.isEmpty(), qPrintable("figures in docs/tutorial.md that no test checks:\n  " + unchecked.join("\n  ")));
+    }
+};
+
+QTEST_MAIN(TestTutorial)
+#include "test_tutorial.moc"
