@@ -189,8 +189,16 @@ struct PanelText {
 };
 
 /// Lays out a panel: title, the grid (square cells, as large as fits), captions below.
+/// Lines the bold title of a panel takes (it wraps rather than being cut).
+int titleLineCount(const QFont& font, const QString& title, qreal width)
+{
+    QFont bold = font;
+    bold.setBold(true);
+    return captionLineCount(QFontMetricsF(bold), title, width);
+}
+
 Grid layoutPanel(const QRectF& area, const QFontMetricsF& fm, const std::vector<int64_t>& shape, int rowDim, int colDim,
-                 const QString& rowName, size_t captionLines)
+                 const QString& rowName, size_t captionLines, int titleLines = 1)
 {
     Grid g;
     g.rowDim = rowDim;
@@ -198,7 +206,7 @@ Grid layoutPanel(const QRectF& area, const QFontMetricsF& fm, const std::vector<
     g.rows = rowDim >= 0 ? std::max<int64_t>(1, shape[rowDim]) : 1;
     g.cols = colDim >= 0 ? std::max<int64_t>(1, shape[colDim]) : 1;
     const qreal line = fm.height() + 2;
-    const qreal top = area.top() + line + line + 2;      // title, column axis
+    const qreal top = area.top() + titleLines * line + line + 2;      // title, column axis
     const qreal labels = std::max(fm.horizontalAdvance(QStringLiteral("0000")),
                                   rowName.isEmpty() ? 0.0 : fm.horizontalAdvance(rowName + QStringLiteral(" ↓")));
     const qreal left = area.left() + std::min(labels, area.width() / 3) + 6;
@@ -226,21 +234,23 @@ void drawPanelFrame(QPainter& p, const QRectF& area, const Grid& g, const PanelT
     const qreal line = fm.height() + 2;
     p.setFont(bold);
     p.setPen(pal.color(QPalette::Text));
-    p.drawText(QRectF(area.left(), area.top(), area.width(), line), Qt::AlignLeft | Qt::AlignVCenter,
-               QFontMetricsF(bold).elidedText(text.title, Qt::ElideRight, area.width()));
+    const int titleLines = titleLineCount(normal, text.title, area.width());
+    p.drawText(QRectF(area.left(), area.top(), area.width(), titleLines * line), Qt::AlignLeft | Qt::AlignVCenter | Qt::TextWordWrap,
+               text.title);
     p.setFont(normal);
+    const qreal axisTop = area.top() + (titleLines - 1) * line;   // the axis row sits under the title
     // Axes: names and extents.
     const QColor dim = pal.color(QPalette::PlaceholderText);
     p.setPen(dim);
-    QRectF colAxis(g.rect.left(), area.top() + line, std::max<qreal>(g.rect.width(), 60), line);
+    QRectF colAxis(g.rect.left(), axisTop + line, std::max<qreal>(g.rect.width(), 60), line);
     p.drawText(colAxis, Qt::AlignLeft | Qt::AlignVCenter, QStringLiteral("%1 →").arg(text.colName));
     if (g.rect.width() > fm.horizontalAdvance(QString::number(g.cols)) + fm.horizontalAdvance(text.colName) + 40)
-        p.drawText(QRectF(g.rect.left(), area.top() + line, g.rect.width(), line), Qt::AlignRight | Qt::AlignVCenter,
+        p.drawText(QRectF(g.rect.left(), axisTop + line, g.rect.width(), line), Qt::AlignRight | Qt::AlignVCenter,
                    QString::number(g.cols));
     QRectF rowAxis(area.left(), g.rect.top(), g.rect.left() - area.left() - 4, line);
     p.drawText(rowAxis, Qt::AlignRight | Qt::AlignVCenter, QStringLiteral("0"));
     if (!text.rowName.isEmpty()) {
-        p.drawText(QRectF(area.left(), area.top() + line, g.rect.left() - area.left() - 4, line), Qt::AlignRight | Qt::AlignVCenter,
+        p.drawText(QRectF(area.left(), axisTop + line, g.rect.left() - area.left() - 4, line), Qt::AlignRight | Qt::AlignVCenter,
                    fm.elidedText(text.rowName + QStringLiteral(" ↓"), Qt::ElideLeft, g.rect.left() - area.left() - 4));
         if (g.rect.height() > 2 * line)
             p.drawText(QRectF(area.left(), g.rect.bottom() - line, g.rect.left() - area.left() - 4, line),
@@ -397,7 +407,8 @@ void TileCanvas::drawOutput(QPainter& p, const QRectF& area, const TileModel& m,
     else
         text.captions.push_back({QColor(), QObject::tr("too many steps to shade the tiles already computed")});
 
-    const Grid g = layoutPanel(area, fm, t.output().shape, m.rowDim, m.colDim, text.rowName, text.lines(fm, area.width()) + 1);
+    const Grid g = layoutPanel(area, fm, t.output().shape, m.rowDim, m.colDim, text.rowName, text.lines(fm, area.width()) + 1,
+                               titleLineCount(font(), text.title, area.width()));
     drawCells(p, g, QColor(250, 250, 250));
 
     // Tiles done, tile outlines, the current tile.
@@ -491,7 +502,7 @@ void TileCanvas::drawInput(QPainter& p, const QRectF& area, const TileModel& m, 
     for (int64_t q : {int64_t(0), m.tiles.positions() / 2, m.tiles.positions() - 1})
         if (q >= 0 && q != pos)
             lines = std::max(lines, inputText(m, q).lines(fm, area.width()));
-    const Grid g = layoutPanel(area, fm, in.shape, m.inRowDim, m.inColDim, text.rowName, lines);
+    const Grid g = layoutPanel(area, fm, in.shape, m.inRowDim, m.inColDim, text.rowName, lines, titleLineCount(font(), text.title, area.width()));
     if (home) {
         drawCells(p, g, levelColour(colour, 0));
     } else {
