@@ -491,7 +491,7 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"unknown_compute_key", "  macs_per_cycle", "  simd_lane: 4\n  macs_per_cycle",
                   "cortex-m7.yaml:4:3: error: compute.simd_lane: unknown key 'simd_lane' (did you mean "
                   "'simd_lanes'?); allowed keys in compute: macs_per_cycle, simd_lanes, dsp, fpu, registers, "
-                  "energy_pj_per_mac, pe_array"},
+                  "energy_pj_per_mac, pe_array, cores"},
         ErrorCase{"non_scalar_key", "clock_mhz: 100", "clock_mhz: 100\n[a, b]: 1",
                   "cortex-m7.yaml:3:1: error: top level: keys must be plain names, got a sequence as a key"},
         ErrorCase{"duplicate_key", "clock_mhz: 100", "clock_mhz: 100\nclock_mhz: 200",
