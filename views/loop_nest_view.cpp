@@ -661,9 +661,12 @@ QMenu* LoopNestView::contextMenuFor(const QModelIndex& index, QWidget* parent)
 {
     auto* menu = new QMenu(parent ? parent : this);
     menu->setToolTipsVisible(true);
-    const NestRow* r = m_model->row(index);
-    if (!r)
+    const NestRow* found = m_model->row(index);
+    if (!found)
         return menu;
+    // A copy: selecting the row tells the window, whose handlers may refresh the model's rows.
+    const NestRow row = *found;
+    const NestRow* r = &row;
     if (m_tree->currentIndex() != index)
         m_tree->setCurrentIndex(index);
     if (r->kind == NestRow::Kind::Loop) {
