@@ -833,6 +833,14 @@ std::vector<std::string> builtinTargetNames()
     return names;
 }
 
+std::string builtinTargetText(const std::string& name)
+{
+    for (std::size_t i = 0; i < detail::embeddedTargetCount(); ++i)
+        if (detail::embeddedTargetName(i) == name)
+            return std::string(detail::embeddedTargetText(i));
+    return std::string();
+}
+
 Result<Target> loadBuiltinTarget(const std::string& name)
 {
     for (std::size_t i = 0; i < detail::embeddedTargetCount(); ++i)

@@ -18,6 +18,9 @@ Result<Target> parseTarget(const std::string& text, const std::string& path);
 std::vector<std::string> builtinTargetNames();
 /// Loads a built-in target by name.
 Result<Target> loadBuiltinTarget(const std::string& name);
+/// The YAML text of a built-in target ("" for an unknown name); the workspace stores it so that
+/// a variant can be reproduced after the built-in targets change.
+std::string builtinTargetText(const std::string& name);
 /// A built-in name, or a path to a target file (relative paths resolved against baseDir).
 Result<Target> resolveTarget(const std::string& nameOrPath, const std::string& baseDir = "");
 

@@ -6,6 +6,8 @@ LOOPSCOPE_PACKAGES=(
   build-essential cmake                                   # compilers, the build
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev         # core, hwdesc, CLI
   libgtest-dev libgmock-dev libbenchmark-dev              # tests and benchmarks
+  libsqlitecpp-dev libsqlite3-dev                         # core/store: the workspace (SQLiteCpp; its CMake config finds SQLite3)
+  libssl-dev                                              # core/store: SHA-256 content hashes of kernels and targets (libcrypto)
   qt6-base-dev qt6-charts-dev                             # the desktop app
   libqt6opengl6-dev                                       # Qt6Charts' CMake config needs Qt6OpenGL (only a Recommends of qt6-base-dev)
   fonts-dejavu-core                                       # text in the offscreen screenshot of run.sh

@@ -2,6 +2,7 @@
 #include "commands.h"
 
 #include "analysis/cost_report.h"
+#include "analysis/report_json.h"
 #include "codegen/c_codegen.h"
 #include "codegen/export_writer.h"
 #include "codegen/measure.h"
@@ -215,35 +216,7 @@ int runAnalyze(const std::string& schedule, const std::string& target, bool json
         }
     }
     if (json) {
-        nlohmann::ordered_json j;
-        j["kernel"] = r.kernel;
-        j["target"] = r.target;
-        j["macs"] = r.macs;
-        j["cycles"] = {{"total", r.cycles.total}, {"compute", r.cycles.compute}, {"transfer", r.cycles.transfer}, {"overlap_ratio", r.cycles.overlapRatio}};
-        j["latency_ms"] = r.latencyMs;
-        j["energy_uj"] = r.energyUj;
-        j["levels"] = nlohmann::ordered_json::array();
-        for (const auto& l : r.levels) {
-            nlohmann::ordered_json buffers = nlohmann::ordered_json::array();
-            for (const auto& b : l.buffers)
-                buffers.push_back({{"name", b.name}, {"tensor", b.tensor}, {"loop", b.loop}, {"shape", b.shape}, {"bytes", b.bytes}, {"double_buffered", b.doubleBuffered}});
-            j["levels"].push_back({{"name", l.name}, {"capacity_bytes", l.capacityBytes}, {"used_bytes", l.usedBytes}, {"read_bytes", l.readBytes},
-                                   {"write_bytes", l.writeBytes}, {"buffers", buffers}});
-        }
-        j["tensors"] = nlohmann::ordered_json::array();
-        for (const auto& t : r.tensors)
-            j["tensors"].push_back({{"name", t.name}, {"level", t.level}, {"read_bytes", t.readBytes}, {"write_bytes", t.writeBytes}});
-        j["bounds"] = {{"compute_cycles", r.bounds.computeCycles}, {"compulsory_bytes", r.bounds.compulsoryBytes}};
-        if (r.bounds.ioLowerBoundBytes)
-            j["bounds"]["io_lower_bound_bytes"] = *r.bounds.ioLowerBoundBytes;
-        else
-            j["bounds"]["io_lower_bound_bytes"] = nullptr;
-        j["diagnostics"] = nlohmann::ordered_json::array();
-        for (const auto& d : r.diagnostics) {
-            nlohmann::ordered_json e = {{"severity", severityName(d.severity)}, {"code", d.code}, {"message", d.message}};
-            e["step"] = d.step ? nlohmann::ordered_json(*d.step) : nlohmann::ordered_json(nullptr);
-            j["diagnostics"].push_back(e);
-        }
+        nlohmann::ordered_json j = nlohmann::ordered_json::parse(analysis::reportJson(r));
         if (measure)
             j["measured"] = {{"machine", measured.machine}, {"kernel_instructions", measured.kernelInstructions},
                              {"copy_instructions", measured.copyInstructions},
@@ -296,7 +269,7 @@ int runAnalyze(const std::string& schedule, const std::string& target, bool json
     if (!r.diagnostics.empty()) {
         out << "\n";
         for (const auto& d : r.diagnostics)
-            out << severityName(d.severity) << " [" << d.code << "]" << (d.step ? " step " + std::to_string(*d.step + 1) : std::string()) << ": " << d.message << "\n";
+            out << analysis::severityName(d.severity) << " [" << d.code << "]" << (d.step ? " step " + std::to_string(*d.step + 1) : std::string()) << ": " << d.message << "\n";
     }
     return kExitOk;
 }

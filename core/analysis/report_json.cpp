@@ -1,0 +1,47 @@
+// The JSON form of a CostReport (what `analyze --json` prints and the workspace keeps).
+#include "analysis/report_json.h"
+
+#include <nlohmann/json.hpp>
+
+namespace loopscope::analysis {
+
+const char* severityName(Severity s)
+{
+    return s == Severity::Error ? "error" : s == Severity::Warning ? "warning" : "hint";
+}
+
+std::string reportJson(const CostReport& r, int indent)
+{
+    nlohmann::ordered_json j;
+    j["kernel"] = r.kernel;
+    j["target"] = r.target;
+    j["macs"] = r.macs;
+    j["cycles"] = {{"total", r.cycles.total}, {"compute", r.cycles.compute}, {"transfer", r.cycles.transfer}, {"overlap_ratio", r.cycles.overlapRatio}};
+    j["latency_ms"] = r.latencyMs;
+    j["energy_uj"] = r.energyUj;
+    j["levels"] = nlohmann::ordered_json::array();
+    for (const auto& l : r.levels) {
+        nlohmann::ordered_json buffers = nlohmann::ordered_json::array();
+        for (const auto& b : l.buffers)
+            buffers.push_back({{"name", b.name}, {"tensor", b.tensor}, {"loop", b.loop}, {"shape", b.shape}, {"bytes", b.bytes}, {"double_buffered", b.doubleBuffered}});
+        j["levels"].push_back({{"name", l.name}, {"capacity_bytes", l.capacityBytes}, {"used_bytes", l.usedBytes}, {"read_bytes", l.readBytes},
+                               {"write_bytes", l.writeBytes}, {"buffers", buffers}});
+    }
+    j["tensors"] = nlohmann::ordered_json::array();
+    for (const auto& t : r.tensors)
+        j["tensors"].push_back({{"name", t.name}, {"level", t.level}, {"read_bytes", t.readBytes}, {"write_bytes", t.writeBytes}});
+    j["bounds"] = {{"compute_cycles", r.bounds.computeCycles}, {"compulsory_bytes", r.bounds.compulsoryBytes}};
+    if (r.bounds.ioLowerBoundBytes)
+        j["bounds"]["io_lower_bound_bytes"] = *r.bounds.ioLowerBoundBytes;
+    else
+        j["bounds"]["io_lower_bound_bytes"] = nullptr;
+    j["diagnostics"] = nlohmann::ordered_json::array();
+    for (const auto& d : r.diagnostics) {
+        nlohmann::ordered_json e = {{"severity", severityName(d.severity)}, {"code", d.code}, {"message", d.message}};
+        e["step"] = d.step ? nlohmann::ordered_json(*d.step) : nlohmann::ordered_json(nullptr);
+        j["diagnostics"].push_back(e);
+    }
+    return j.dump(indent);
+}
+
+} // namespace loopscope::analysis

@@ -1,0 +1,626 @@
+// The workspace store: every field round-trips, migrations from a version-1 file, refusals of
+// files that are not sound workspaces (left byte-for-byte unchanged), search runs, trace
+// differences, variants rebuilt from their stored texts and written back.
+#include "store_test_support.h"
+
+#include "store/figures.h"
+#include "store/schema.h"
+#include "store/trace_diff.h"
+
+#include <SQLiteCpp/SQLiteCpp.h>
+#include <nlohmann/json.hpp>
+
+#include <sys/stat.h>
+
+using namespace loopscope;
+using namespace loopscope::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::unique_ptr<store::Workspace> createWs(const std::string& path)
+{
+    auto ws = store::Workspace::create(path);
+    EXPECT_TRUE(ws.ok()) << ws.errorText();
+    return ws.ok() ? std::move(*ws) : nullptr;
+}
+
+std::unique_ptr<store::Workspace> openWs(const std::string& path)
+{
+    auto ws = store::Workspace::open(path);
+    EXPECT_TRUE(ws.ok()) << ws.errorText();
+    return ws.ok() ? std::move(*ws) : nullptr;
+}
+
+} // namespace
+
+TEST(Store, CreateRefusesAnExistingFileAndOpenChecksIt)
+{
+    ScratchDir dir("store");
+    const std::string path = dir / "p.loopscope-workspace";
+    {
+        auto ws = createWs(path);
+        ASSERT_TRUE(ws);
+        EXPECT_EQ(ws->schemaVersion(), store::kSchemaVersion);
+        EXPECT_TRUE(ws->integrityProblems().empty());
+    }
+    const std::string before = fileBytes(path);
+    auto again = store::Workspace::create(path);
+    ASSERT_FALSE(again.ok());
+    EXPECT_NE(again.errorText().find("exists"), std::string::npos) << again.errorText();
+    EXPECT_EQ(fileBytes(path), before);
+    auto ws = openWs(path);
+    ASSERT_TRUE(ws);
+    EXPECT_FALSE(ws->migratedFrom());
+    auto missing = store::Workspace::open(dir / "none.loopscope-workspace");
+    ASSERT_FALSE(missing.ok());
+    EXPECT_NE(missing.errorText().find("none.loopscope-workspace"), std::string::npos);
+    EXPECT_NE(missing.errorText().find("workspace init"), std::string::npos);
+}
+
+TEST(Store, VariantRoundTripsEveryField)
+{
+    ScratchDir dir("store");
+    auto ws = createWs(dir / "w.loopscope-workspace");
+    ASSERT_TRUE(ws);
+    store::NewVariant nv = exampleVariant("matmul_f32_tiled");
+    ASSERT_TRUE(nv.figures);
+    nv.name = "tiled";
+    nv.notes = "16x16 tiles\nline two, with 'quotes' and ünïcode";
+    nv.tags = {"seed", "sram"};
+    auto id = ws->addVariant(nv);
+    ASSERT_TRUE(id.ok()) << id.errorText();
+    store::NewVariant child = exampleVariant("matmul_f32_naive");
+    child.name = "naive";
+    child.parentId = *id;
+    auto childId = ws->addVariant(child);
+    ASSERT_TRUE(childId.ok()) << childId.errorText();
+
+    store::Measurement m;
+    m.variantId = *id;
+    m.machine = "qemu mps2-an500 (Cortex-M7)";
+    m.compiler = "arm-none-eabi-gcc";
+    m.compilerVersion = "12.2.1";
+    m.instructions = 123456789012LL;
+    ASSERT_TRUE(ws->addMeasurement(m).ok());
+    ws.reset();
+
+    ws = openWs(dir / "w.loopscope-workspace");
+    ASSERT_TRUE(ws);
+    auto v = ws->variantByName("tiled");
+    ASSERT_TRUE(v);
+    EXPECT_EQ(v->id, *id);
+    EXPECT_EQ(v->notes, nv.notes);
+    EXPECT_EQ(v->trace, nv.trace);
+    EXPECT_EQ(v->trace, readText(sourceDir() + "/examples/schedules/matmul_f32_tiled.sched.yaml"));
+    EXPECT_EQ(v->kernelPath, fs::canonical(sourceDir() + "/examples/kernels/matmul_f32.kernel.yaml").string());
+    EXPECT_EQ(v->target, "cortex-m7");
+    EXPECT_EQ(v->tags, (std::vector<std::string>{"seed", "sram"}));
+    EXPECT_FALSE(v->parentId);
+    EXPECT_GT(v->createdAt, 0);
+    EXPECT_EQ(v->createdAt, v->modifiedAt);
+    auto kernel = ws->file(v->kernelHash);
+    ASSERT_TRUE(kernel);
+    EXPECT_EQ(kernel->text, nv.kernelText);
+    EXPECT_EQ(kernel->hash, store::contentHash(nv.kernelText));
+    EXPECT_EQ(kernel->kind, store::FileKind::Kernel);
+    auto target = ws->file(v->targetHash);
+    ASSERT_TRUE(target);
+    EXPECT_EQ(target->text, hw::builtinTargetText("cortex-m7"));
+    EXPECT_EQ(target->kind, store::FileKind::Target);
+
+    ASSERT_TRUE(v->figures);
+    const store::Figures& f = *v->figures;
+    const store::Figures& g = *nv.figures;
+    EXPECT_EQ(f.projectVersion, store::projectVersion());
+    EXPECT_EQ(f.macs, g.macs);
+    EXPECT_EQ(f.cycles, g.cycles);
+    EXPECT_EQ(f.computeCycles, g.computeCycles);
+    EXPECT_EQ(f.transferCycles, g.transferCycles);
+    EXPECT_DOUBLE_EQ(f.overlapRatio, g.overlapRatio);
+    EXPECT_DOUBLE_EQ(f.latencyMs, g.latencyMs);
+    EXPECT_DOUBLE_EQ(f.energyUj, g.energyUj);
+    EXPECT_EQ(f.boundComputeCycles, g.boundComputeCycles);
+    EXPECT_EQ(f.compulsoryBytes, g.compulsoryBytes);
+    EXPECT_EQ(f.ioLowerBoundBytes, g.ioLowerBoundBytes);
+    EXPECT_EQ(f.predictedInstructions, g.predictedInstructions);
+    EXPECT_EQ(f.errors, g.errors);
+    EXPECT_EQ(f.warnings, g.warnings);
+    EXPECT_EQ(f.reportJson, g.reportJson);
+    ASSERT_EQ(f.levels.size(), g.levels.size());
+    for (std::size_t i = 0; i < f.levels.size(); ++i) {
+        EXPECT_EQ(f.levels[i].name, g.levels[i].name);
+        EXPECT_EQ(f.levels[i].capacityBytes, g.levels[i].capacityBytes);
+        EXPECT_EQ(f.levels[i].peakBytes, g.levels[i].peakBytes);
+        EXPECT_EQ(f.levels[i].readBytes, g.levels[i].readBytes);
+        EXPECT_EQ(f.levels[i].writeBytes, g.levels[i].writeBytes);
+    }
+    EXPECT_EQ(f.innerLevelName(), "SRAM");
+    // The key columns are the report's own figures.
+    auto doc = nlohmann::json::parse(f.reportJson);
+    EXPECT_EQ(doc["cycles"]["total"].get<int64_t>(), f.cycles);
+    EXPECT_EQ(doc["levels"][0]["read_bytes"].get<int64_t>() + doc["levels"][0]["write_bytes"].get<int64_t>(), f.homeTrafficBytes());
+    EXPECT_EQ(doc["levels"][1]["used_bytes"].get<int64_t>(), f.innerPeakBytes());
+
+    ASSERT_EQ(v->measurements.size(), 1u);
+    EXPECT_EQ(v->measurements[0].machine, m.machine);
+    EXPECT_EQ(v->measurements[0].compiler, m.compiler);
+    EXPECT_EQ(v->measurements[0].compilerVersion, m.compilerVersion);
+    EXPECT_EQ(v->measurements[0].instructions, m.instructions);
+    EXPECT_EQ(v->measurements[0].projectVersion, store::projectVersion());
+    EXPECT_GT(v->measurements[0].measuredAt, 0);
+
+    auto c = ws->variantByName("naive");
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->parentId, std::optional<int64_t>(*id));
+    EXPECT_EQ(c->kernelHash, v->kernelHash) << "one stored file per content";
+    EXPECT_EQ(ws->summary()->files, 2);
+    EXPECT_EQ(ws->findVariant(std::to_string(*childId))->name, "naive");
+}
+
+TEST(Store, EditsRenameDuplicateDeleteAndOrder)
+{
+    ScratchDir dir("store");
+    auto ws = createWs(dir / "w.loopscope-workspace");
+    ASSERT_TRUE(ws);
+    store::NewVariant a = exampleVariant("matmul_f32_naive");
+    a.name = "a";
+    const int64_t ida = *ws->addVariant(a);
+    store::NewVariant b = exampleVariant("matmul_f32_tiled");
+    b.name = "b";
+    const int64_t idb = *ws->addVariant(b);
+
+    auto dup = ws->addVariant(a);
+    ASSERT_FALSE(dup.ok());
+    EXPECT_NE(dup.errorText().find("'a' exists"), std::string::npos) << dup.errorText();
+    store::NewVariant unnamed = a;
+    unnamed.name.clear();
+    EXPECT_FALSE(ws->addVariant(unnamed).ok());
+    EXPECT_EQ(ws->uniqueName("a"), "a-2");
+    EXPECT_EQ(ws->uniqueName("c"), "c");
+
+    const auto before = ws->variant(ida)->modifiedAt;
+    ASSERT_TRUE(ws->renameVariant(ida, "naive").ok());
+    EXPECT_FALSE(ws->renameVariant(ida, "b").ok()) << "names are unique";
+    EXPECT_FALSE(ws->renameVariant(ida, "").ok());
+    EXPECT_GT(ws->variant(ida)->modifiedAt, before);
+    ASSERT_TRUE(ws->setNotes(ida, "slow").ok());
+    ASSERT_TRUE(ws->setTags(ida, {"x", "y", "x"}).ok());
+    EXPECT_EQ(ws->variant(ida)->tags, (std::vector<std::string>{"x", "y"}));
+
+    auto copy = ws->duplicateVariant(idb, "b-copy");
+    ASSERT_TRUE(copy.ok()) << copy.errorText();
+    auto c = ws->variant(*copy);
+    EXPECT_EQ(c->parentId, std::optional<int64_t>(idb));
+    EXPECT_EQ(c->trace, b.trace);
+    EXPECT_EQ(c->figures->cycles, b.figures->cycles);
+
+    // Sorting: by name, by cycles (the tiled schedule is faster than the naive one).
+    auto byName = ws->variants(store::VariantOrder::Name);
+    ASSERT_EQ(byName.size(), 3u);
+    EXPECT_EQ(byName[0].name, "b");
+    EXPECT_EQ(byName[2].name, "naive");
+    auto byCycles = ws->variants(store::VariantOrder::Cycles);
+    EXPECT_EQ(byCycles.back().name, "naive");
+
+    // Updating the trace replaces the figures.
+    store::NewVariant tiled = exampleVariant("matmul_f32_tiled");
+    ASSERT_TRUE(ws->updateTrace(ida, tiled.trace, tiled.figures).ok());
+    EXPECT_EQ(ws->variant(ida)->figures->cycles, tiled.figures->cycles);
+
+    // Deleting a parent keeps the child, without a parent.
+    ASSERT_TRUE(ws->deleteVariant(idb).ok());
+    EXPECT_FALSE(ws->variant(idb));
+    EXPECT_FALSE(ws->variant(*copy)->parentId);
+    EXPECT_FALSE(ws->deleteVariant(idb).ok());
+    EXPECT_TRUE(ws->integrityProblems().empty());
+    EXPECT_EQ(ws->summary()->figures, 2);
+}
+
+TEST(Store, MigratesAVersion1FileForwardKeepingEverything)
+{
+    ScratchDir dir("store");
+    const std::string path = dir / "old.loopscope-workspace";
+    {
+        SQLite::Database db(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+        db.exec(readText(sourceDir() + "/tests/data/store/schema-v1.sql"));
+    }
+    const std::string v1Bytes = fileBytes(path);
+    auto ws = openWs(path);
+    ASSERT_TRUE(ws);
+    EXPECT_EQ(ws->migratedFrom(), std::optional<int>(1));
+    EXPECT_EQ(ws->schemaVersion(), store::kSchemaVersion);
+    EXPECT_TRUE(ws->integrityProblems().empty());
+    // The version-1 file is kept beside it, as it was.
+    EXPECT_EQ(fileBytes(path + ".schema-1.bak").size(), v1Bytes.size());
+    {
+        auto backup = store::Workspace::openBytes(fileBytes(path + ".schema-1.bak"));
+        ASSERT_TRUE(backup.ok()) << backup.errorText();
+        EXPECT_EQ((*backup)->schemaVersion(), 1);
+    }
+
+    auto tiled = ws->variantByName("tiled");
+    ASSERT_TRUE(tiled);
+    EXPECT_EQ(tiled->notes, "first try");
+    EXPECT_EQ(tiled->trace, "trace one");
+    EXPECT_EQ(tiled->tags, (std::vector<std::string>{"fast", "sram", "tiled"})) << "comma-separated tags move to their table";
+    EXPECT_EQ(tiled->createdAt, 1700000000001);
+    EXPECT_EQ(tiled->modifiedAt, 1700000000002);
+    ASSERT_TRUE(tiled->figures);
+    EXPECT_EQ(tiled->figures->projectVersion, "0.0.9");
+    EXPECT_EQ(tiled->figures->cycles, 5000);
+    EXPECT_EQ(tiled->figures->ioLowerBoundBytes, std::optional<int64_t>(2500));
+    EXPECT_EQ(tiled->figures->reportJson, "") << "version 1 kept no report document";
+    EXPECT_FALSE(tiled->figures->predictedInstructions);
+    ASSERT_EQ(tiled->figures->levels.size(), 2u);
+    EXPECT_EQ(tiled->figures->innerPeakBytes(), 1024);
+    EXPECT_EQ(ws->file("k1")->text, "kernel text");
+    auto derived = ws->variantByName("tiled-2");
+    ASSERT_TRUE(derived);
+    EXPECT_EQ(derived->parentId, std::optional<int64_t>(1));
+    EXPECT_TRUE(derived->tags.empty());
+    auto sessions = ws->journalSessions();
+    ASSERT_EQ(sessions.size(), 1u);
+    EXPECT_EQ(ws->journalEntries(sessions[0].id).at(0).state, "state one");
+
+    // What version 2 added works on the migrated file.
+    store::Measurement m;
+    m.variantId = tiled->id;
+    m.machine = "qemu";
+    m.compiler = "gcc";
+    m.compilerVersion = "12";
+    m.instructions = 7;
+    EXPECT_TRUE(ws->addMeasurement(m).ok());
+    store::SearchRun run;
+    run.kernelHash = "k1";
+    run.targetHash = "t1";
+    EXPECT_TRUE(ws->beginSearchRun(run).ok());
+    ws.reset();
+    ws = openWs(path);
+    ASSERT_TRUE(ws);
+    EXPECT_FALSE(ws->migratedFrom()) << "migrated once";
+}
+
+TEST(Store, RefusesGarbageTruncatedAndForeignFilesLeavingThemUnchanged)
+{
+    ScratchDir dir("store");
+    // A real workspace with data, to truncate.
+    const std::string good = dir / "good.loopscope-workspace";
+    {
+        auto ws = createWs(good);
+        ASSERT_TRUE(ws);
+        for (int i = 0; i < 20; ++i) {
+            store::NewVariant v = exampleVariant("matmul_f32_tiled");
+            v.name = "v" + std::to_string(i);
+            ASSERT_TRUE(ws->addVariant(v).ok());
+        }
+    }
+    const std::string goodBytes = fileBytes(good);
+    ASSERT_GT(goodBytes.size(), 8192u);
+    struct Case {
+        std::string name;
+        std::string bytes;
+        std::string expect;
+    };
+    // B-tree page headers overwritten (integrity_check finds broken structure; it does not
+    // read the meaning of the values inside intact pages).
+    std::string flipped = goodBytes;
+    for (std::size_t page = 1; page * 4096 < flipped.size(); ++page)
+        for (std::size_t i = 0; i < 12; ++i)
+            flipped[page * 4096 + i] = '\x77';
+    std::vector<Case> cases = {
+        {"empty", "", "empty"},
+        {"garbage", std::string(5000, '\x7f') + "not a database", "not an SQLite database"},
+        {"text", "description: not a workspace\n", "not an SQLite database"},
+        {"truncated-header", goodBytes.substr(0, 60), "not an SQLite database"},
+        {"truncated-half", goodBytes.substr(0, goodBytes.size() / 2), "corrupt"},
+        {"flipped", flipped, "corrupt"},
+    };
+    for (const Case& c : cases) {
+        const std::string path = dir / (c.name + ".loopscope-workspace");
+        writeBytes(path, c.bytes);
+        auto ws = store::Workspace::open(path);
+        EXPECT_FALSE(ws.ok()) << c.name;
+        if (!ws.ok()) {
+            EXPECT_NE(ws.errorText().find(path), std::string::npos) << ws.errorText();
+            EXPECT_NE(ws.errorText().find(c.expect), std::string::npos) << c.name << ": " << ws.errorText();
+        }
+        EXPECT_EQ(fileBytes(path), c.bytes) << c.name << " was modified";
+        EXPECT_FALSE(fs::exists(path + "-wal")) << c.name;
+        auto mem = store::Workspace::openBytes(c.bytes);
+        EXPECT_FALSE(mem.ok()) << c.name;
+    }
+    // An sqlite database of another program.
+    const std::string foreign = dir / "foreign.loopscope-workspace";
+    {
+        SQLite::Database db(foreign, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+        db.exec("CREATE TABLE t(x); INSERT INTO t VALUES (1);");
+    }
+    const std::string foreignBytes = fileBytes(foreign);
+    auto f = store::Workspace::open(foreign);
+    ASSERT_FALSE(f.ok());
+    EXPECT_NE(f.errorText().find("another program"), std::string::npos) << f.errorText();
+    EXPECT_EQ(fileBytes(foreign), foreignBytes);
+}
+
+TEST(Store, RefusesANewerSchemaAndOpensReadOnlyFilesForReading)
+{
+    ScratchDir dir("store");
+    const std::string path = dir / "w.loopscope-workspace";
+    {
+        auto ws = createWs(path);
+        store::NewVariant v = exampleVariant("matmul_f32_tiled");
+        v.name = "t";
+        ASSERT_TRUE(ws->addVariant(v).ok());
+    }
+    // Newer schema.
+    const std::string newer = dir / "newer.loopscope-workspace";
+    fs::copy_file(path, newer);
+    {
+        SQLite::Database db(newer, SQLite::OPEN_READWRITE);
+        db.exec("PRAGMA user_version = " + std::to_string(store::kSchemaVersion + 1));
+        db.exec("PRAGMA journal_mode = DELETE");
+    }
+    const std::string newerBytes = fileBytes(newer);
+    auto n = store::Workspace::open(newer);
+    ASSERT_FALSE(n.ok());
+    EXPECT_NE(n.errorText().find("newer Loopscope"), std::string::npos) << n.errorText();
+    EXPECT_EQ(fileBytes(newer), newerBytes);
+
+    // Read-only file: readable, every change refused with a message, nothing changed.
+    const std::string before = fileBytes(path);
+    ASSERT_EQ(chmod(path.c_str(), 0444), 0);
+    if (access(path.c_str(), W_OK) == 0)
+        GTEST_SKIP() << "running as a user who may write read-only files (root): the read-only case cannot be made here";
+    auto ro = store::Workspace::open(path);
+    ASSERT_TRUE(ro.ok()) << ro.errorText();
+    EXPECT_TRUE((*ro)->isReadOnly());
+    EXPECT_EQ((*ro)->variants().size(), 1u);
+    auto add = (*ro)->addVariant(exampleVariant("matmul_f32_naive"));
+    ASSERT_FALSE(add.ok());
+    EXPECT_NE(add.errorText().find("read-only"), std::string::npos) << add.errorText();
+    ro->reset();
+    EXPECT_EQ(fileBytes(path), before);
+}
+
+TEST(Store, ExplicitReadOnlyOpenRefusesChanges)
+{
+    ScratchDir dir("store");
+    const std::string path = dir / "w.loopscope-workspace";
+    createWs(path);
+    auto ro = store::Workspace::open(path, {true, 1000});
+    ASSERT_TRUE(ro.ok());
+    auto r = (*ro)->beginJournal({});
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.errorText().find("read-only"), std::string::npos);
+}
+
+TEST(Store, ALockedWorkspaceGivesAClearMessageAfterTheBusyTimeout)
+{
+    ScratchDir dir("store");
+    const std::string path = dir / "w.loopscope-workspace";
+    createWs(path);
+    // Another program holds the file exclusively (as `sqlite3` with locking_mode=EXCLUSIVE does).
+    SQLite::Database other(path, SQLite::OPEN_READWRITE);
+    other.exec("PRAGMA locking_mode = EXCLUSIVE");
+    other.exec("BEGIN EXCLUSIVE");
+    other.exec("CREATE TABLE scratch(x)");
+    auto ws = store::Workspace::open(path, {false, 200});
+    ASSERT_FALSE(ws.ok());
+    EXPECT_NE(ws.errorText().find("locked by another program"), std::string::npos) << ws.errorText();
+    other.exec("ROLLBACK");
+}
+
+TEST(Store, SearchRunsStreamProgressAndParetoPoints)
+{
+    ScratchDir dir("store");
+    auto ws = createWs(dir / "w.loopscope-workspace");
+    ASSERT_TRUE(ws);
+    store::NewVariant base = exampleVariant("matmul_f32_naive");
+    base.name = "base";
+    const int64_t baseId = *ws->addVariant(base);
+    store::SearchRun run;
+    run.kernelHash = ws->variant(baseId)->kernelHash;
+    run.targetHash = ws->variant(baseId)->targetHash;
+    run.baseVariantId = baseId;
+    run.parametersJson = R"({"objectives":["cycles","sram_bytes"],"budget":500})";
+    run.total = 500;
+    auto runId = ws->beginSearchRun(run);
+    ASSERT_TRUE(runId.ok()) << runId.errorText();
+    EXPECT_EQ(ws->searchRun(*runId)->status, store::SearchStatus::Running);
+
+    std::vector<int64_t> points;
+    for (int i = 0; i < 5; ++i) {
+        store::NewVariant p = exampleVariant(i % 2 ? "matmul_f32_tiled" : "matmul_f32_naive");
+        p.name = "search-" + std::to_string(*runId) + "/" + std::to_string(i);
+        p.parentId = baseId;
+        auto id = ws->addSearchPoint(*runId, p, R"({"cycles":)" + std::to_string(p.figures->cycles) + "}");
+        ASSERT_TRUE(id.ok()) << id.errorText();
+        points.push_back(*id);
+        ASSERT_TRUE(ws->updateSearchProgress(*runId, 100 * (i + 1), 500, 20 * (i + 1)).ok());
+    }
+    ASSERT_TRUE(ws->setOnFront(*runId, points[0], false).ok());
+    EXPECT_FALSE(ws->setOnFront(*runId, baseId, false).ok()) << "the base is no point of the run";
+    auto mid = ws->searchRun(*runId);
+    EXPECT_EQ(mid->evaluated, 500);
+    EXPECT_EQ(mid->feasible, 100);
+    EXPECT_FALSE(mid->finishedAt);
+    ASSERT_TRUE(ws->finishSearchRun(*runId, store::SearchStatus::Finished).ok());
+    EXPECT_FALSE(ws->updateSearchProgress(*runId, 1, 1, 1).ok()) << "a finished run takes no progress";
+    ws.reset();
+
+    ws = openWs(dir / "w.loopscope-workspace");
+    auto done = ws->searchRun(*runId);
+    ASSERT_TRUE(done);
+    EXPECT_EQ(done->status, store::SearchStatus::Finished);
+    EXPECT_TRUE(done->finishedAt);
+    EXPECT_EQ(done->parametersJson, run.parametersJson);
+    EXPECT_EQ(done->baseVariantId, std::optional<int64_t>(baseId));
+    EXPECT_EQ(done->projectVersion, store::projectVersion());
+    EXPECT_EQ(ws->searchPoints(*runId).size(), 5u);
+    EXPECT_EQ(ws->searchPoints(*runId, true).size(), 4u);
+    auto p = ws->variant(points[1]);
+    ASSERT_TRUE(p);
+    EXPECT_EQ(p->searchRunId, std::optional<int64_t>(*runId));
+    EXPECT_EQ(p->parentId, std::optional<int64_t>(baseId));
+    EXPECT_NE(std::find(p->tags.begin(), p->tags.end(), "search"), p->tags.end());
+    EXPECT_EQ(nlohmann::json::parse(ws->searchPoints(*runId)[1].objectivesJson)["cycles"].get<int64_t>(), p->figures->cycles);
+    // Deleting a point's variant removes the point.
+    ASSERT_TRUE(ws->deleteVariant(points[2]).ok());
+    EXPECT_EQ(ws->searchPoints(*runId).size(), 4u);
+    EXPECT_TRUE(ws->integrityProblems().empty());
+}
+
+TEST(Store, JournalSessionsAndWhatIsRecoverable)
+{
+    ScratchDir dir("store");
+    auto ws = createWs(dir / "w.loopscope-workspace");
+    store::JournalSession s;
+    s.document = "/p/a.sched.yaml";
+    s.base = "base text";
+    auto id = ws->beginJournal(s);
+    ASSERT_TRUE(id.ok());
+    for (int i = 1; i <= 3; ++i) {
+        store::JournalEntry e;
+        e.action = "edit " + std::to_string(i);
+        e.undoIndex = i;
+        e.state = "state " + std::to_string(i);
+        EXPECT_EQ(*ws->appendJournal(*id, e), i);
+    }
+    auto entries = ws->journalEntries(*id);
+    ASSERT_EQ(entries.size(), 3u);
+    EXPECT_EQ(entries[2].state, "state 3");
+    EXPECT_EQ(entries[2].undoIndex, 3);
+    EXPECT_TRUE(ws->recoverable().empty()) << "this process is alive";
+    auto sessions = ws->journalSessions();
+    ASSERT_EQ(sessions.size(), 1u);
+    EXPECT_EQ(sessions[0].pid, getpid());
+    EXPECT_EQ(sessions[0].entries, 3);
+    ASSERT_TRUE(ws->closeJournal(*id).ok());
+    EXPECT_TRUE(ws->journalSessions().empty());
+    EXPECT_EQ(ws->summary()->journalEntries, 0);
+}
+
+TEST(Store, OpenBytesReadsAWorkspaceInMemory)
+{
+    ScratchDir dir("store");
+    const std::string path = dir / "w.loopscope-workspace";
+    {
+        auto ws = createWs(path);
+        store::NewVariant v = exampleVariant("matmul_f32_tiled");
+        v.name = "t";
+        ASSERT_TRUE(ws->addVariant(v).ok());
+    }
+    auto mem = store::Workspace::openBytes(fileBytes(path));
+    ASSERT_TRUE(mem.ok()) << mem.errorText();
+    EXPECT_TRUE((*mem)->isReadOnly());
+    auto all = (*mem)->readEverything();
+    ASSERT_TRUE(all.ok()) << all.errorText();
+    EXPECT_EQ(all->variants, 1);
+    EXPECT_EQ((*mem)->variantByName("t")->figures->levels.size(), 2u);
+    EXPECT_FALSE((*mem)->setNotes(1, "x").ok());
+}
+
+TEST(Store, FindsTheWorkspaceOfAFolder)
+{
+    ScratchDir dir("store");
+    EXPECT_FALSE(*store::findWorkspaceIn(dir.path().string()));
+    const std::string preferred = store::defaultWorkspacePath(dir.path().string());
+    EXPECT_EQ(fs::path(preferred).filename().string(), dir.path().filename().string() + ".loopscope-workspace");
+    createWs(dir / "other.loopscope-workspace");
+    EXPECT_EQ(**store::findWorkspaceIn(dir.path().string()), dir / "other.loopscope-workspace");
+    createWs(dir / "third.loopscope-workspace");
+    auto several = store::findWorkspaceIn(dir.path().string());
+    ASSERT_FALSE(several.ok());
+    EXPECT_NE(several.errorText().find("other.loopscope-workspace, third.loopscope-workspace"), std::string::npos);
+    createWs(preferred);
+    EXPECT_EQ(**store::findWorkspaceIn(dir.path().string()), preferred) << "the folder's own name wins";
+}
+
+TEST(Store, RebuildsAVariantFromItsStoredTextsAfterTheFilesChange)
+{
+    ScratchDir dir("store");
+    // A project of its own: kernel, target file and schedule, later edited.
+    fs::copy_file(sourceDir() + "/examples/kernels/matmul_f32.kernel.yaml", dir / "mm.kernel.yaml");
+    fs::copy_file(sourceDir() + "/tests/data/targets/tiny-sram.target.yaml", dir / "t.target.yaml");
+    std::string sched = readText(sourceDir() + "/examples/schedules/matmul_f32_naive.sched.yaml");
+    writeBytes(dir / "mm.sched.yaml", "kernel: mm.kernel.yaml\ntarget: t.target.yaml\nsteps:\n  - split: {loop: i, factor: 4}\n");
+    auto nv = store::variantFromScheduleFile(dir / "mm.sched.yaml", targetParser(), builtinText());
+    ASSERT_TRUE(nv.ok()) << nv.errorText();
+    EXPECT_EQ(nv->name, "mm");
+    auto ws = createWs(dir / "w.loopscope-workspace");
+    const int64_t id = *ws->addVariant(*nv);
+    auto v = *ws->variant(id);
+    EXPECT_EQ(store::diskState(*ws->file(v.kernelHash), builtinText()), store::DiskState::Same);
+
+    // The kernel on disk changes (a size): the variant still rebuilds as it was saved.
+    std::string kernel = readText(dir / "mm.kernel.yaml");
+    writeBytes(dir / "mm.kernel.yaml", kernel + "\n# edited\n");
+    EXPECT_EQ(store::diskState(*ws->file(v.kernelHash), builtinText()), store::DiskState::Changed);
+    fs::remove(dir / "t.target.yaml");
+    EXPECT_EQ(store::diskState(*ws->file(v.targetHash), builtinText()), store::DiskState::Missing);
+    auto p = store::rebuildVariant(*ws, v, targetParser());
+    ASSERT_TRUE(p.ok()) << p.errorText();
+    EXPECT_FALSE(p->failedStep);
+    EXPECT_EQ(store::analyzeFigures(p->program).cycles, v.figures->cycles);
+
+    // Written back: the stored kernel and target are written beside the schedule, which
+    // references them, and the result loads and gives the same figures.
+    fs::create_directories(dir / "out");
+    auto ex = store::exportVariant(*ws, v, dir / "out/mm.sched.yaml", builtinText());
+    ASSERT_TRUE(ex.ok()) << ex.errorText();
+    ASSERT_EQ(ex->extraFiles.size(), 2u);
+    EXPECT_EQ(ex->notes.size(), 2u);
+    for (const auto& [path, text] : ex->extraFiles)
+        writeBytes(path, text);
+    writeBytes(dir / "out/mm.sched.yaml", ex->text);
+    auto back = store::variantFromScheduleFile(dir / "out/mm.sched.yaml", targetParser(), builtinText());
+    ASSERT_TRUE(back.ok()) << back.errorText();
+    EXPECT_EQ(back->figures->cycles, v.figures->cycles);
+    EXPECT_EQ(back->kernelText, kernel);
+}
+
+TEST(Store, AScheduleThatDoesNotReplayIsRefusedWithItsStep)
+{
+    auto nv = store::variantFromScheduleFile(sourceDir() + "/docs/tutorial/matmul_broken.sched.yaml", targetParser(), builtinText());
+    ASSERT_FALSE(nv.ok());
+    EXPECT_NE(nv.errorText().find("matmul_broken.sched.yaml:"), std::string::npos) << nv.errorText();
+    EXPECT_NE(nv.errorText().find("step"), std::string::npos) << nv.errorText();
+}
+
+TEST(TraceDiff, AddedRemovedAndChangedSteps)
+{
+    auto a = sched::parseScheduleFile(readText(sourceDir() + "/examples/schedules/matmul_f32_tiled.sched.yaml"), "a");
+    ASSERT_TRUE(a.ok());
+    std::vector<sched::Step> b = a->steps;
+    b[1].factor = 8;                 // split j by 8 instead of 16: changed
+    b.erase(b.begin() + 4);          // cache_read B removed
+    sched::Step u;
+    u.primitive = sched::Primitive::Unroll;
+    u.loops = {"j.inner"};
+    b.push_back(u);                  // unroll added
+    auto d = store::diffSteps(a->steps, b);
+    int same = 0, added = 0, removed = 0, changed = 0;
+    for (const auto& c : d) {
+        same += c.kind == store::ChangeKind::Same;
+        added += c.kind == store::ChangeKind::Added;
+        removed += c.kind == store::ChangeKind::Removed;
+        changed += c.kind == store::ChangeKind::Changed;
+    }
+    EXPECT_EQ(same, 3);
+    EXPECT_EQ(added, 1);
+    EXPECT_EQ(removed, 1);
+    EXPECT_EQ(changed, 1);
+    auto ch = std::find_if(d.begin(), d.end(), [](const auto& c) { return c.kind == store::ChangeKind::Changed; });
+    EXPECT_EQ(ch->indexA, 1);
+    EXPECT_EQ(ch->before, "split j by 16");
+    EXPECT_EQ(ch->after, "split j by 8");
+    EXPECT_TRUE(store::diffSteps(a->steps, a->steps).size() == a->steps.size());
+
+    auto lines = store::diffLines(store::splitLines("a\nb\nc\n"), store::splitLines("a\nx\nc"));
+    ASSERT_EQ(lines.size(), 4u);
+    EXPECT_EQ(lines[1].kind, store::ChangeKind::Removed);
+    EXPECT_EQ(lines[1].text, "b");
+    EXPECT_EQ(lines[2].kind, store::ChangeKind::Added);
+    EXPECT_EQ(lines[2].text, "x");
+}
