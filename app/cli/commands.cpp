@@ -11,6 +11,7 @@
 #include "sched/schedule_file.h"
 #include "target_loader.h"
 #include "verify/interpreter.h"
+#include "workspace_command.h"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -372,6 +373,7 @@ int runCli(int argc, char** argv, std::ostream& out, std::ostream& err)
     auto* targetsCmd = app.add_subcommand("targets", "List the built-in targets");
     // Subcommands in files of their own (tiles_command.cpp, ...), one line each.
     const std::vector<Subcommand> more = {addTilesCommand(app, out, err)};
+    WorkspaceCommand workspaceCmd(app, out, err);
 
     if (argc > 1 && argv[1][0] != '-') {
         bool known = false;
@@ -418,6 +420,8 @@ int runCli(int argc, char** argv, std::ostream& out, std::ostream& err)
     for (const Subcommand& c : more)
         if (c.command->parsed())
             return c.run();
+    if (workspaceCmd.parsed())
+        return workspaceCmd.run();
     return kExitBadInput;
 }
 

@@ -179,7 +179,9 @@ int64_t insertVariant(SQLite::Database& db, const NewVariant& v, std::optional<i
     if (exists.executeStep())
         throw std::runtime_error("a variant named '" + v.name + "' exists already");
     const std::string kernelHash = storeFileIn(db, FileKind::Kernel, v.kernelPath, v.kernelText);
-    const std::string targetHash = storeFileIn(db, FileKind::Target, v.target, v.targetText);
+    // A built-in target is named by its name (no folder in it), a target file by its path.
+    const std::string targetPath = v.target.find('/') == std::string::npos ? "builtin:" + v.target : v.target;
+    const std::string targetHash = storeFileIn(db, FileKind::Target, targetPath, v.targetText);
     const Millis now = nowMillis();
     SQLite::Statement q(db, "INSERT INTO variants(name, notes, trace, kernel_hash, kernel_path, target_hash, target, parent_id, search_run_id, "
                             "created_at, modified_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");

@@ -108,6 +108,8 @@ TEST(Store, VariantRoundTripsEveryField)
     ASSERT_TRUE(target);
     EXPECT_EQ(target->text, hw::builtinTargetText("cortex-m7"));
     EXPECT_EQ(target->kind, store::FileKind::Target);
+    EXPECT_EQ(target->path, "builtin:cortex-m7");
+    EXPECT_EQ(store::diskState(*target, builtinText()), store::DiskState::Same);
 
     ASSERT_TRUE(v->figures);
     const store::Figures& f = *v->figures;

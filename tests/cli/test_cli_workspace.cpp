@@ -1,0 +1,170 @@
+// `loopscope-cli workspace ...` as a user runs it: init, add, list, show, compare, export,
+// import, check, with --json and --workspace, and exit 2 (files left unchanged) on bad input.
+#include "support/test_paths.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include <unistd.h>
+
+using namespace loopscope;
+namespace fs = std::filesystem;
+
+namespace {
+
+class CliWorkspace : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        m_dir = fs::temp_directory_path() / ("loopscope-cliws-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "-"
+                                             + std::to_string(getpid()));
+        fs::remove_all(m_dir);
+        fs::create_directories(m_dir / "proj");
+    }
+    void TearDown() override { fs::remove_all(m_dir); }
+
+    /// Runs the CLI in the project folder; stdout and stderr together.
+    test::RunResult cli(const std::string& args) const { return test::run("cd '" + (m_dir / "proj").string() + "' && " LOOPSCOPE_CLI " " + args); }
+    nlohmann::json json(const std::string& args) const
+    {
+        auto r = test::run("cd '" + (m_dir / "proj").string() + "' && " LOOPSCOPE_CLI " " + args + " 2>/dev/null");
+        EXPECT_EQ(r.exitCode, 0) << args << "\n" << r.output;
+        return nlohmann::json::parse(r.output, nullptr, false);
+    }
+    std::string example(const std::string& name) const { return test::sourceDir() + "/examples/schedules/" + name + ".sched.yaml"; }
+    std::string path(const std::string& rel) const { return (m_dir / rel).string(); }
+
+    fs::path m_dir;
+};
+
+} // namespace
+
+TEST_F(CliWorkspace, InitAddListShowCompareExportCheck)
+{
+    auto init = cli("workspace init");
+    ASSERT_EQ(init.exitCode, 0) << init.output;
+    EXPECT_TRUE(fs::exists(path("proj/proj.loopscope-workspace")));
+    EXPECT_EQ(cli("workspace init").exitCode, 2) << "init never replaces a workspace";
+
+    ASSERT_EQ(cli("workspace add " + example("matmul_f32_naive") + " --tag baseline").exitCode, 0);
+    auto add = cli("workspace add " + example("matmul_f32_tiled") + " --name tiled --parent matmul_f32_naive --notes 'A and B in SRAM'");
+    ASSERT_EQ(add.exitCode, 0) << add.output;
+    EXPECT_NE(add.output.find("added variant tiled"), std::string::npos) << add.output;
+    auto again = cli("workspace add " + example("matmul_f32_tiled") + " --name tiled");
+    EXPECT_EQ(again.exitCode, 2);
+    EXPECT_NE(again.output.find("'tiled' exists"), std::string::npos) << again.output;
+
+    auto list = json("workspace list --json --sort cycles");
+    ASSERT_EQ(list.size(), 2u);
+    EXPECT_EQ(list[0]["name"], "tiled") << "sorted by cycles, the tiled one first";
+    EXPECT_EQ(list[0]["parent"], "matmul_f32_naive");
+    EXPECT_EQ(list[1]["tags"], nlohmann::json::array({"baseline"}));
+    // The stored figures are what `analyze --json` says.
+    auto analyzed = nlohmann::json::parse(test::run(LOOPSCOPE_CLI " analyze --json " + example("matmul_f32_tiled")).output);
+    EXPECT_EQ(list[0]["figures"]["cycles"], analyzed["cycles"]["total"]);
+    EXPECT_EQ(list[0]["figures"]["levels"][1]["peak_bytes"], analyzed["levels"][1]["used_bytes"]);
+    auto table = cli("workspace list");
+    ASSERT_EQ(table.exitCode, 0);
+    for (const char* column : {"cycles", "latency ms", "SRAM peak", "DRAM traffic", "measured", "modified", "derived from"})
+        EXPECT_NE(table.output.find(column), std::string::npos) << column << "\n" << table.output;
+
+    auto show = json("workspace show tiled --json");
+    EXPECT_EQ(show["notes"], "A and B in SRAM");
+    EXPECT_EQ(show["kernel_file"]["on_disk"], "same");
+    EXPECT_EQ(show["trace"], test::readText(example("matmul_f32_tiled")));
+    EXPECT_EQ(show["report"], analyzed) << "the whole analyze --json document is kept";
+    auto showText = cli("workspace show tiled");
+    EXPECT_NE(showText.output.find("cache_read: {tensor: A"), std::string::npos) << showText.output;
+
+    auto cmp = json("workspace compare matmul_f32_naive tiled --json");
+    ASSERT_FALSE(cmp["figures"].empty());
+    EXPECT_EQ(cmp["figures"][0]["name"], "cycles");
+    EXPECT_DOUBLE_EQ(cmp["figures"][0]["ratio"].get<double>(), cmp["figures"][0]["b"].get<double>() / cmp["figures"][0]["a"].get<double>());
+    int added = 0;
+    for (const auto& s : cmp["steps"])
+        added += s["change"] == "added";
+    EXPECT_EQ(added, 5) << "the naive schedule has no steps; the tiled one five";
+    auto cmpText = cli("workspace compare matmul_f32_naive tiled");
+    EXPECT_NE(cmpText.output.find("+ split i by 16"), std::string::npos) << cmpText.output;
+    EXPECT_NE(cmpText.output.find("B/A"), std::string::npos);
+
+    // Export back: loads and analyses the same; a second export refuses to overwrite.
+    fs::create_directories(path("out"));
+    auto ex = cli("workspace export tiled --out " + path("out/tiled.sched.yaml"));
+    ASSERT_EQ(ex.exitCode, 0) << ex.output;
+    auto reanalyzed = nlohmann::json::parse(test::run(LOOPSCOPE_CLI " analyze --json " + path("out/tiled.sched.yaml")).output);
+    EXPECT_EQ(reanalyzed, analyzed);
+    const std::string exported = test::readText(path("out/tiled.sched.yaml"));
+    auto over = cli("workspace export tiled --out " + path("out/tiled.sched.yaml"));
+    EXPECT_EQ(over.exitCode, 2);
+    EXPECT_NE(over.output.find("--force"), std::string::npos);
+    EXPECT_EQ(cli("workspace export tiled --out " + path("out/tiled.sched.yaml") + " --force").exitCode, 0);
+    EXPECT_EQ(test::readText(path("out/tiled.sched.yaml")), exported);
+
+    auto check = cli("workspace check");
+    EXPECT_EQ(check.exitCode, 0) << check.output;
+    EXPECT_NE(check.output.find("integrity check passed"), std::string::npos);
+    EXPECT_EQ(json("workspace check --json")["counts"]["variants"], 2);
+
+    auto unknown = cli("workspace show nosuch");
+    EXPECT_EQ(unknown.exitCode, 2);
+    EXPECT_NE(unknown.output.find("no variant named 'nosuch'"), std::string::npos);
+}
+
+TEST_F(CliWorkspace, ImportAFolderAllOrNothing)
+{
+    ASSERT_EQ(cli("workspace init --workspace " + path("w.loopscope-workspace")).exitCode, 0);
+    const std::string ws = " --workspace " + path("w.loopscope-workspace");
+    int schedules = 0;
+    for (const auto& e : fs::directory_iterator(test::sourceDir() + "/examples/schedules"))
+        schedules += e.path().string().ends_with(".sched.yaml");
+    auto imp = json("workspace import " + test::sourceDir() + "/examples/schedules --json" + ws);
+    EXPECT_EQ(imp["added"], schedules);
+    auto again = json("workspace import " + test::sourceDir() + "/examples/schedules --json" + ws);
+    EXPECT_EQ(again["added"], 0);
+    EXPECT_EQ(again["unchanged"], schedules);
+
+    // A folder with one broken schedule: nothing is added unless --skip-bad.
+    fs::create_directories(path("mixed"));
+    std::ofstream(path("mixed/broken.sched.yaml")) << "kernel: " << test::sourceDir() << "/examples/kernels/matmul_f32.kernel.yaml\ntarget: cortex-m7\nsteps:\n  - split: {loop: nosuch, factor: 4}\n";
+    std::ofstream(path("mixed/good.sched.yaml")) << "kernel: " << test::sourceDir() << "/examples/kernels/matmul_f32.kernel.yaml\ntarget: cortex-m7\nsteps:\n  - split: {loop: i, factor: 8}\n";
+    auto bad = cli("workspace import " + path("mixed") + ws);
+    EXPECT_EQ(bad.exitCode, 2);
+    EXPECT_NE(bad.output.find("broken.sched.yaml:"), std::string::npos) << bad.output;
+    EXPECT_NE(bad.output.find("nothing imported"), std::string::npos) << bad.output;
+    EXPECT_EQ(json("workspace list --json" + ws).size(), static_cast<std::size_t>(schedules));
+    auto skip = cli("workspace import " + path("mixed") + " --skip-bad" + ws);
+    EXPECT_EQ(skip.exitCode, 0) << skip.output;
+    EXPECT_EQ(json("workspace list --json" + ws).size(), static_cast<std::size_t>(schedules + 1));
+}
+
+TEST_F(CliWorkspace, BadWorkspacesGiveExit2AndStayByteForByteUnchanged)
+{
+    auto none = cli("workspace list");
+    EXPECT_EQ(none.exitCode, 2);
+    EXPECT_NE(none.output.find("workspace init"), std::string::npos) << none.output;
+
+    ASSERT_EQ(cli("workspace init --workspace " + path("good.loopscope-workspace")).exitCode, 0);
+    for (const char* s : {"matmul_f32_naive", "matmul_f32_tiled", "conv2d_int8_tiled"})
+        ASSERT_EQ(cli("workspace add " + example(s) + " --workspace " + path("good.loopscope-workspace")).exitCode, 0);
+    const std::string good = test::readText(path("good.loopscope-workspace"));
+    const std::vector<std::pair<std::string, std::string>> files = {
+        {"truncated", good.substr(0, good.size() / 2)},
+        {"header-only", good.substr(0, 100)},
+        {"garbage", std::string(3000, 'x')},
+        {"empty", ""},
+    };
+    for (const auto& [name, bytes] : files) {
+        const std::string p = path(name + ".loopscope-workspace");
+        std::ofstream(p, std::ios::binary) << bytes;
+        for (const char* cmd : {"list", "check", "show x", "add " LOOPSCOPE_SOURCE_DIR "/examples/schedules/matmul_f32_naive.sched.yaml"}) {
+            auto r = cli(std::string("workspace ") + cmd + " --workspace " + p);
+            EXPECT_EQ(r.exitCode, 2) << name << " " << cmd << "\n" << r.output;
+            EXPECT_NE(r.output.find(p), std::string::npos) << "the message names the file: " << r.output;
+            EXPECT_EQ(test::readText(p), bytes) << name << " changed by " << cmd;
+        }
+    }
+}
