@@ -1,0 +1,299 @@
+// `loopscope-cli search`: runs the schedule search on a kernel (or a schedule with pinned
+// steps), prints the Pareto front as a table or JSON, writes the best schedule, and with
+// --measure-top N measures the N best on qemu and ranks them by the measurement.
+#include "search_command.h"
+
+#include "codegen/measure_batch.h"
+#include "lower/loop_nest.h"
+#include "sched/schedule_file.h"
+#include "search/explain.h"
+#include "search/search.h"
+#include "target_loader.h"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <ostream>
+
+namespace loopscope::cli {
+
+namespace {
+
+bool endsWith(const std::string& s, const std::string& suffix)
+{
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string bytesText(int64_t b)
+{
+    char buf[32];
+    if (b >= 1024 * 1024)
+        std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(b) / (1024.0 * 1024.0));
+    else if (b >= 1024)
+        std::snprintf(buf, sizeof buf, "%.1f KiB", static_cast<double>(b) / 1024.0);
+    else
+        std::snprintf(buf, sizeof buf, "%lld B", static_cast<long long>(b));
+    return buf;
+}
+
+struct Input {
+    sched::Program program;         ///< the schedule as written (all its steps)
+    sched::Program base;            ///< after the pinned steps
+    std::string kernelPath;
+    std::string targetSpec;
+};
+
+Result<Input> openInput(const SearchArgs& a)
+{
+    Input in;
+    std::shared_ptr<const ir::Kernel> kernel;
+    std::vector<sched::Step> steps;
+    std::string targetSpec = a.target, baseDir;
+    if (endsWith(a.file, ".kernel.yaml")) {
+        auto k = ir::loadKernelFile(a.file);
+        if (!k)
+            return k.errors();
+        kernel = std::make_shared<const ir::Kernel>(std::move(*k));
+        in.kernelPath = a.file;
+        if (targetSpec.empty())
+            return Diagnostic{Severity::Error, {}, "search of a kernel needs --target (e.g. cortex-m7; see 'loopscope-cli targets')"};
+        if (a.pin > 0)
+            return Diagnostic{Severity::Error, {}, "--pin needs a schedule file: a kernel has no steps to keep"};
+    } else {
+        auto o = sched::openSchedule(a.file, [](const std::string& n, const std::string& d) { return hw::resolveTarget(n, d); });
+        if (!o)
+            return o.errors();
+        kernel = o->kernel;
+        steps = o->program.trace;
+        in.kernelPath = sched::joinPath(sched::directoryOf(a.file), o->file.kernel);
+        if (targetSpec.empty()) {
+            targetSpec = o->file.target;
+            baseDir = sched::directoryOf(a.file);
+        }
+    }
+    auto t = hw::resolveTarget(targetSpec, baseDir);
+    if (!t)
+        return t.errors();
+    in.targetSpec = baseDir.empty() ? targetSpec : sched::joinPath(baseDir, targetSpec);
+    auto target = std::make_shared<const hw::Target>(std::move(*t));
+    sched::ApplyResult all = sched::replay(kernel, target, steps);
+    if (!all.ok())
+        return Diagnostic{Severity::Error, all.error().loc, all.error().str()};
+    in.program = all.program();
+    int pin = a.pin < 0 ? static_cast<int>(steps.size()) : a.pin;
+    if (pin > static_cast<int>(steps.size()))
+        return Diagnostic{Severity::Error, {}, "--pin " + std::to_string(pin) + " exceeds the schedule's " + std::to_string(steps.size()) + " steps"};
+    sched::ApplyResult base = sched::replay(kernel, target, std::vector<sched::Step>(steps.begin(), steps.begin() + pin));
+    in.base = base.program();
+    return in;
+}
+
+nlohmann::ordered_json figuresJson(const search::Figures& f)
+{
+    return {{"cycles", f.cycles}, {"energy_uj", f.energyUj}, {"on_chip_bytes", f.onChipBytes}, {"dram_bytes", f.dramBytes}, {"latency_ms", f.latencyMs}};
+}
+
+bool writeSchedule(const Input& in, const std::vector<sched::Step>& trace, const std::string& path, const std::string& description, bool force,
+                   std::string& error)
+{
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (fs::exists(path, ec) && !force) {
+        error = path + " exists; pass --force to replace it";
+        return false;
+    }
+    sched::ScheduleFile f;
+    f.path = path;
+    fs::path dir = fs::absolute(fs::path(path)).parent_path();
+    f.kernel = fs::relative(fs::absolute(in.kernelPath), dir, ec).generic_string();
+    if (ec || f.kernel.empty())
+        f.kernel = fs::absolute(in.kernelPath).generic_string();
+    bool builtin = false;
+    for (const auto& n : hw::builtinTargetNames())
+        builtin = builtin || n == in.targetSpec;
+    f.target = builtin ? in.targetSpec : fs::relative(fs::absolute(in.targetSpec), dir, ec).generic_string();
+    f.description = description;
+    f.steps = trace;
+    return sched::saveScheduleFile(f, path, error);
+}
+
+} // namespace
+
+int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
+{
+    search::SearchOptions opt;
+    if (!search::parseObjective(a.objective, opt.objective)) {
+        err << "unknown objective '" << a.objective << "' (cycles, energy, sram, edp)\n";
+        return kExitBadInput;
+    }
+    if (a.seconds <= 0 && a.budget <= 0) {
+        err << "give a time limit (--time S > 0) or a budget (--budget N > 0)\n";
+        return kExitBadInput;
+    }
+    auto in = openInput(a);
+    if (!in) {
+        err << in.errorText() << "\n";
+        return kExitBadInput;
+    }
+    opt.timeLimitSeconds = a.seconds;
+    opt.budget = a.budget;
+    opt.threads = a.threads;
+    opt.seed = a.seed;
+    opt.space.partialTiles = a.partialTiles;
+    search::SearchResult r = search::runSearch(in->base, opt);
+    if (!r.feasible) {
+        err << r.message << "\n";
+        return kExitBadInput;
+    }
+    const search::SearchPoint& best = r.front[static_cast<size_t>(r.best)];
+    search::Figures current = search::explainPoint(in->program, in->program.trace).current;
+
+    // --measure-top N: the N best for the objective, measured on qemu, ranked by the measurement.
+    struct Measured {
+        int point;
+        codegen::Measurement m;
+    };
+    std::vector<Measured> measured;
+    if (a.measureTop > 0) {
+        std::vector<int> order(r.front.size());
+        for (size_t i = 0; i < order.size(); ++i)
+            order[i] = static_cast<int>(i);
+        std::stable_sort(order.begin(), order.end(), [&](int x, int y) {
+            return search::objectiveValue(opt.objective, r.front[x].figures) < search::objectiveValue(opt.objective, r.front[y].figures);
+        });
+        order.resize(std::min<size_t>(order.size(), static_cast<size_t>(a.measureTop)));
+        std::vector<lower::LoopNest> nests;
+        for (int i : order)
+            nests.push_back(lower::lower(sched::replay(in->base.kernel, in->base.target, r.front[i].trace).program()));
+        std::vector<const lower::LoopNest*> ptrs;
+        for (const auto& n : nests)
+            ptrs.push_back(&n);
+        std::vector<codegen::Measurement> ms = codegen::measureBatchOnQemu(ptrs, in->base.target->name);
+        for (size_t i = 0; i < order.size(); ++i) {
+            if (!ms[i].ok) {
+                err << "--measure-top: " << ms[i].error << "\n";
+                return kExitBadInput;
+            }
+            measured.push_back({order[i], ms[i]});
+        }
+        std::stable_sort(measured.begin(), measured.end(),
+                         [](const Measured& x, const Measured& y) { return x.m.kernelInstructions + x.m.copyInstructions < y.m.kernelInstructions + y.m.copyInstructions; });
+    }
+
+    if (!a.out.empty()) {
+        const search::SearchPoint& chosen = measured.empty() ? best : r.front[static_cast<size_t>(measured.front().point)];
+        std::string error;
+        std::string desc = "found by loopscope-cli search (objective " + a.objective + ", seed " + std::to_string(a.seed) + ")";
+        if (!writeSchedule(*in, chosen.trace, a.out, desc, a.force, error)) {
+            err << error << "\n";
+            return kExitBadInput;
+        }
+    }
+
+    const auto& p = r.progress;
+    if (a.json) {
+        nlohmann::ordered_json j;
+        j["kernel"] = in->base.kernel->name;
+        j["target"] = in->base.target->name;
+        j["objective"] = a.objective;
+        j["seed"] = a.seed;
+        j["pinned_steps"] = in->base.trace.size();
+        j["progress"] = {{"drawn", p.drawn}, {"evaluated", p.evaluated}, {"feasible", p.feasible}, {"repaired", p.repaired},
+                         {"duplicates", p.duplicates}, {"rejected", p.rejected}, {"seconds", p.seconds}, {"rate_per_second", p.rate},
+                         {"timed_out", r.timedOut}, {"budget_reached", r.budgetReached}};
+        j["current"] = figuresJson(current);
+        j["best"] = r.best;
+        j["front"] = nlohmann::ordered_json::array();
+        for (const auto& pt : r.front) {
+            nlohmann::ordered_json steps = nlohmann::ordered_json::array();
+            for (const auto& s : pt.trace)
+                steps.push_back(sched::describe(s));
+            nlohmann::ordered_json e = figuresJson(pt.figures);
+            e["index"] = pt.index;
+            e["trace"] = steps;
+            j["front"].push_back(e);
+        }
+        if (!measured.empty()) {
+            j["measured"] = nlohmann::ordered_json::array();
+            for (const auto& m : measured) {
+                const auto& f = r.front[static_cast<size_t>(m.point)].figures;
+                long long insns = m.m.kernelInstructions + m.m.copyInstructions;
+                j["measured"].push_back({{"point", m.point}, {"machine", m.m.machine}, {"kernel_instructions", m.m.kernelInstructions},
+                                         {"copy_instructions", m.m.copyInstructions}, {"model_cycles", f.cycles},
+                                         {"model_error", insns ? (static_cast<double>(f.cycles) - static_cast<double>(insns)) / static_cast<double>(insns) : 0.0}});
+            }
+        }
+        out << j.dump(2) << "\n";
+        return kExitOk;
+    }
+    char line[256];
+    out << "search " << in->base.kernel->name << " on " << in->base.target->name << ": objective " << a.objective << ", seed " << a.seed;
+    if (!in->base.trace.empty())
+        out << ", " << in->base.trace.size() << " pinned steps";
+    out << "\n";
+    std::snprintf(line, sizeof line, "%lld candidates in %.2f s: %lld evaluated (%.0f/s), %lld repaired to fit, %lld duplicates, %lld rejected%s\n",
+                  static_cast<long long>(p.drawn), p.seconds, static_cast<long long>(p.evaluated), p.rate, static_cast<long long>(p.repaired),
+                  static_cast<long long>(p.duplicates), static_cast<long long>(p.rejected), r.timedOut ? " (time limit)" : "");
+    out << line << "\nPareto front over (cycles, on-chip bytes, energy): " << r.front.size() << " points\n";
+    std::snprintf(line, sizeof line, "%4s %14s %12s %12s %14s %6s\n", "#", "cycles", "on-chip", "energy uJ", "DRAM bytes", "steps");
+    out << line;
+    for (size_t i = 0; i < r.front.size(); ++i) {
+        const auto& f = r.front[i].figures;
+        std::snprintf(line, sizeof line, "%3zu%s %14lld %12s %12.2f %14lld %6zu\n", i + 1, static_cast<int>(i) == r.best ? "*" : " ",
+                      static_cast<long long>(f.cycles), bytesText(f.onChipBytes).c_str(), f.energyUj, static_cast<long long>(f.dramBytes),
+                      r.front[i].trace.size());
+        out << line;
+    }
+    std::snprintf(line, sizeof line, "%4s %14lld %12s %12.2f %14lld %6zu  (the schedule given)\n", "cur", static_cast<long long>(current.cycles),
+                  bytesText(current.onChipBytes).c_str(), current.energyUj, static_cast<long long>(current.dramBytes), in->program.trace.size());
+    out << line;
+    if (!measured.empty()) {
+        out << "\nMeasured on qemu (" << measured.front().m.machine << "), best first:\n";
+        std::snprintf(line, sizeof line, "%4s %14s %14s %14s %10s\n", "#", "instructions", "(copies)", "model cycles", "model err");
+        out << line;
+        for (const auto& m : measured) {
+            const auto& f = r.front[static_cast<size_t>(m.point)].figures;
+            long long insns = m.m.kernelInstructions + m.m.copyInstructions;
+            std::snprintf(line, sizeof line, "%4d %14lld %14lld %14lld %+9.1f%%\n", m.point + 1, insns, m.m.copyInstructions,
+                          static_cast<long long>(f.cycles), insns ? 100.0 * (static_cast<double>(f.cycles) - insns) / insns : 0.0);
+            out << line;
+        }
+    }
+    const search::SearchPoint& shown = measured.empty() ? best : r.front[static_cast<size_t>(measured.front().point)];
+    out << "\nBest for " << a.objective << (measured.empty() ? "" : " (by measurement)") << ", and what it changes:\n";
+    search::PointExplanation ex = search::explainPoint(in->program, shown.trace);
+    if (ex.commonSteps > 0)
+        out << "  (keeps the first " << ex.commonSteps << " steps)\n";
+    for (const auto& c : ex.changes)
+        out << "  " << search::describeChange(c) << "\n";
+    if (!a.out.empty())
+        out << "\nwrote " << a.out << "\n";
+    return kExitOk;
+}
+
+Subcommand addSearchCommand(CLI::App& app, std::ostream& out, std::ostream& err)
+{
+    auto args = std::make_shared<SearchArgs>();
+    SearchArgs& a = *args;
+    auto* cmd = app.add_subcommand("search", "Search feasible schedules: the Pareto front over cycles, on-chip bytes and energy");
+    cmd->add_option("FILE", a.file, "a *.kernel.yaml (needs --target) or a *.sched.yaml whose steps are kept")->required();
+    cmd->add_option("--target", a.target, "target name or file (default: the schedule's)");
+    cmd->add_option("--pin", a.pin, "keep only the first K steps of the schedule (default: all)")->check(CLI::NonNegativeNumber);
+    cmd->add_option("--objective", a.objective, "cycles, energy, sram or edp: which front point is best");
+    cmd->add_option("--time", a.seconds, "time limit in seconds (default 10; 0: only the budget)");
+    cmd->add_option("--budget", a.budget, "candidates at most (with a budget the result is the same for any --threads)");
+    cmd->add_option("--threads", a.threads, "worker threads (default: every core)")->check(CLI::NonNegativeNumber);
+    cmd->add_option("--seed", a.seed, "seed of the search");
+    cmd->add_option("--measure-top", a.measureTop, "measure the N best on qemu (cortex-m7/m4) and rank them by instructions")->check(CLI::NonNegativeNumber);
+    cmd->add_flag("--partial-tiles", a.partialTiles, "also split by factors that do not divide the extent");
+    cmd->add_flag("--json", a.json, "print JSON (the front with figures and traces)");
+    cmd->add_option("--out", a.out, "write the best schedule to FILE.sched.yaml");
+    cmd->add_flag("--force", a.force, "replace --out if it exists");
+    return {cmd, [args, &out, &err] { return runSearchCommand(*args, out, err); }};
+}
+
+} // namespace loopscope::cli

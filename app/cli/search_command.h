@@ -1,0 +1,33 @@
+// `loopscope-cli search`: the constrained schedule search from the command line.
+#pragma once
+
+#include "commands.h"
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+
+namespace loopscope::cli {
+
+struct SearchArgs {
+    std::string file;               ///< a *.kernel.yaml or *.sched.yaml
+    std::string target;
+    int pin = -1;                   ///< steps of the schedule kept; -1: all of them
+    std::string objective = "cycles";
+    double seconds = 10;
+    int64_t budget = 0;
+    int threads = 0;
+    uint64_t seed = 1;
+    int measureTop = 0;
+    bool partialTiles = false;
+    bool json = false;
+    std::string out;                ///< write the best schedule here
+    bool force = false;
+};
+
+int runSearchCommand(const SearchArgs& args, std::ostream& out, std::ostream& err);
+
+/// `search (KERNEL | SCHEDULE [--pin K]) ...`: adds the subcommand to `app` (runCli registers it).
+Subcommand addSearchCommand(CLI::App& app, std::ostream& out, std::ostream& err);
+
+} // namespace loopscope::cli

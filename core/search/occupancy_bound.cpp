@@ -1,0 +1,252 @@
+// Closed-form upper bound of each level's occupancy, from the program alone.
+#include "search/occupancy_bound.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <sstream>
+
+namespace loopscope::search {
+
+namespace {
+
+/// Collects the axes a (possibly fused) variable runs over.
+void axesOf(const sched::StageSchedule& ss, int v, std::vector<int>& out)
+{
+    const sched::LoopVar& lv = ss.vars[v];
+    switch (lv.origin) {
+    case sched::LoopVar::Origin::Axis: out.push_back(lv.axis); return;
+    case sched::LoopVar::Origin::SplitOuter:
+    case sched::LoopVar::Origin::SplitInner: axesOf(ss, lv.parent, out); return;
+    case sched::LoopVar::Origin::Fused:
+        axesOf(ss, lv.fusedOuter, out);
+        axesOf(ss, lv.fusedInner, out);
+        return;
+    }
+}
+
+/// The axis of a split chain and the distance its variable moves that axis per step; false
+/// for a fused variable (or one split from a fused variable).
+bool axisStride(const sched::StageSchedule& ss, int v, int& axis, int64_t& stride)
+{
+    stride = 1;
+    for (;;) {
+        const sched::LoopVar& lv = ss.vars[v];
+        switch (lv.origin) {
+        case sched::LoopVar::Origin::Axis: axis = lv.axis; return true;
+        case sched::LoopVar::Origin::SplitOuter: stride *= lv.factor; v = lv.parent; break;
+        case sched::LoopVar::Origin::SplitInner: v = lv.parent; break;
+        case sched::LoopVar::Origin::Fused: return false;
+        }
+    }
+}
+
+/// Span (largest index minus smallest) of every axis of `stage` over the loops inside the
+/// body of `var` (-1: the whole nest).
+std::vector<int64_t> axisSpans(const sched::Program& p, int stage, int var)
+{
+    const ir::Stage& st = p.kernel->stages[stage];
+    const sched::StageSchedule& ss = p.stages[stage];
+    std::vector<int64_t> span(st.axes.size(), 0);
+    int from = var < 0 ? 0 : ss.position(var) + 1;
+    if (var >= 0 && ss.position(var) < 0)
+        from = 0;  // not an active loop: bound by the whole nest
+    for (size_t i = static_cast<size_t>(from); i < ss.order.size(); ++i) {
+        int v = ss.order[i];
+        int axis = -1;
+        int64_t stride = 1;
+        if (axisStride(ss, v, axis, stride)) {
+            span[axis] += stride * (ss.vars[v].extent - 1);
+        } else {
+            std::vector<int> axes;
+            axesOf(ss, v, axes);
+            for (int a : axes)
+                span[a] = st.axes[a].extent - 1;
+        }
+    }
+    // No clamp to the axis extent: a partial last tile still allocates a whole one, as the
+    // lowering does.
+    return span;
+}
+
+/// Bounding box of the accesses of `stage` to `tensor` over the loops inside `var`.
+std::vector<int64_t> boxShape(const sched::Program& p, int stage, int var, int tensor, bool write)
+{
+    const ir::Tensor& t = p.kernel->tensors[tensor];
+    std::vector<ir::Access> accs;
+    if (write)
+        accs.push_back(p.kernel->stages[stage].output);
+    else
+        for (const auto& a : sched::effectiveLoads(p, stage))
+            if (a.tensor == tensor)
+                accs.push_back(a);
+    std::vector<int64_t> span = axisSpans(p, stage, var);
+    std::vector<int64_t> shape(t.shape.size(), 1);
+    if (accs.empty()) {
+        shape = t.shape;
+        return shape;
+    }
+    for (size_t d = 0; d < t.shape.size(); ++d) {
+        int64_t width = 0, kmin = accs[0].index[d].constant, kmax = kmin;
+        for (const auto& a : accs) {
+            int64_t w = 0;
+            for (const auto& term : a.index[d].terms)
+                w += std::abs(term.coeff) * span[term.axis];
+            width = std::max(width, w);
+            kmin = std::min(kmin, a.index[d].constant);
+            kmax = std::max(kmax, a.index[d].constant);
+        }
+        shape[d] = std::min(width + (kmax - kmin) + 1, t.shape[d]);
+    }
+    return shape;
+}
+
+int64_t elementsOf(const std::vector<int64_t>& shape)
+{
+    int64_t n = 1;
+    for (int64_t d : shape)
+        n *= d;
+    return n;
+}
+
+std::string fmtBytes(int64_t b)
+{
+    std::ostringstream os;
+    if (b >= 1024 * 1024)
+        os << static_cast<double>(b) / (1024.0 * 1024.0) << " MiB";
+    else if (b >= 1024)
+        os << static_cast<double>(b) / 1024.0 << " KiB";
+    else
+        os << b << " B";
+    return os.str();
+}
+
+} // namespace
+
+int OccupancyBound::overCapacity(const hw::Target& target) const
+{
+    for (size_t l = 0; l < bytes.size() && l < target.levels.size(); ++l)
+        if (bytes[l] > target.levels[l].sizeBytes)
+            return static_cast<int>(l);
+    return -1;
+}
+
+int OccupancyBound::overTileSize(const hw::Target& target) const
+{
+    if (target.constraints.maxTileSize <= 0)
+        return -1;
+    for (size_t b = 0; b < buffers.size(); ++b)
+        for (int64_t d : buffers[b].shape)
+            if (d > target.constraints.maxTileSize)
+                return static_cast<int>(b);
+    return -1;
+}
+
+OccupancyBound boundOccupancy(const sched::Program& p)
+{
+    const hw::Target& tgt = *p.target;
+    const ir::Kernel& k = *p.kernel;
+    OccupancyBound out;
+    out.bytes.assign(tgt.levels.size(), 0);
+    for (const auto& t : k.tensors)
+        if (!out.bytes.empty())
+            out.bytes[0] += t.bytes();
+    int64_t align = std::max<int64_t>(1, tgt.constraints.alignmentBytes);
+    auto place = [&](BufferBound b, bool doubled) {
+        int64_t bytes = elementsOf(b.shape) * (b.elementBytes > 0 ? b.elementBytes : ir::dtypeBytes(k.tensors[b.tensor].dtype));
+        if (b.level > 0)
+            bytes = (bytes + align - 1) / align * align;
+        b.bytes = bytes * (doubled ? 2 : 1);
+        if (b.level >= 0 && b.level < static_cast<int>(out.bytes.size()))
+            out.bytes[b.level] += b.bytes;
+        out.buffers.push_back(std::move(b));
+    };
+    for (size_t c = 0; c < p.caches.size(); ++c) {
+        const sched::CacheStage& cs = p.caches[c];
+        BufferBound b;
+        b.cache = static_cast<int>(c);
+        b.stage = cs.stage;
+        b.tensor = cs.tensor;
+        b.level = cs.level;
+        b.shape = boxShape(p, cs.stage, cs.var, cs.tensor, cs.write);
+        place(std::move(b), cs.doubleBuffer);
+    }
+    for (size_t s = 0; s < p.stages.size(); ++s) {
+        const sched::StageSchedule& ss = p.stages[s];
+        if (ss.inlined || ss.computeAt.isRoot() || ss.computeAt.stage < 0)
+            continue;
+        int tensor = k.stages[s].output.tensor;
+        BufferBound b;
+        b.stage = static_cast<int>(s);
+        b.tensor = tensor;
+        b.level = ss.storeLevel >= 0 ? ss.storeLevel : tgt.innermostLevel();
+        b.shape = boxShape(p, ss.computeAt.stage, ss.computeAt.var, tensor, false);
+        place(std::move(b), false);
+    }
+    // Accumulators: the lowering keeps one element per iteration of the spatial loops inside
+    // the outermost reduction loop, in registers when that is one element, or a few that
+    // unrolled or vectorized loops index (lower.cpp, accumulatorInRegisters); else in the
+    // innermost level.
+    for (size_t s = 0; s < p.stages.size(); ++s) {
+        const sched::StageSchedule& ss = p.stages[s];
+        const ir::Stage& st = k.stages[s];
+        if (ss.inlined || !st.accumulate)
+            continue;
+        size_t r = ss.order.size();
+        for (size_t i = 0; i < ss.order.size(); ++i)
+            if (ss.vars[ss.order[i]].reduction) {
+                r = i;
+                break;
+            }
+        int64_t elements = 1;
+        bool registersOnly = true;
+        for (size_t i = r; i < ss.order.size(); ++i) {
+            const sched::LoopVar& lv = ss.vars[ss.order[i]];
+            if (lv.reduction)
+                continue;
+            elements *= lv.extent;
+            if (lv.kind != sched::LoopKind::Unrolled && lv.kind != sched::LoopKind::Vectorized && lv.extent > 1)
+                registersOnly = false;
+        }
+        if (elements == 1 || (elements <= tgt.compute.registers && registersOnly))
+            continue;
+        ir::DType dt = k.isFloatKernel() ? ir::DType::Float32 : (st.requant ? ir::DType::Int32 : k.tensors[st.output.tensor].dtype);
+        BufferBound b;
+        b.stage = static_cast<int>(s);
+        b.tensor = st.output.tensor;
+        b.level = tgt.innermostLevel();
+        b.shape = {elements};
+        b.elementBytes = ir::dtypeBytes(dt);
+        b.accumulator = true;
+        place(std::move(b), false);
+    }
+    return out;
+}
+
+std::string describeOverCapacity(const sched::Program& p, const OccupancyBound& bound, int level)
+{
+    const hw::MemoryLevel& l = p.target->levels[level];
+    std::ostringstream os;
+    os << l.name << " must hold " << fmtBytes(bound.bytes[level]) << " (";
+    bool first = true;
+    if (level == 0) {
+        for (const auto& t : p.kernel->tensors) {
+            os << (first ? "" : ", ") << t.name << " " << fmtBytes(t.bytes());
+            first = false;
+        }
+    }
+    for (const auto& b : bound.buffers) {
+        if (b.level != level)
+            continue;
+        os << (first ? "" : ", ") << p.kernel->tensors[b.tensor].name << " ";
+        for (size_t d = 0; d < b.shape.size(); ++d)
+            os << (d ? "x" : "") << b.shape[d];
+        if (b.cache >= 0 && p.caches[b.cache].doubleBuffer)
+            os << " x2";
+        os << " = " << fmtBytes(b.bytes);
+        first = false;
+    }
+    os << ") but has " << fmtBytes(l.sizeBytes);
+    return os.str();
+}
+
+} // namespace loopscope::search

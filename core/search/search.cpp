@@ -1,0 +1,237 @@
+// The search driver: batches, a thread per core, index-ordered merging, progress and cancel.
+#include "search/search.h"
+
+#include "search/occupancy_bound.h"
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+#include <unordered_set>
+
+namespace loopscope::search {
+
+namespace {
+
+uint64_t splitmix(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+int bestIndex(Objective o, const std::vector<SearchPoint>& pts)
+{
+    int best = -1;
+    for (size_t i = 0; i < pts.size(); ++i) {
+        if (best < 0) {
+            best = static_cast<int>(i);
+            continue;
+        }
+        const Figures& a = pts[i].figures;
+        const Figures& b = pts[static_cast<size_t>(best)].figures;
+        double va = objectiveValue(o, a), vb = objectiveValue(o, b);
+        if (va < vb || (va == vb && std::tie(a.cycles, a.onChipBytes, a.energyUj, pts[i].index)
+                                        < std::tie(b.cycles, b.onChipBytes, b.energyUj, pts[static_cast<size_t>(best)].index)))
+            best = static_cast<int>(i);
+    }
+    return best;
+}
+
+struct Slot {
+    bool done = false;
+    bool duplicate = false;
+    uint64_t drawnHash = 0;
+    Evaluation eval;
+};
+
+} // namespace
+
+const char* objectiveName(Objective o)
+{
+    switch (o) {
+    case Objective::Cycles: return "cycles";
+    case Objective::Energy: return "energy";
+    case Objective::Sram: return "sram";
+    case Objective::Edp: return "edp";
+    }
+    return "cycles";
+}
+
+bool parseObjective(const std::string& name, Objective& out)
+{
+    for (Objective o : {Objective::Cycles, Objective::Energy, Objective::Sram, Objective::Edp})
+        if (name == objectiveName(o)) {
+            out = o;
+            return true;
+        }
+    return false;
+}
+
+double objectiveValue(Objective o, const Figures& f)
+{
+    switch (o) {
+    case Objective::Cycles: return static_cast<double>(f.cycles);
+    case Objective::Energy: return f.energyUj;
+    case Objective::Sram: return static_cast<double>(f.onChipBytes);
+    case Objective::Edp: return f.energyUj * static_cast<double>(f.cycles);
+    }
+    return 0;
+}
+
+SearchResult runSearch(const sched::Program& base, const SearchOptions& opt, SearchSink* sink,
+                       const std::atomic<bool>* cancel, const SearchState* resume)
+{
+    using Clock = std::chrono::steady_clock;
+    const auto t0 = Clock::now();
+    SearchResult res;
+    // Nothing the search adds can make room for what the pinned steps (or the tensors'
+    // home) already need.
+    OccupancyBound b0 = boundOccupancy(base);
+    int over = b0.overCapacity(*base.target);
+    if (over >= 0) {
+        res.message = "no feasible schedule on " + base.target->name + ": " + describeOverCapacity(base, b0, over)
+                      + (base.trace.empty() ? "" : " (with the " + std::to_string(base.trace.size()) + " pinned steps)");
+        return res;
+    }
+    SearchSpace space(base, opt.space);
+    Evaluator evaluator(space);
+    ParetoFront front;
+    std::unordered_set<uint64_t> seen;
+    SearchProgress prog;
+    if (resume) {
+        prog = resume->progress;
+        for (const auto& p : resume->front) {
+            front.insert(p);
+            seen.insert(p.candidate.hash());
+        }
+    }
+    const int64_t evaluatedBefore = prog.evaluated;
+    const int threads = opt.threads > 0 ? opt.threads : std::max(1u, std::thread::hardware_concurrency());
+    const int batchSize = std::max(1, opt.batchSize);
+    auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - t0).count(); };
+    auto stopRequested = [&] {
+        if (cancel && cancel->load(std::memory_order_relaxed))
+            return true;
+        return opt.timeLimitSeconds > 0 && elapsed() >= opt.timeLimitSeconds;
+    };
+
+    for (;;) {
+        if (opt.budget > 0 && prog.drawn >= opt.budget) {
+            res.budgetReached = true;
+            break;
+        }
+        if (opt.budget <= 0 && opt.timeLimitSeconds <= 0 && !cancel) {
+            res.budgetReached = true;  // neither a budget nor a limit: one batch
+            if (prog.batches > 0)
+                break;
+        }
+        if (stopRequested())
+            break;
+        const int64_t b = prog.batches;
+        const int n = static_cast<int>(opt.budget > 0 ? std::min<int64_t>(batchSize, opt.budget - prog.drawn) : batchSize);
+        const std::vector<SearchPoint> parents = front.points();
+        const int best = bestIndex(opt.objective, parents);
+        std::vector<Slot> slots(static_cast<size_t>(n));
+        std::atomic<int> next{0};
+        auto work = [&] {
+            for (;;) {
+                int i = next.fetch_add(1);
+                if (i >= n || stopRequested())
+                    return;
+                std::mt19937_64 rng(splitmix(opt.seed ^ splitmix(static_cast<uint64_t>(b) * 0x100000001b3ull + static_cast<uint64_t>(i))));
+                Candidate c;
+                int r = static_cast<int>(rng() % 10);
+                if (b == 0 && i == 0)
+                    c = space.identity();
+                else if (parents.empty() || r < 4)
+                    c = space.sample(rng);
+                else if (r < 7)
+                    c = space.mutate(parents[static_cast<size_t>(best)].candidate, rng);
+                else
+                    c = space.mutate(parents[rng() % parents.size()].candidate, rng);
+                Slot& s = slots[static_cast<size_t>(i)];
+                s.drawnHash = c.hash();
+                if (seen.count(s.drawnHash)) {
+                    s.duplicate = true;
+                } else {
+                    s.eval = evaluator.evaluate(c);
+                }
+                s.done = true;
+            }
+        };
+        if (threads == 1) {
+            work();
+        } else {
+            std::vector<std::thread> pool;
+            for (int t = 0; t < std::min(threads, n); ++t)
+                pool.emplace_back(work);
+            for (auto& t : pool)
+                t.join();
+        }
+        // Merge in index order: the same result whatever the number of threads.
+        for (int i = 0; i < n; ++i) {
+            Slot& s = slots[static_cast<size_t>(i)];
+            if (!s.done)
+                continue;
+            ++prog.drawn;
+            if (s.duplicate) {
+                ++prog.duplicates;
+                continue;
+            }
+            uint64_t h = s.eval.candidate.hash();
+            bool again = !seen.insert(s.drawnHash).second;
+            again = !seen.insert(h).second && h != s.drawnHash ? true : again;
+            if (again) {
+                ++prog.duplicates;
+                continue;
+            }
+            if (s.eval.status == Evaluation::Status::Pruned) {
+                ++prog.pruned;
+                continue;
+            }
+            ++prog.evaluated;
+            if (s.eval.repairs > 0)
+                ++prog.repaired;
+            if (s.eval.status != Evaluation::Status::Ok) {
+                ++prog.rejected;
+                if (res.defects.size() < 8)
+                    res.defects.push_back(s.eval.reason);
+                continue;
+            }
+            ++prog.feasible;
+            SearchPoint p;
+            p.index = b * batchSize + i;
+            p.candidate = std::move(s.eval.candidate);
+            p.trace = std::move(s.eval.steps);
+            p.figures = s.eval.figures;
+            if (front.insert(p) && sink)
+                sink->pointFound(p);
+        }
+        ++prog.batches;
+        prog.frontSize = front.size();
+        int bi = bestIndex(opt.objective, front.points());
+        if (bi >= 0)
+            prog.best = front.points()[static_cast<size_t>(bi)].figures;
+        prog.seconds = elapsed() + (resume ? resume->progress.seconds : 0);
+        double runSeconds = elapsed();
+        prog.rate = runSeconds > 0 ? static_cast<double>(prog.evaluated - evaluatedBefore) / runSeconds : 0;
+        if (sink)
+            sink->progress(prog, front.points());
+    }
+    res.cancelled = cancel && cancel->load();
+    res.timedOut = !res.cancelled && opt.timeLimitSeconds > 0 && elapsed() >= opt.timeLimitSeconds && !res.budgetReached;
+    res.feasible = !front.empty();
+    if (!res.feasible)
+        res.message = prog.drawn == 0 ? "the search was stopped before it evaluated a candidate"
+                                      : "no feasible schedule among " + std::to_string(prog.drawn) + " candidates";
+    res.front = front.sorted();
+    res.best = bestIndex(opt.objective, res.front);
+    res.progress = prog;
+    res.state.batches = prog.batches;
+    res.state.front = front.points();
+    res.state.progress = prog;
+    return res;
+}
+
+} // namespace loopscope::search

@@ -1,0 +1,92 @@
+// The schedule search: draws candidates from a SearchSpace in batches (random samples and
+// mutations of the front found so far), evaluates them on a pool of threads, and keeps the
+// Pareto front over (cycles, peak on-chip bytes, energy). Deterministic for a seed: candidate
+// i of batch b depends only on (seed, b, i) and the front after batch b-1, and the results of
+// a batch are merged in index order, so the thread count changes nothing but the speed.
+#pragma once
+
+#include "search/pareto_front.h"
+#include "search/search_space.h"
+
+#include <atomic>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace loopscope::search {
+
+enum class Objective { Cycles, Energy, Sram, Edp };
+
+const char* objectiveName(Objective o);
+bool parseObjective(const std::string& name, Objective& out);
+/// The value minimised for an objective (edp: energy times cycles).
+double objectiveValue(Objective o, const Figures& f);
+
+struct SearchOptions {
+    Objective objective = Objective::Cycles;
+    double timeLimitSeconds = 0;    ///< 0: no time limit
+    int64_t budget = 0;             ///< candidates drawn at most; 0: no limit (then a time limit is needed)
+    int threads = 0;                ///< 0: every core
+    uint64_t seed = 1;
+    int batchSize = 256;            ///< candidates per batch (the unit of determinism)
+    SpaceOptions space;
+};
+
+/// Counters of a run, reported after every batch.
+struct SearchProgress {
+    int64_t batches = 0;
+    int64_t drawn = 0;              ///< candidates generated
+    int64_t evaluated = 0;          ///< lowered and analysed (distinct candidates)
+    int64_t feasible = 0;           ///< analysed without an error diagnostic
+    int64_t repaired = 0;           ///< made to fit by moving or dropping caches before evaluation
+    int64_t pruned = 0;             ///< could not be made to fit: never lowered
+    int64_t duplicates = 0;         ///< drawn again: not evaluated twice
+    int64_t rejected = 0;           ///< a step did not apply, or an error diagnostic (defects; expected 0)
+    size_t frontSize = 0;
+    std::optional<Figures> best;    ///< best for the objective so far
+    double seconds = 0;
+    double rate = 0;                ///< evaluated per second
+};
+
+/// Where a run's results go as they are found (a workspace, a window, a test).
+class SearchSink {
+public:
+    virtual ~SearchSink() = default;
+    /// A point entered the front (it may leave it later).
+    virtual void pointFound(const SearchPoint& point) { (void)point; }
+    /// After every batch.
+    virtual void progress(const SearchProgress& progress, const std::vector<SearchPoint>& front)
+    {
+        (void)progress;
+        (void)front;
+    }
+};
+
+/// Where a run stopped: enough to resume it (the same results as a run never stopped).
+struct SearchState {
+    int64_t batches = 0;
+    std::vector<SearchPoint> front;
+    SearchProgress progress;
+};
+
+struct SearchResult {
+    bool feasible = false;
+    std::string message;            ///< "no feasible schedule: SRAM must hold ..." when not feasible
+    std::vector<SearchPoint> front; ///< sorted by cycles
+    int best = -1;                  ///< index into front of the best point for the objective
+    SearchProgress progress;
+    SearchState state;              ///< to resume
+    bool cancelled = false;
+    bool timedOut = false;
+    bool budgetReached = false;
+    std::vector<std::string> defects;  ///< reasons of rejected candidates (at most a few)
+};
+
+/// Runs a search over the space of `base` (the program after the pinned steps). `cancel`,
+/// when set by another thread, stops it after the candidates in flight. `resume` continues a
+/// stopped run of the same base, options and seed.
+SearchResult runSearch(const sched::Program& base, const SearchOptions& options, SearchSink* sink = nullptr,
+                       const std::atomic<bool>* cancel = nullptr, const SearchState* resume = nullptr);
+
+} // namespace loopscope::search

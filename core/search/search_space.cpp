@@ -1,0 +1,503 @@
+// The schedule search space: sampling, mutation, canonical form and steps of a candidate.
+#include "search/search_space.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <set>
+
+namespace loopscope::search {
+
+namespace {
+
+constexpr int64_t kMaxUnrollExtent = 256;   // sched::apply's limit
+constexpr int64_t kMaxVectorLanes = 64;     // sched::apply's limit
+constexpr int kMaxUnrollLoops = 4;
+
+int axisOfVar(const sched::StageSchedule& ss, int v)
+{
+    for (;;) {
+        const sched::LoopVar& lv = ss.vars[v];
+        if (lv.origin == sched::LoopVar::Origin::Axis)
+            return lv.axis;
+        if (lv.origin == sched::LoopVar::Origin::Fused)
+            return -1;
+        v = lv.parent;
+    }
+}
+
+int randomInt(std::mt19937_64& rng, int lo, int hi)  // inclusive
+{
+    if (hi <= lo)
+        return lo;
+    return lo + static_cast<int>(rng() % static_cast<uint64_t>(hi - lo + 1));
+}
+
+bool hasOuter(const SpaceLoop& l, int64_t tile) { return tile < l.extent || l.extent == 1; }
+bool hasInner(const SpaceLoop&, int64_t tile) { return tile > 1; }
+
+sched::Step makeStep(sched::Primitive p, const std::string& stage)
+{
+    sched::Step s;
+    s.primitive = p;
+    s.stage = stage;
+    return s;
+}
+
+} // namespace
+
+uint64_t Candidate::hash() const
+{
+    uint64_t h = 1469598103934665603ull;
+    auto mix = [&h](int64_t v) {
+        h ^= static_cast<uint64_t>(v) + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+        h *= 1099511628211ull;
+    };
+    for (const auto& s : stages) {
+        for (int64_t t : s.tile) mix(t);
+        for (int o : s.outerOrder) mix(o);
+        mix(-7);
+        for (int o : s.innerOrder) mix(o);
+        mix(-11);
+        for (int a : s.cacheAt) mix(a);
+        for (uint8_t d : s.doubleBuffer) mix(d);
+        for (uint8_t v : s.vectorLast) mix(v);
+        mix(s.unroll);
+        mix(s.vectorize);
+        mix(s.computeAt);
+        mix(-13);
+    }
+    return h;
+}
+
+SearchSpace::SearchSpace(const sched::Program& base, SpaceOptions options)
+    : m_base(base), m_options(options)
+{
+    const hw::Target& tgt = *base.target;
+    const ir::Kernel& k = *base.kernel;
+    m_level = tgt.innermostLevel();
+    for (size_t s = 0; s < base.stages.size(); ++s) {
+        const sched::StageSchedule& ss = base.stages[s];
+        if (ss.inlined)
+            continue;
+        const ir::Stage& st = k.stages[s];
+        SpaceStage sp;
+        sp.stage = static_cast<int>(s);
+        sp.name = st.name;
+        for (int v : ss.order) {
+            const sched::LoopVar& lv = ss.vars[v];
+            SpaceLoop l;
+            l.name = lv.name;
+            l.extent = lv.extent;
+            l.reduction = lv.reduction;
+            l.axis = axisOfVar(ss, v);
+            l.splittable = lv.kind == sched::LoopKind::Serial && lv.origin != sched::LoopVar::Origin::Fused;
+            l.vectorized = lv.kind == sched::LoopKind::Vectorized;
+            l.fixedInner = lv.kind == sched::LoopKind::Unrolled || l.vectorized;
+            if (l.splittable) {
+                for (int64_t f = 1; f <= l.extent; ++f)
+                    if (l.extent % f == 0 || (m_options.partialTiles && (f & (f - 1)) == 0))
+                        l.factors.push_back(f);
+            } else {
+                l.factors.push_back(lv.kind == sched::LoopKind::Parallel ? 1 : l.extent);
+            }
+            sp.loops.push_back(std::move(l));
+        }
+        // Tensors: inputs read (once each, in order of first use), then the output.
+        std::vector<ir::Access> loads = sched::effectiveLoads(base, static_cast<int>(s));
+        std::set<int> seen;
+        auto addTensor = [&](const ir::Access& a, bool write) {
+            if (m_level <= 0 || !seen.insert(a.tensor).second)
+                return;
+            if (base.findCache(a.tensor, m_level, static_cast<int>(s)) >= 0)
+                return;
+            int producer = k.producerOf(a.tensor);
+            if (!write && producer >= 0 && !base.stages[producer].computeAt.isRoot())
+                return;  // computed at a loop already: it lives where it is computed
+            if (write && k.isIntermediate(a.tensor))
+                return;
+            SpaceTensor t;
+            t.tensor = a.tensor;
+            t.name = k.tensors[a.tensor].name;
+            t.write = write;
+            for (const auto& e : a.index)
+                t.dims.push_back(e.terms.size() == 1 && e.terms[0].coeff == 1 ? e.terms[0].axis : -1);
+            sp.tensors.push_back(std::move(t));
+        };
+        for (const auto& a : loads)
+            addTensor(a, false);
+        addTensor(st.output, true);
+        // The DSP path: int8 or int16 operands on a target with the DSP extension.
+        bool allInt = !loads.empty();
+        ir::DType dt = ir::DType::Int8;
+        for (const auto& a : loads) {
+            ir::DType d = k.tensors[a.tensor].dtype;
+            if (d != ir::DType::Int8 && d != ir::DType::Int16)
+                allInt = false;
+            else
+                dt = d;
+        }
+        sp.operandsInt = allInt && tgt.compute.dsp;
+        sp.lanes = sp.operandsInt ? (dt == ir::DType::Int8 ? 4 : 2) : 1;
+        m_stages.push_back(std::move(sp));
+    }
+    // Producers that may be computed at a loop of their first consumer.
+    for (auto& sp : m_stages) {
+        int out = k.stages[sp.stage].output.tensor;
+        if (!k.isIntermediate(out) || !base.stages[sp.stage].computeAt.isRoot() || m_level <= 0)
+            continue;
+        for (size_t c = 0; c < m_stages.size(); ++c) {
+            bool reads = false;
+            for (const auto& a : sched::effectiveLoads(base, m_stages[c].stage))
+                reads = reads || a.tensor == out;
+            if (reads && m_stages[c].stage > sp.stage) {
+                sp.consumer = static_cast<int>(c);
+                break;
+            }
+        }
+    }
+}
+
+Candidate SearchSpace::identity() const
+{
+    Candidate c;
+    for (const auto& sp : m_stages) {
+        Candidate::Stage s;
+        for (const auto& l : sp.loops)
+            s.tile.push_back(l.fixedInner || (l.splittable && l.extent > 1) ? l.extent : l.factors.front());
+        s.outerOrder.resize(sp.loops.size());
+        std::iota(s.outerOrder.begin(), s.outerOrder.end(), 0);
+        s.innerOrder = s.outerOrder;
+        s.cacheAt.assign(sp.tensors.size(), -1);
+        s.doubleBuffer.assign(sp.tensors.size(), 0);
+        s.vectorLast.assign(sp.tensors.size(), 0);
+        c.stages.push_back(std::move(s));
+    }
+    return c;
+}
+
+Bands SearchSpace::bands(const Candidate& c, int stage) const
+{
+    const SpaceStage& sp = m_stages[stage];
+    const Candidate::Stage& cs = c.stages[stage];
+    Bands b;
+    for (int l : cs.outerOrder)
+        if (hasOuter(sp.loops[l], cs.tile[l]))
+            b.outer.push_back(l);
+    for (int l : cs.innerOrder)
+        if (hasInner(sp.loops[l], cs.tile[l]))
+            b.inner.push_back(l);
+    return b;
+}
+
+std::string SearchSpace::outerName(const Candidate& c, int stage, int loop) const
+{
+    const SpaceLoop& l = m_stages[stage].loops[loop];
+    int64_t t = c.stages[stage].tile[loop];
+    return t > 1 && t < l.extent ? l.name + ".outer" : l.name;
+}
+
+std::string SearchSpace::innerName(const Candidate& c, int stage, int loop) const
+{
+    const SpaceLoop& l = m_stages[stage].loops[loop];
+    int64_t t = c.stages[stage].tile[loop];
+    return t > 1 && t < l.extent ? l.name + ".inner" : l.name;
+}
+
+std::string SearchSpace::outerLoopName(const Candidate& c, int stage, int p) const
+{
+    Bands b = bands(c, stage);
+    return outerName(c, stage, b.outer[static_cast<size_t>(p - 1)]);
+}
+
+void SearchSpace::canonicalize(Candidate& c) const
+{
+    const hw::Target& tgt = *m_base.target;
+    for (size_t s = 0; s < m_stages.size(); ++s) {
+        const SpaceStage& sp = m_stages[s];
+        Candidate::Stage& cs = c.stages[s];
+        for (size_t l = 0; l < sp.loops.size(); ++l)
+            if (!sp.loops[l].splittable)
+                cs.tile[l] = sp.loops[l].factors.front();
+        // A pinned vectorized loop stays innermost.
+        for (size_t l = 0; l < sp.loops.size(); ++l)
+            if (sp.loops[l].vectorized) {
+                auto it = std::find(cs.innerOrder.begin(), cs.innerOrder.end(), static_cast<int>(l));
+                cs.innerOrder.erase(it);
+                cs.innerOrder.push_back(static_cast<int>(l));
+            }
+        Bands b = bands(c, static_cast<int>(s));
+        int nOuter = static_cast<int>(b.outer.size());
+        // Vectorize the innermost inner loop where the DSP path can take it.
+        bool pinnedVector = !b.inner.empty() && sp.loops[b.inner.back()].vectorized;
+        if (cs.vectorize) {
+            bool ok = sp.lanes > 1 && !b.inner.empty() && !pinnedVector;
+            if (ok) {
+                int l = b.inner.back();
+                int64_t ext = cs.tile[l] < sp.loops[l].extent ? cs.tile[l] : sp.loops[l].extent;
+                ok = sp.loops[l].splittable && ext <= kMaxVectorLanes && ext % sp.lanes == 0;
+            }
+            cs.vectorize = ok;
+        }
+        int vecAxis = (cs.vectorize || pinnedVector) ? sp.loops[b.inner.back()].axis : -1;
+        for (size_t t = 0; t < sp.tensors.size(); ++t) {
+            const SpaceTensor& st = sp.tensors[t];
+            int& at = cs.cacheAt[t];
+            at = std::clamp(at, -1, nOuter);
+            if (st.write && at > 0) {
+                // A cache_write at a loop with a reduction loop outside it would write partial sums back.
+                int legal = 0;
+                while (legal < at && !sp.loops[b.outer[legal]].reduction)
+                    ++legal;
+                at = legal;
+            }
+            // An intermediate computed at a loop of this stage is not cached again.
+            int prod = m_base.kernel->producerOf(st.tensor);
+            for (size_t q = 0; q < m_stages.size(); ++q)
+                if (m_stages[q].stage == prod && c.stages[q].computeAt > 0)
+                    at = -1;
+            bool db = cs.doubleBuffer[t] && at > 0 && !st.write && tgt.levels[m_level].bufferCount >= 2;
+            cs.doubleBuffer[t] = db;
+            bool vl = false;
+            if (cs.vectorLast[t] && at >= 0 && vecAxis >= 0 && st.dims.size() >= 2) {
+                auto it = std::find(st.dims.begin(), st.dims.end(), vecAxis);
+                vl = it != st.dims.end() && it + 1 != st.dims.end();
+            }
+            cs.vectorLast[t] = vl;
+        }
+        // Unroll: the innermost inner loops (after the vectorized one), within the limits.
+        int maxU = 0;
+        int64_t product = 1;
+        int end = static_cast<int>(b.inner.size()) - ((cs.vectorize || pinnedVector) ? 1 : 0);
+        for (int i = end - 1; i >= 0 && maxU < kMaxUnrollLoops; --i) {
+            int l = b.inner[i];
+            int64_t ext = cs.tile[l];
+            if (!sp.loops[l].splittable || ext > kMaxUnrollExtent || product * ext > m_options.maxUnrollProduct)
+                break;
+            product *= ext;
+            ++maxU;
+        }
+        cs.unroll = std::clamp(cs.unroll, 0, maxU);
+        if (sp.consumer >= 0) {
+            Bands cb = bands(c, sp.consumer);
+            cs.computeAt = std::clamp(cs.computeAt, -1, static_cast<int>(cb.outer.size()));
+            if (cs.computeAt == 0)
+                cs.computeAt = -1;
+        } else {
+            cs.computeAt = -1;
+        }
+    }
+}
+
+Candidate SearchSpace::sample(std::mt19937_64& rng) const
+{
+    Candidate c = identity();
+    for (size_t s = 0; s < m_stages.size(); ++s) {
+        const SpaceStage& sp = m_stages[s];
+        Candidate::Stage& cs = c.stages[s];
+        for (size_t l = 0; l < sp.loops.size(); ++l)
+            cs.tile[l] = sp.loops[l].factors[rng() % sp.loops[l].factors.size()];
+        std::shuffle(cs.outerOrder.begin(), cs.outerOrder.end(), rng);
+        std::shuffle(cs.innerOrder.begin(), cs.innerOrder.end(), rng);
+        int nOuter = static_cast<int>(sp.loops.size());
+        for (size_t t = 0; t < sp.tensors.size(); ++t) {
+            cs.cacheAt[t] = randomInt(rng, -1, nOuter);
+            cs.doubleBuffer[t] = rng() & 1;
+            cs.vectorLast[t] = rng() & 1;
+        }
+        cs.unroll = randomInt(rng, 0, 3);
+        cs.vectorize = rng() & 1;
+        cs.computeAt = randomInt(rng, -1, 4);
+    }
+    canonicalize(c);
+    return c;
+}
+
+void SearchSpace::mutateOnce(Candidate& c, std::mt19937_64& rng) const
+{
+    int s = randomInt(rng, 0, static_cast<int>(m_stages.size()) - 1);
+    const SpaceStage& sp = m_stages[s];
+    Candidate::Stage& cs = c.stages[s];
+    int n = static_cast<int>(sp.loops.size());
+    int nt = static_cast<int>(sp.tensors.size());
+    switch (rng() % 9) {
+    case 0:
+    case 1: {  // a tile factor: a neighbour, or any
+        int l = randomInt(rng, 0, n - 1);
+        const auto& f = sp.loops[l].factors;
+        int i = static_cast<int>(std::find(f.begin(), f.end(), cs.tile[l]) - f.begin());
+        if (rng() % 3 == 0)
+            i = randomInt(rng, 0, static_cast<int>(f.size()) - 1);
+        else
+            i = std::clamp(i + ((rng() & 1) ? 1 : -1), 0, static_cast<int>(f.size()) - 1);
+        cs.tile[l] = f[static_cast<size_t>(i)];
+        break;
+    }
+    case 2:
+    case 3: {  // swap two neighbours of the outer or inner band
+        Bands b = bands(c, s);
+        auto& band = (rng() & 1) ? b.outer : b.inner;
+        auto& order = (&band == &b.outer) ? cs.outerOrder : cs.innerOrder;
+        if (band.size() >= 2) {
+            int i = randomInt(rng, 0, static_cast<int>(band.size()) - 2);
+            auto a = std::find(order.begin(), order.end(), band[i]);
+            auto z = std::find(order.begin(), order.end(), band[i + 1]);
+            std::iter_swap(a, z);
+        }
+        break;
+    }
+    case 4: {  // move a cache one loop in or out, or add/remove it
+        if (nt == 0)
+            break;
+        int t = randomInt(rng, 0, nt - 1);
+        cs.cacheAt[t] += (rng() & 1) ? 1 : -1;
+        break;
+    }
+    case 5:
+        if (nt > 0) {
+            int t = randomInt(rng, 0, nt - 1);
+            cs.doubleBuffer[t] ^= 1;
+        }
+        break;
+    case 6: cs.unroll += (rng() & 1) ? 1 : -1; cs.unroll = std::max(cs.unroll, 0); break;
+    case 7:
+        if ((rng() & 1) && nt > 0) {
+            int t = randomInt(rng, 0, nt - 1);
+            cs.vectorLast[t] ^= 1;
+        } else {
+            cs.vectorize = !cs.vectorize;
+        }
+        break;
+    case 8: cs.computeAt += (rng() & 1) ? 1 : -1; break;
+    }
+}
+
+Candidate SearchSpace::mutate(const Candidate& c, std::mt19937_64& rng) const
+{
+    Candidate m = c;
+    int changes = 1 + static_cast<int>(rng() % 3);
+    for (int i = 0; i < changes; ++i)
+        mutateOnce(m, rng);
+    canonicalize(m);
+    return m;
+}
+
+std::vector<sched::Step> SearchSpace::structureSteps(const Candidate& c) const
+{
+    std::vector<sched::Step> out;
+    for (size_t s = 0; s < m_stages.size(); ++s) {
+        const SpaceStage& sp = m_stages[s];
+        const Candidate::Stage& cs = c.stages[s];
+        for (size_t l = 0; l < sp.loops.size(); ++l) {
+            if (cs.tile[l] > 1 && cs.tile[l] < sp.loops[l].extent) {
+                sched::Step st = makeStep(sched::Primitive::Split, sp.name);
+                st.loops = {sp.loops[l].name};
+                st.factor = cs.tile[l];
+                out.push_back(std::move(st));
+            }
+        }
+        Bands b = bands(c, static_cast<int>(s));
+        std::vector<std::string> names;
+        for (int l : b.outer)
+            names.push_back(outerName(c, static_cast<int>(s), l));
+        for (int l : b.inner)
+            names.push_back(innerName(c, static_cast<int>(s), l));
+        // The order the splits leave: each split loop's outer part where it was, inner part right inside it.
+        std::vector<std::string> current;
+        for (size_t l = 0; l < sp.loops.size(); ++l) {
+            if (hasOuter(sp.loops[l], cs.tile[l]))
+                current.push_back(outerName(c, static_cast<int>(s), static_cast<int>(l)));
+            if (hasInner(sp.loops[l], cs.tile[l]))
+                current.push_back(innerName(c, static_cast<int>(s), static_cast<int>(l)));
+        }
+        if (names.size() >= 2 && names != current) {
+            sched::Step st = makeStep(sched::Primitive::Reorder, sp.name);
+            st.loops = names;
+            out.push_back(std::move(st));
+        }
+    }
+    for (size_t s = 0; s < m_stages.size(); ++s) {
+        const SpaceStage& sp = m_stages[s];
+        if (sp.consumer < 0 || c.stages[s].computeAt <= 0)
+            continue;
+        sched::Step st = makeStep(sched::Primitive::ComputeAt, m_stages[sp.consumer].name);
+        st.producer = sp.name;
+        st.level = m_base.target->levels[m_level].name;
+        st.at = outerLoopName(c, sp.consumer, c.stages[s].computeAt);
+        out.push_back(std::move(st));
+    }
+    return out;
+}
+
+std::vector<sched::Step> SearchSpace::placementSteps(const Candidate& c) const
+{
+    std::vector<sched::Step> out;
+    const std::string level = m_level >= 0 ? m_base.target->levels[m_level].name : "";
+    for (size_t s = 0; s < m_stages.size(); ++s) {
+        const SpaceStage& sp = m_stages[s];
+        const Candidate::Stage& cs = c.stages[s];
+        Bands b = bands(c, static_cast<int>(s));
+        int vecAxis = -1;
+        if (!b.inner.empty() && (cs.vectorize || sp.loops[b.inner.back()].vectorized))
+            vecAxis = sp.loops[b.inner.back()].axis;
+        for (size_t t = 0; t < sp.tensors.size(); ++t) {
+            if (cs.cacheAt[t] < 0)
+                continue;
+            const SpaceTensor& tn = sp.tensors[t];
+            sched::Step st = makeStep(tn.write ? sched::Primitive::CacheWrite : sched::Primitive::CacheRead, sp.name);
+            st.tensor = tn.name;
+            st.level = level;
+            st.at = cs.cacheAt[t] == 0 ? "root" : outerName(c, static_cast<int>(s), b.outer[cs.cacheAt[t] - 1]);
+            if (cs.vectorLast[t]) {
+                int d = static_cast<int>(std::find(tn.dims.begin(), tn.dims.end(), vecAxis) - tn.dims.begin());
+                for (int i = 0; i < static_cast<int>(tn.dims.size()); ++i)
+                    if (i != d)
+                        st.layout.push_back(i);
+                st.layout.push_back(d);
+            }
+            out.push_back(std::move(st));
+            if (cs.doubleBuffer[t]) {
+                sched::Step db = makeStep(sched::Primitive::DoubleBuffer, sp.name);
+                db.tensor = tn.name;
+                db.level = level;
+                out.push_back(std::move(db));
+            }
+        }
+        int end = static_cast<int>(b.inner.size()) - ((cs.vectorize || (!b.inner.empty() && sp.loops[b.inner.back()].vectorized)) ? 1 : 0);
+        for (int i = end - cs.unroll; i < end; ++i) {
+            sched::Step st = makeStep(sched::Primitive::Unroll, sp.name);
+            st.loops = {innerName(c, static_cast<int>(s), b.inner[i])};
+            out.push_back(std::move(st));
+        }
+        if (cs.vectorize) {
+            sched::Step st = makeStep(sched::Primitive::Vectorize, sp.name);
+            st.loops = {innerName(c, static_cast<int>(s), b.inner.back())};
+            out.push_back(std::move(st));
+        }
+    }
+    return out;
+}
+
+std::vector<sched::Step> SearchSpace::steps(const Candidate& c) const
+{
+    std::vector<sched::Step> out = structureSteps(c);
+    std::vector<sched::Step> p = placementSteps(c);
+    out.insert(out.end(), p.begin(), p.end());
+    return out;
+}
+
+double SearchSpace::log10Size() const
+{
+    double l = 0;
+    for (const auto& sp : m_stages) {
+        for (const auto& lp : sp.loops)
+            l += std::log10(static_cast<double>(lp.factors.size()));
+        double n = static_cast<double>(sp.loops.size());
+        l += 2 * std::lgamma(n + 1) / std::log(10.0);
+        l += static_cast<double>(sp.tensors.size()) * std::log10(2 * (n + 2));
+        l += std::log10(4.0 * (sp.lanes > 1 ? 2 : 1));
+    }
+    return l;
+}
+
+} // namespace loopscope::search

@@ -1,0 +1,123 @@
+// The space a schedule search explores, built from a kernel's (possibly partly scheduled)
+// program: per stage, the tile factor of every loop, the order of the outer and inner tile
+// loops, where each tensor is cached, double buffering, unrolling and vectorization of the
+// inner loops, and where each producer stage is computed. A Candidate is one point, as plain
+// data; steps() turns it into the schedule steps that follow the pinned ones.
+#pragma once
+
+#include "sched/program.h"
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace loopscope::search {
+
+struct SpaceOptions {
+    bool partialTiles = false;      ///< also split factors that do not divide the extent (partial tiles)
+    int64_t maxUnrollProduct = 64;  ///< largest product of the extents of the unrolled loops (code size)
+};
+
+/// A loop of the base program the search places: an active loop of its stage.
+struct SpaceLoop {
+    std::string name;
+    int64_t extent = 1;
+    bool reduction = false;
+    bool splittable = true;          ///< serial and not fused: it can be split
+    bool fixedInner = false;         ///< already unrolled or vectorized by a pinned step: stays inner, unsplit
+    bool vectorized = false;         ///< vectorized by a pinned step: stays innermost
+    int axis = -1;                   ///< the stage axis it runs over (-1: a fused loop)
+    std::vector<int64_t> factors;    ///< inner extents the search may choose (ascending; extent last)
+};
+
+/// A tensor a stage may cache in the on-chip level.
+struct SpaceTensor {
+    int tensor = -1;
+    std::string name;
+    bool write = false;              ///< the stage's output (cache_write)
+    std::vector<int> dims;           ///< per tensor dimension: the stage axis of a single-axis index, or -1
+};
+
+struct SpaceStage {
+    int stage = -1;
+    std::string name;
+    std::vector<SpaceLoop> loops;
+    std::vector<SpaceTensor> tensors;
+    int consumer = -1;               ///< a producer stage that may be computed at a loop of this stage
+    bool operandsInt = false;        ///< int8/int16 operands (the DSP path applies)
+    int lanes = 1;                   ///< SIMD lanes of the operand dtype on the target
+};
+
+/// One point of the space (indices refer to the SpaceStage of the same index).
+struct Candidate {
+    struct Stage {
+        std::vector<int64_t> tile;       ///< per loop: the inner extent (extent: unsplit inner loop; 1: unsplit outer loop)
+        std::vector<int> outerOrder;     ///< permutation of the loops, read for those with an outer part
+        std::vector<int> innerOrder;     ///< permutation of the loops, read for those with an inner part
+        std::vector<int> cacheAt;        ///< per SpaceTensor: -1 not cached, 0 at the stage's root, p > 0 in the body of the p-th outer loop
+        std::vector<uint8_t> doubleBuffer;  ///< per SpaceTensor
+        std::vector<uint8_t> vectorLast; ///< per SpaceTensor: store the vectorized loop's dimension last
+        int unroll = 0;                  ///< innermost inner loops unrolled (after the vectorized one)
+        bool vectorize = false;          ///< vectorize the innermost inner loop
+        int computeAt = -1;              ///< producer stages: -1 not computed at, p > 0 at the p-th outer loop of the consumer
+        bool operator==(const Stage&) const = default;
+    };
+    std::vector<Stage> stages;
+    bool operator==(const Candidate&) const = default;
+    uint64_t hash() const;
+};
+
+/// The loops of a stage's outer band (those with an outer part) and inner band, in order.
+struct Bands {
+    std::vector<int> outer;
+    std::vector<int> inner;
+};
+
+class SearchSpace {
+public:
+    /// The space over `base` (the program after the pinned steps). The on-chip level is the
+    /// innermost level of the target.
+    SearchSpace(const sched::Program& base, SpaceOptions options = {});
+
+    const sched::Program& base() const { return m_base; }
+    const std::vector<SpaceStage>& stages() const { return m_stages; }
+    const SpaceOptions& options() const { return m_options; }
+    int cacheLevel() const { return m_level; }
+
+    /// The candidate that adds nothing to the base program.
+    Candidate identity() const;
+    /// A uniformly drawn candidate (then made canonical).
+    Candidate sample(std::mt19937_64& rng) const;
+    /// A neighbour: one to three random changes of `c`.
+    Candidate mutate(const Candidate& c, std::mt19937_64& rng) const;
+    /// Drops choices that do not apply (a double buffer at the root, a vectorize the DSP
+    /// path cannot take, unrolling beyond the limits), so equal schedules are equal candidates.
+    void canonicalize(Candidate& c) const;
+
+    Bands bands(const Candidate& c, int stage) const;
+    /// Name of the loop at outer position p > 0 (1-based) after the candidate's splits.
+    std::string outerLoopName(const Candidate& c, int stage, int p) const;
+
+    /// The loop-structure steps (splits, reorders, compute_at) of a candidate.
+    std::vector<sched::Step> structureSteps(const Candidate& c) const;
+    /// The placement steps (cache_read/cache_write, double_buffer, unroll, vectorize).
+    std::vector<sched::Step> placementSteps(const Candidate& c) const;
+    /// Both, in that order: what follows the pinned steps.
+    std::vector<sched::Step> steps(const Candidate& c) const;
+
+    /// The number of distinct loop structures and placements, roughly (log10), for messages.
+    double log10Size() const;
+
+private:
+    std::string innerName(const Candidate& c, int stage, int loop) const;
+    std::string outerName(const Candidate& c, int stage, int loop) const;
+    void mutateOnce(Candidate& c, std::mt19937_64& rng) const;
+
+    sched::Program m_base;
+    SpaceOptions m_options;
+    std::vector<SpaceStage> m_stages;
+    int m_level = -1;
+};
+
+} // namespace loopscope::search

@@ -1,0 +1,318 @@
+// The schedule search: every point it returns replays, verifies (interpreter == reference)
+// and analyses without an error diagnostic, with the figures analyze gives; every candidate
+// it draws applies and fits the occupancy bound, which never under-counts analyze; the front
+// is a Pareto front; thread counts change nothing; pinned steps stay; nothing-fits, cancel,
+// time limit and resume behave.
+#include "support/test_paths.h"
+
+#include "analysis/cost_report.h"
+#include "ir/kernel.h"
+#include "lower/loop_nest.h"
+#include "search/evaluator.h"
+#include "search/explain.h"
+#include "search/occupancy_bound.h"
+#include "search/search.h"
+#include "verify/interpreter.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <map>
+
+using namespace loopscope;
+
+namespace {
+
+/// Example kernels at sizes the interpreter runs in milliseconds.
+const std::map<std::string, std::map<std::string, int64_t>>& smallKernels()
+{
+    static const std::map<std::string, std::map<std::string, int64_t>> k = {
+        {"conv2d_int8", {{"H", 8}, {"W", 8}, {"C", 8}, {"K", 8}}},
+        {"conv2d_s2_int8", {}},
+        {"dense_int8", {}},
+        {"dense_int16", {}},
+        {"depthwise_conv_int8", {}},
+        {"dwsep_conv", {{"H", 8}, {"W", 8}, {"C", 8}, {"K", 8}}},
+        {"matmul_f32", {}},
+        {"matmul_int8", {}},
+        {"pointwise_conv_int8", {}},
+    };
+    return k;
+}
+
+sched::Program program(const std::string& kernel, const std::map<std::string, int64_t>& params = {},
+                       const std::string& target = "cortex-m7")
+{
+    auto k = ir::loadKernelFile(test::kernelPath(kernel), params);
+    EXPECT_TRUE(k.ok()) << k.errorText();
+    return sched::Program::initial(std::make_shared<const ir::Kernel>(std::move(*k)), test::builtinTarget(target));
+}
+
+/// Figures of a trace replayed from scratch: what the app and the CLI will show for it.
+search::Figures replayed(const sched::Program& base, const std::vector<sched::Step>& trace, analysis::CostReport* report = nullptr)
+{
+    sched::ApplyResult r = sched::replay(base.kernel, base.target, trace);
+    EXPECT_TRUE(r.ok()) << r.error().str();
+    lower::LoopNest nest = lower::lower(r.program());
+    analysis::CostReport rep = analysis::analyze(nest, *base.target);
+    if (report)
+        *report = rep;
+    return search::figuresOf(rep);
+}
+
+search::SearchOptions budget(int64_t n, int threads = 1, uint64_t seed = 1)
+{
+    search::SearchOptions o;
+    o.budget = n;
+    o.threads = threads;
+    o.seed = seed;
+    o.batchSize = 64;
+    return o;
+}
+
+} // namespace
+
+class SearchOnKernel : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SearchOnKernel, EveryPointReplaysVerifiesAndAnalysesAsReported)
+{
+    sched::Program base = program(GetParam(), smallKernels().at(GetParam()));
+    search::SearchResult r = search::runSearch(base, budget(384, 2));
+    ASSERT_TRUE(r.feasible) << r.message;
+    EXPECT_EQ(r.progress.rejected, 0) << (r.defects.empty() ? "" : r.defects.front());
+    EXPECT_GT(r.progress.evaluated, 100);
+    ASSERT_FALSE(r.front.empty());
+    for (const auto& p : r.front) {
+        analysis::CostReport rep;
+        search::Figures f = replayed(base, p.trace, &rep);
+        EXPECT_EQ(f, p.figures) << "point " << p.index;
+        for (const auto& d : rep.diagnostics)
+            EXPECT_NE(d.severity, Severity::Error) << d.code << ": " << d.message;
+        sched::ApplyResult pr = sched::replay(base.kernel, base.target, p.trace);
+        verify::VerifyResult v = verify::verifyProgram(pr.program(), 3);
+        EXPECT_TRUE(v.ok) << "point " << p.index << ": " << v.message;
+    }
+}
+
+TEST_P(SearchOnKernel, DrawnCandidatesApplyAndTheBoundNeverUndercounts)
+{
+    sched::Program base = program(GetParam(), smallKernels().at(GetParam()));
+    search::SearchSpace space(base);
+    search::Evaluator ev(space);
+    std::mt19937_64 rng(11);
+    search::Candidate prev = space.identity();
+    for (int i = 0; i < 150; ++i) {
+        search::Candidate c = (i % 2) ? space.sample(rng) : space.mutate(prev, rng);
+        prev = c;
+        bool pruned = false;
+        auto p = ev.build(c, nullptr, &pruned);
+        if (pruned)
+            continue;
+        ASSERT_TRUE(p.ok()) << p.errorText();
+        search::OccupancyBound bound = search::boundOccupancy(*p);
+        EXPECT_LT(bound.overCapacity(*base.target), 0);
+        lower::LoopNest nest = lower::lower(*p);
+        analysis::CostReport rep = analysis::analyze(nest, *base.target);
+        for (size_t l = 0; l < rep.levels.size(); ++l)
+            EXPECT_GE(bound.bytes[l], rep.levels[l].usedBytes) << rep.levels[l].name << " candidate " << i;
+        for (const auto& d : rep.diagnostics)
+            EXPECT_NE(d.severity, Severity::Error) << d.code << ": " << d.message;
+        // The evaluator is analyze: the same figures for the same program.
+        EXPECT_EQ(ev.evaluate(c).figures, search::figuresOf(rep));
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Examples, SearchOnKernel,
+                         ::testing::Values("conv2d_int8", "conv2d_s2_int8", "dense_int8", "dense_int16", "depthwise_conv_int8", "dwsep_conv",
+                                           "matmul_f32", "matmul_int8", "pointwise_conv_int8"));
+
+TEST(Search, FrontIsParetoAndBestIsTheObjectiveMinimum)
+{
+    sched::Program base = program("conv2d_int8", smallKernels().at("conv2d_int8"));
+    for (search::Objective o : {search::Objective::Cycles, search::Objective::Energy, search::Objective::Sram, search::Objective::Edp}) {
+        search::SearchOptions opt = budget(512);
+        opt.objective = o;
+        search::SearchResult r = search::runSearch(base, opt);
+        ASSERT_TRUE(r.feasible);
+        ASSERT_GE(r.front.size(), 3u);
+        for (const auto& a : r.front)
+            for (const auto& b : r.front)
+                EXPECT_FALSE(search::dominates(a.figures, b.figures)) << a.index << " dominates " << b.index;
+        for (const auto& p : r.front)
+            EXPECT_LE(search::objectiveValue(o, r.front[r.best].figures), search::objectiveValue(o, p.figures));
+        for (size_t i = 1; i < r.front.size(); ++i)
+            EXPECT_LE(r.front[i - 1].figures.cycles, r.front[i].figures.cycles);
+    }
+}
+
+TEST(Search, SameResultWhateverTheThreadCount)
+{
+    sched::Program base = program("dwsep_conv", smallKernels().at("dwsep_conv"));
+    search::SearchResult one = search::runSearch(base, budget(400, 1, 5));
+    search::SearchResult two = search::runSearch(base, budget(400, 2, 5));
+    search::SearchResult four = search::runSearch(base, budget(400, 4, 5));
+    ASSERT_EQ(one.front.size(), two.front.size());
+    ASSERT_EQ(one.front.size(), four.front.size());
+    for (size_t i = 0; i < one.front.size(); ++i) {
+        EXPECT_EQ(one.front[i].trace, two.front[i].trace);
+        EXPECT_EQ(one.front[i].trace, four.front[i].trace);
+        EXPECT_EQ(one.front[i].figures, four.front[i].figures);
+    }
+    EXPECT_EQ(one.progress.evaluated, four.progress.evaluated);
+    // Another seed explores other candidates.
+    search::SearchResult other = search::runSearch(base, budget(400, 2, 6));
+    bool differs = other.front.size() != one.front.size();
+    for (size_t i = 0; !differs && i < one.front.size(); ++i)
+        differs = !(other.front[i].trace == one.front[i].trace);
+    EXPECT_TRUE(differs);
+}
+
+TEST(Search, PinnedStepsAreKept)
+{
+    sched::Program start = program("conv2d_int8", smallKernels().at("conv2d_int8"));
+    std::vector<sched::Step> pinned(2);
+    pinned[0].primitive = sched::Primitive::Split;
+    pinned[0].loops = {"oh"};
+    pinned[0].factor = 4;
+    pinned[1].primitive = sched::Primitive::CacheRead;
+    pinned[1].tensor = "F";
+    pinned[1].level = "SRAM";
+    pinned[1].at = "root";
+    sched::ApplyResult base = sched::replay(start.kernel, start.target, pinned);
+    ASSERT_TRUE(base.ok()) << base.error().str();
+    search::SearchResult r = search::runSearch(base.program(), budget(256, 2));
+    ASSERT_TRUE(r.feasible) << r.message;
+    EXPECT_EQ(r.progress.rejected, 0) << (r.defects.empty() ? "" : r.defects.front());
+    for (const auto& p : r.front) {
+        ASSERT_GE(p.trace.size(), 2u);
+        EXPECT_EQ(p.trace[0], base.program().trace[0]);
+        EXPECT_EQ(p.trace[1], base.program().trace[1]);
+        EXPECT_EQ(replayed(start, p.trace), p.figures);
+    }
+    // The search can split the pinned loops further.
+    bool splitsPinned = false;
+    for (const auto& p : r.front)
+        for (const auto& s : p.trace)
+            splitsPinned = splitsPinned || (s.primitive == sched::Primitive::Split && s.loops[0].rfind("oh.", 0) == 0);
+    EXPECT_TRUE(splitsPinned);
+}
+
+TEST(Search, NothingFitsNamesTheSmallestRequirement)
+{
+    // Home level too small for the tensors themselves.
+    sched::Program p = program("matmul_int8");
+    hw::Target tiny = *p.target;
+    tiny.name = "tiny";
+    tiny.levels[0].sizeBytes = 1024;
+    sched::Program onTiny = sched::Program::initial(p.kernel, std::make_shared<const hw::Target>(tiny));
+    search::SearchResult r = search::runSearch(onTiny, budget(64));
+    EXPECT_FALSE(r.feasible);
+    EXPECT_TRUE(r.front.empty());
+    EXPECT_NE(r.message.find("no feasible schedule on tiny"), std::string::npos) << r.message;
+    EXPECT_NE(r.message.find("DRAM must hold"), std::string::npos) << r.message;
+    EXPECT_NE(r.message.find("but has 1 KiB"), std::string::npos) << r.message;
+    // A pinned cache the on-chip level cannot hold: named with its size.
+    hw::Target small = *p.target;
+    small.name = "small-sram";
+    small.levels[1].sizeBytes = 256;
+    sched::Program onSmall = sched::Program::initial(p.kernel, std::make_shared<const hw::Target>(small));
+    sched::Step cache;
+    cache.primitive = sched::Primitive::CacheRead;
+    cache.tensor = "B";
+    cache.level = "SRAM";
+    cache.at = "root";
+    sched::ApplyResult pinned = sched::apply(onSmall, cache);
+    ASSERT_TRUE(pinned.ok());
+    r = search::runSearch(pinned.program(), budget(64));
+    EXPECT_FALSE(r.feasible);
+    EXPECT_NE(r.message.find("SRAM must hold"), std::string::npos) << r.message;
+    EXPECT_NE(r.message.find("B "), std::string::npos) << r.message;
+    EXPECT_NE(r.message.find("pinned"), std::string::npos) << r.message;
+    // An on-chip level that holds little: every point still fits it.
+    r = search::runSearch(onSmall, budget(256));
+    ASSERT_TRUE(r.feasible);
+    EXPECT_EQ(r.progress.rejected, 0);
+    for (const auto& pt : r.front)
+        EXPECT_LE(pt.figures.onChipBytes, 256);
+}
+
+namespace {
+struct CancelAfterFirstBatch : search::SearchSink {
+    std::atomic<bool>* flag = nullptr;
+    int batches = 0;
+    int points = 0;
+    void progress(const search::SearchProgress&, const std::vector<search::SearchPoint>&) override
+    {
+        ++batches;
+        flag->store(true);
+    }
+    void pointFound(const search::SearchPoint&) override { ++points; }
+};
+} // namespace
+
+TEST(Search, CancelAndTimeLimitAreHonoured)
+{
+    sched::Program base = program("conv2d_int8");
+    std::atomic<bool> cancel{false};
+    CancelAfterFirstBatch sink;
+    sink.flag = &cancel;
+    search::SearchOptions opt = budget(1000000);
+    search::SearchResult r = search::runSearch(base, opt, &sink, &cancel);
+    EXPECT_TRUE(r.cancelled);
+    EXPECT_EQ(sink.batches, 1);
+    EXPECT_EQ(r.progress.drawn, 64);
+    EXPECT_GT(sink.points, 0);
+    EXPECT_TRUE(r.feasible);
+
+    search::SearchOptions timed;
+    timed.timeLimitSeconds = 0.3;
+    timed.threads = 2;
+    auto t0 = std::chrono::steady_clock::now();
+    r = search::runSearch(base, timed);
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_TRUE(r.timedOut);
+    EXPECT_FALSE(r.budgetReached);
+    EXPECT_LT(s, 5.0);  // the candidates in flight finish, then it stops
+    EXPECT_GT(r.progress.evaluated, 0);
+}
+
+TEST(Search, ResumedRunEqualsAnUninterruptedOne)
+{
+    sched::Program base = program("matmul_int8");
+    search::SearchResult whole = search::runSearch(base, budget(512, 2, 9));
+    search::SearchResult first = search::runSearch(base, budget(192, 2, 9));
+    search::SearchResult rest = search::runSearch(base, budget(512, 2, 9), nullptr, nullptr, &first.state);
+    ASSERT_EQ(whole.front.size(), rest.front.size());
+    for (size_t i = 0; i < whole.front.size(); ++i)
+        EXPECT_EQ(whole.front[i].trace, rest.front[i].trace);
+    EXPECT_EQ(rest.progress.drawn, 512);
+}
+
+TEST(Search, ExplanationListsEachChangeWithWhatItBuys)
+{
+    sched::Program base = program("matmul_int8");
+    search::SearchResult r = search::runSearch(base, budget(256, 2));
+    ASSERT_TRUE(r.feasible);
+    const auto& best = r.front[r.best];
+    search::PointExplanation e = search::explainPoint(base, best.trace);
+    EXPECT_EQ(e.commonSteps, 0);
+    ASSERT_EQ(e.changes.size(), best.trace.size());
+    EXPECT_EQ(e.point, best.figures);
+    EXPECT_EQ(e.current, replayed(base, {}));
+    for (size_t i = 0; i < e.changes.size(); ++i) {
+        EXPECT_TRUE(e.changes[i].added);
+        EXPECT_TRUE(e.changes[i].analysed);
+        if (i > 0)
+            EXPECT_EQ(e.changes[i].before, e.changes[i - 1].after);
+        EXPECT_NE(search::describeChange(e.changes[i]).find("cycles"), std::string::npos);
+    }
+    // Against a schedule with other steps: those are listed as dropped.
+    sched::Step unroll;
+    unroll.primitive = sched::Primitive::Unroll;
+    unroll.loops = {"k"};
+    sched::Program hand = sched::apply(base, unroll).program();
+    e = search::explainPoint(hand, best.trace);
+    ASSERT_FALSE(e.changes.empty());
+    EXPECT_FALSE(e.changes[0].added);
+    EXPECT_EQ(search::describeChange(e.changes[0]).rfind("- unroll", 0), 0u) << search::describeChange(e.changes[0]);
+}
