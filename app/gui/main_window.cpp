@@ -11,6 +11,7 @@
 #include "memory_view.h"
 #include "schedule_document.h"
 #include "schedule_view.h"
+#include "search_hook.h"
 #include "step_text.h"
 #include "target_loader.h"
 #include "tile_view.h"
@@ -312,6 +313,7 @@ void MainWindow::buildMenus()
         schedule->addAction(a);
     schedule->addSeparator();
     add(schedule, QStringLiteral("measure"), tr("&Measure on Emulated Core"), QKeySequence(tr("Ctrl+M")), [this] { measure(); });
+    m_actions[QStringLiteral("search")] = addSearchAction(schedule, m_doc, this);
     schedule->addSeparator();
     schedule->addAction(m_schedule->deleteAction());
     schedule->addAction(m_schedule->moveUpAction());

@@ -302,8 +302,9 @@ TEST(Search, ExplanationListsEachChangeWithWhatItBuys)
     for (size_t i = 0; i < e.changes.size(); ++i) {
         EXPECT_TRUE(e.changes[i].added);
         EXPECT_TRUE(e.changes[i].analysed);
-        if (i > 0)
+        if (i > 0) {
             EXPECT_EQ(e.changes[i].before, e.changes[i - 1].after);
+        }
         EXPECT_NE(search::describeChange(e.changes[i]).find("cycles"), std::string::npos);
     }
     // Against a schedule with other steps: those are listed as dropped.

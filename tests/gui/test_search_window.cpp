@@ -1,0 +1,58 @@
+// Schedule > Search... in the main window: it opens the search window on the document's
+// schedule; a clicked point becomes the document's steps as one undoable edit.
+#include "main_window.h"
+#include "schedule_document.h"
+#include "search_panel.h"
+
+#include <QDialog>
+#include <QElapsedTimer>
+#include <QMessageBox>
+#include <QSignalSpy>
+#include <QTest>
+#include <QUndoStack>
+
+using namespace loopscope;
+using namespace loopscope::ui;
+
+class TestSearchWindow : public QObject {
+    Q_OBJECT
+private slots:
+    void searchOpensAPointUndoably()
+    {
+        MainWindow w(MainWindow::Options{false, false});
+        w.setSavePrompt([](const QString&) { return int(QMessageBox::Discard); });
+        w.show();
+        QVERIFY(w.document()->openSchedule(QStringLiteral(LOOPSCOPE_SOURCE_DIR "/examples/schedules/matmul_int8_naive.sched.yaml")));
+        const std::vector<sched::Step> before = w.document()->steps();
+        QAction* search = w.action(QStringLiteral("search"));
+        QVERIFY(search);
+        QCOMPARE(search->text(), QStringLiteral("&Search..."));
+        search->trigger();
+        auto* dialog = w.findChild<QDialog*>(QStringLiteral("searchWindow"));
+        QVERIFY(dialog && dialog->isVisible());
+        auto* panel = dialog->findChild<SearchPanel*>();
+        QVERIFY(panel);
+        panel->setBudget(128);
+        QSignalSpy finished(panel, &SearchPanel::finished);
+        QVERIFY(panel->start());
+        QElapsedTimer t;
+        t.start();
+        while (panel->isRunning() && t.elapsed() < 120000)
+            finished.wait(100);
+        QVERIFY(!panel->isRunning());
+        QVERIFY(panel->front().size() >= 2);
+        const int undoBefore = w.document()->undoStack()->count();
+        panel->openPoint(0);
+        QCOMPARE(w.document()->undoStack()->count(), undoBefore + 1);
+        QVERIFY(w.document()->steps() == panel->front()[0].trace);
+        QVERIFY(w.document()->undoStack()->undoText().startsWith("open search point"));
+        w.action(QStringLiteral("undo"))->trigger();
+        QVERIFY(w.document()->steps() == before);
+        // The same action raises the same window.
+        search->trigger();
+        QCOMPARE(w.findChildren<QDialog*>(QStringLiteral("searchWindow")).size(), 1);
+    }
+};
+
+QTEST_MAIN(TestSearchWindow)
+#include "test_search_window.moc"

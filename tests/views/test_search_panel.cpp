@@ -1,0 +1,156 @@
+// The search panel, offscreen: a budgeted run fills the scatter with the front (energy as
+// colour, the current schedule marked), the window keeps processing events while it runs,
+// Cancel stops it, a click asks to open the point and lists what it changes, and a target
+// where nothing fits says so.
+#include "charts/search_scatter.h"
+#include "search_panel.h"
+
+#include "ir/kernel.h"
+#include "target_loader.h"
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QSignalSpy>
+#include <QTest>
+
+using namespace loopscope;
+using namespace loopscope::ui;
+
+namespace {
+
+std::shared_ptr<const sched::Program> program(const std::string& kernel, std::map<std::string, int64_t> params = {}, int64_t sramBytes = 0)
+{
+    auto k = ir::loadKernelFile(std::string(LOOPSCOPE_SOURCE_DIR) + "/examples/kernels/" + kernel + ".kernel.yaml", params);
+    auto t = hw::resolveTarget("cortex-m7", "");
+    if (!k || !t)
+        qFatal("cannot load %s", kernel.c_str());
+    hw::Target target = *t;
+    if (sramBytes > 0) {
+        target.name = "tiny";
+        target.levels[0].sizeBytes = sramBytes;
+    }
+    return std::make_shared<const sched::Program>(
+        sched::Program::initial(std::make_shared<const ir::Kernel>(*k), std::make_shared<const hw::Target>(target)));
+}
+
+bool waitFinished(SearchPanel& panel, QSignalSpy& spy, int ms)
+{
+    QElapsedTimer t;
+    t.start();
+    while (panel.isRunning() && t.elapsed() < ms)
+        spy.wait(100);
+    return !panel.isRunning();
+}
+
+} // namespace
+
+class TestSearchPanel : public QObject {
+    Q_OBJECT
+private slots:
+    void budgetedRunShowsTheFront()
+    {
+        SearchPanel panel;
+        panel.resize(1100, 650);
+        panel.show();
+        panel.setProgram(program("matmul_int8"));
+        panel.setBudget(320);
+        panel.setTimeLimit(600);
+        QSignalSpy finished(&panel, &SearchPanel::finished);
+        QVERIFY(panel.start());
+        QVERIFY(!panel.start());  // one at a time
+        QVERIFY(waitFinished(panel, finished, 120000));
+        QCOMPARE(finished.count(), 1);
+        QVERIFY(panel.front().size() >= 3);
+        QCOMPARE(panel.scatter()->pointCount(), static_cast<int>(panel.front().size()));
+        QCOMPARE(panel.lastProgress().drawn, 320);
+        QVERIFY2(panel.statusText().contains("budget reached"), qPrintable(panel.statusText()));
+        // The best for cycles is the first (the front is sorted by cycles) and is selected.
+        QCOMPARE(panel.bestIndex(), 0);
+        QVERIFY(panel.changeLines().join('\n').contains("cycles"));
+        // Energy as colour: the point of least energy is bluer than the one of most.
+        int lo = 0, hi = 0;
+        for (int i = 0; i < static_cast<int>(panel.front().size()); ++i) {
+            if (panel.front()[i].figures.energyUj < panel.front()[lo].figures.energyUj)
+                lo = i;
+            if (panel.front()[i].figures.energyUj > panel.front()[hi].figures.energyUj)
+                hi = i;
+        }
+        QVERIFY(panel.scatter()->pointColor(lo).blueF() > panel.scatter()->pointColor(hi).blueF());
+        QVERIFY(panel.pointText(1).contains("cycles"));
+        // A point found by its position on the chart, as a click or a hover finds it.
+        QPointF at = panel.scatter()->pointPosition(1);
+        QVERIFY(panel.scatter()->rect().contains(at.toPoint()));
+        int found = panel.scatter()->pointAt(at);
+        QVERIFY(found >= 0);
+        QCOMPARE(panel.front()[found].figures.cycles, panel.front()[1].figures.cycles);
+    }
+
+    void clickingAPointAsksToOpenIt()
+    {
+        SearchPanel panel;
+        panel.setProgram(program("matmul_int8"));
+        panel.setBudget(192);
+        QSignalSpy finished(&panel, &SearchPanel::finished);
+        QVERIFY(panel.start());
+        QVERIFY(waitFinished(panel, finished, 120000));
+        QSignalSpy open(&panel, &SearchPanel::openRequested);
+        emit panel.scatter()->pointClicked(1);
+        QCOMPARE(open.count(), 1);
+        auto trace = open.at(0).at(0).value<std::vector<sched::Step>>();
+        QCOMPARE(trace.size(), panel.front()[1].trace.size());
+        QVERIFY(trace == panel.front()[1].trace);
+        QStringList lines = panel.changeLines();
+        QCOMPARE(lines.size(), static_cast<int>(trace.size()));
+        QVERIFY(lines.front().startsWith("+ "));
+    }
+
+    void windowStaysResponsiveAndCancelStops()
+    {
+        SearchPanel panel;
+        panel.show();
+        panel.setProgram(program("conv2d_int8"));
+        panel.setTimeLimit(600);
+        QSignalSpy progressed(&panel, &SearchPanel::progressed);
+        QSignalSpy finished(&panel, &SearchPanel::finished);
+        QVERIFY(panel.start());
+        // Progress arrives while the event loop runs: the search is not on this thread.
+        QVERIFY(progressed.wait(20000));
+        QVERIFY(panel.isRunning());
+        QElapsedTimer t;
+        t.start();
+        panel.cancel();
+        QVERIFY(waitFinished(panel, finished, 10000));
+        QVERIFY2(t.elapsed() < 10000, "cancel took too long");
+        QVERIFY2(panel.statusText().contains("cancelled"), qPrintable(panel.statusText()));
+        QVERIFY(!panel.front().empty());
+    }
+
+    void nothingFitsIsSaid()
+    {
+        SearchPanel panel;
+        panel.setProgram(program("matmul_int8", {}, 512));
+        panel.setBudget(64);
+        QSignalSpy finished(&panel, &SearchPanel::finished);
+        QVERIFY(panel.start());
+        QVERIFY(waitFinished(panel, finished, 20000));
+        QVERIFY2(panel.statusText().contains("no feasible schedule"), qPrintable(panel.statusText()));
+        QVERIFY(panel.front().empty());
+        QCOMPARE(panel.scatter()->pointCount(), 0);
+    }
+
+    void closingWhileRunningCancels()
+    {
+        auto* panel = new SearchPanel;
+        panel->setProgram(program("conv2d_int8"));
+        panel->setTimeLimit(600);
+        QVERIFY(panel->start());
+        QTest::qWait(200);
+        QElapsedTimer t;
+        t.start();
+        delete panel;  // joins the worker after cancelling it
+        QVERIFY(t.elapsed() < 10000);
+    }
+};
+
+QTEST_MAIN(TestSearchPanel)
+#include "test_search_panel.moc"
