@@ -102,7 +102,7 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent)
     m_changes = new QListWidget(this);
     m_changes->setObjectName(QStringLiteral("searchChanges"));
     m_scatter = new SearchScatter(this);
-    m_scatter->setMinimumSize(420, 300);
+    m_scatter->setMinimumSize(520, 320);
 
     auto* form = new QFormLayout;
     form->addRow(tr("Best for"), m_objective);
@@ -127,6 +127,7 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent)
     split->addWidget(side);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
+    split->setSizes({640, 440});
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(split, 1);
     layout->addWidget(m_bar);

@@ -205,6 +205,7 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
         j["progress"] = {{"drawn", p.drawn}, {"evaluated", p.evaluated}, {"feasible", p.feasible}, {"repaired", p.repaired},
                          {"duplicates", p.duplicates}, {"rejected", p.rejected}, {"seconds", p.seconds}, {"rate_per_second", p.rate},
                          {"timed_out", r.timedOut}, {"budget_reached", r.budgetReached}};
+        j["defects"] = r.defects;
         j["current"] = figuresJson(current);
         j["best"] = r.best;
         j["front"] = nlohmann::ordered_json::array();
@@ -238,7 +239,10 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
     std::snprintf(line, sizeof line, "%lld candidates in %.2f s: %lld evaluated (%.0f/s), %lld repaired to fit, %lld duplicates, %lld rejected%s\n",
                   static_cast<long long>(p.drawn), p.seconds, static_cast<long long>(p.evaluated), p.rate, static_cast<long long>(p.repaired),
                   static_cast<long long>(p.duplicates), static_cast<long long>(p.rejected), r.timedOut ? " (time limit)" : "");
-    out << line << "\nPareto front over (cycles, on-chip bytes, energy): " << r.front.size() << " points\n";
+    out << line;
+    for (const auto& d : r.defects)
+        out << "  rejected (a defect of the search space, please report it): " << d << "\n";
+    out << "\nPareto front over (cycles, on-chip bytes, energy): " << r.front.size() << " points\n";
     std::snprintf(line, sizeof line, "%4s %14s %12s %12s %14s %6s\n", "#", "cycles", "on-chip", "energy uJ", "DRAM bytes", "steps");
     out << line;
     for (size_t i = 0; i < r.front.size(); ++i) {

@@ -40,8 +40,11 @@ bool axisStride(const sched::StageSchedule& ss, int v, int& axis, int64_t& strid
     }
 }
 
+std::vector<int64_t> boxShape(const sched::Program& p, int stage, int var, int tensor, bool write);
+
 /// Span (largest index minus smallest) of every axis of `stage` over the loops inside the
-/// body of `var` (-1: the whole nest).
+/// body of `var` (-1: the whole nest). A stage computed at a loop of its consumer computes
+/// only the region the consumer reads there: its spatial axes span at most that region.
 std::vector<int64_t> axisSpans(const sched::Program& p, int stage, int var)
 {
     const ir::Stage& st = p.kernel->stages[stage];
@@ -62,6 +65,13 @@ std::vector<int64_t> axisSpans(const sched::Program& p, int stage, int var)
             for (int a : axes)
                 span[a] = st.axes[a].extent - 1;
         }
+    }
+    const sched::Attach& at = ss.computeAt;
+    if (!at.isRoot() && at.stage >= 0 && !st.output.index.empty()) {
+        std::vector<int64_t> region = boxShape(p, at.stage, at.var, st.output.tensor, false);
+        for (size_t d = 0; d < st.output.index.size() && d < region.size(); ++d)
+            for (const auto& term : st.output.index[d].terms)
+                span[term.axis] = std::min(span[term.axis], region[d] - 1);
     }
     // No clamp to the axis extent: a partial last tile still allocates a whole one, as the
     // lowering does.

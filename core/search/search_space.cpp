@@ -94,12 +94,22 @@ SearchSpace::SearchSpace(const sched::Program& base, SpaceOptions options)
             l.splittable = lv.kind == sched::LoopKind::Serial && lv.origin != sched::LoopVar::Origin::Fused;
             l.vectorized = lv.kind == sched::LoopKind::Vectorized;
             l.fixedInner = lv.kind == sched::LoopKind::Unrolled || l.vectorized;
+            for (const auto& c : base.caches)
+                if (c.stage == static_cast<int>(s) && c.var == v) {
+                    l.anchor = true;
+                    l.anchorWrite = l.anchorWrite || c.write;
+                }
+            for (const auto& other : base.stages)
+                if (other.computeAt.stage == static_cast<int>(s) && other.computeAt.var == v)
+                    l.anchor = true;
+            if (l.anchor && !l.fixedInner)
+                l.splittable = false;
             if (l.splittable) {
                 for (int64_t f = 1; f <= l.extent; ++f)
                     if (l.extent % f == 0 || (m_options.partialTiles && (f & (f - 1)) == 0))
                         l.factors.push_back(f);
             } else {
-                l.factors.push_back(lv.kind == sched::LoopKind::Parallel ? 1 : l.extent);
+                l.factors.push_back(lv.kind == sched::LoopKind::Parallel || l.anchor ? 1 : l.extent);
             }
             sp.loops.push_back(std::move(l));
         }
@@ -146,6 +156,11 @@ SearchSpace::SearchSpace(const sched::Program& base, SpaceOptions options)
         int out = k.stages[sp.stage].output.tensor;
         if (!k.isIntermediate(out) || !base.stages[sp.stage].computeAt.isRoot() || m_level <= 0)
             continue;
+        bool pinnedCache = false;  // a pinned cache of the intermediate: it stays where it is
+        for (const auto& c : base.caches)
+            pinnedCache = pinnedCache || c.tensor == out;
+        if (pinnedCache)
+            continue;
         for (size_t c = 0; c < m_stages.size(); ++c) {
             bool reads = false;
             for (const auto& a : sched::effectiveLoads(base, m_stages[c].stage))
@@ -163,8 +178,19 @@ Candidate SearchSpace::identity() const
     Candidate c;
     for (const auto& sp : m_stages) {
         Candidate::Stage s;
-        for (const auto& l : sp.loops)
-            s.tile.push_back(l.fixedInner || (l.splittable && l.extent > 1) ? l.extent : l.factors.front());
+        // Loops up to the last anchor stay outer loops, the rest inner ones: the bands then
+        // give the base program's order back.
+        size_t lastAnchor = 0;
+        for (size_t l = 0; l < sp.loops.size(); ++l)
+            if (sp.loops[l].anchor)
+                lastAnchor = l + 1;
+        for (size_t l = 0; l < sp.loops.size(); ++l) {
+            const SpaceLoop& lp = sp.loops[l];
+            if (l < lastAnchor && lp.splittable)
+                s.tile.push_back(1);
+            else
+                s.tile.push_back(lp.fixedInner || (lp.splittable && lp.extent > 1) ? lp.extent : lp.factors.front());
+        }
         s.outerOrder.resize(sp.loops.size());
         std::iota(s.outerOrder.begin(), s.outerOrder.end(), 0);
         s.innerOrder = s.outerOrder;
@@ -226,6 +252,20 @@ void SearchSpace::canonicalize(Candidate& c) const
                 cs.innerOrder.erase(it);
                 cs.innerOrder.push_back(static_cast<int>(l));
             }
+        // A pinned cache_write keeps every reduction loop inside its loop.
+        for (size_t l = 0; l < sp.loops.size(); ++l) {
+            if (!sp.loops[l].anchorWrite)
+                continue;
+            auto& o = cs.outerOrder;
+            auto at = std::find(o.begin(), o.end(), static_cast<int>(l));
+            std::vector<int> before, moved;
+            for (auto it = o.begin(); it != at; ++it)
+                (sp.loops[*it].reduction ? moved : before).push_back(*it);
+            before.push_back(static_cast<int>(l));
+            before.insert(before.end(), moved.begin(), moved.end());
+            before.insert(before.end(), at + 1, o.end());
+            o = before;
+        }
         Bands b = bands(c, static_cast<int>(s));
         int nOuter = static_cast<int>(b.outer.size());
         // Vectorize the innermost inner loop where the DSP path can take it.

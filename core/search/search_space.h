@@ -27,6 +27,8 @@ struct SpaceLoop {
     bool splittable = true;          ///< serial and not fused: it can be split
     bool fixedInner = false;         ///< already unrolled or vectorized by a pinned step: stays inner, unsplit
     bool vectorized = false;         ///< vectorized by a pinned step: stays innermost
+    bool anchor = false;             ///< a pinned cache stage or producer sits in its body: stays an outer loop, unsplit
+    bool anchorWrite = false;        ///< a pinned cache_write sits in its body: no reduction loop may move outside it
     int axis = -1;                   ///< the stage axis it runs over (-1: a fused loop)
     std::vector<int64_t> factors;    ///< inner extents the search may choose (ascending; extent last)
 };

@@ -12,11 +12,14 @@
 #include "search/explain.h"
 #include "search/occupancy_bound.h"
 #include "search/search.h"
+#include "sched/schedule_file.h"
+#include "target_loader.h"
 #include "verify/interpreter.h"
 
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <filesystem>
 #include <map>
 
 using namespace loopscope;
@@ -316,4 +319,25 @@ TEST(Search, ExplanationListsEachChangeWithWhatItBuys)
     ASSERT_FALSE(e.changes.empty());
     EXPECT_FALSE(e.changes[0].added);
     EXPECT_EQ(search::describeChange(e.changes[0]).rfind("- unroll", 0), 0u) << search::describeChange(e.changes[0]);
+}
+
+TEST(Search, EveryShippedScheduleIsTakenFurtherWithoutADefect)
+{
+    namespace fs = std::filesystem;
+    int schedules = 0;
+    for (const auto& e : fs::directory_iterator(test::sourceDir() + "/examples/schedules")) {
+        auto o = sched::openSchedule(e.path().string(), [](const std::string& n, const std::string& d) { return hw::resolveTarget(n, d); });
+        ASSERT_TRUE(o.ok()) << o.errorText();
+        ++schedules;
+        search::SearchResult r = search::runSearch(o->program, budget(128, 2));
+        ASSERT_TRUE(r.feasible) << e.path() << ": " << r.message;
+        EXPECT_EQ(r.progress.rejected, 0) << e.path() << ": " << (r.defects.empty() ? "" : r.defects.front());
+        // The schedule itself is candidate 0: the best point is never slower.
+        EXPECT_LE(r.front[r.best].figures.cycles, replayed(o->program, o->program.trace).cycles) << e.path();
+        for (const auto& p : r.front) {
+            ASSERT_GE(p.trace.size(), o->program.trace.size());
+            EXPECT_TRUE(std::equal(o->program.trace.begin(), o->program.trace.end(), p.trace.begin())) << e.path();
+        }
+    }
+    EXPECT_GE(schedules, 10);
 }

@@ -20,7 +20,7 @@ double kib(int64_t bytes) { return static_cast<double>(bytes) / 1024.0; }
 SearchScatter::SearchScatter(QWidget* parent) : QChartView(parent)
 {
     auto* chart = new QChart;
-    chart->setTitle(tr("Pareto front: cycles against on-chip memory (colour: energy, blue least)"));
+    chart->setTitle(tr("Pareto front (colour: energy, blue = least)"));
     chart->legend()->setVisible(true);
     chart->legend()->setAlignment(Qt::AlignBottom);
     m_front = new QScatterSeries;
@@ -164,7 +164,7 @@ void SearchScatter::fitAxes()
     if (ylo > yhi)
         ylo = 1;
     m_x->setRange(-0.05 * xmax, xmax * 1.08);
-    m_y->setRange(std::pow(10.0, std::floor(std::log10(ylo))), std::pow(10.0, std::ceil(std::log10(yhi * 1.0001))));
+    m_y->setRange(ylo / 1.15, yhi * 1.15);
 }
 
 } // namespace loopscope::ui
