@@ -32,10 +32,11 @@ const std::vector<std::string> kTopKeys = {"name", "kind", "description", "clock
 const std::vector<std::string> kComputeKeys = {"macs_per_cycle", "simd_lanes", "dsp", "fpu",
                                                "registers", "energy_pj_per_mac", "pe_array", "cores"};
 const std::vector<std::string> kDtypes = {"int8", "int16", "int32", "float32"};
-const std::vector<std::string> kPeArrayKeys = {"rows", "cols", "dataflows"};
+const std::vector<std::string> kPeArrayKeys = {"rows", "cols", "dataflows", "compute_cycles", "preload_cycles",
+                                              "dma_max_bytes", "host_issue_cycles", "host_requantize_cycles"};
 const std::vector<std::string> kDataflows = {"weight_stationary", "output_stationary"};
 const std::vector<std::string> kLevelKeys = {"name", "size", "bandwidth_bytes_per_cycle", "latency_cycles",
-                                             "energy_pj_per_byte", "buffer_count", "dma"};
+                                             "energy_pj_per_byte", "buffer_count", "dma", "banks", "row_bytes"};
 const std::vector<std::string> kConstraintKeys = {"max_tile_size", "alignment_bytes"};
 const std::vector<std::string> kKinds = {"mcu", "accelerator"};
 
@@ -595,6 +596,19 @@ public:
                     }
                 }
 
+                pe.computeCycles = pe.rows;
+                pe.preloadCycles = pe.rows;
+                if (const Entry* p = find(ps, "compute_cycles"))
+                    ok &= readSmallInt(*p, "compute.pe_array.compute_cycles", 1, pe.computeCycles);
+                if (const Entry* p = find(ps, "preload_cycles"))
+                    ok &= readSmallInt(*p, "compute.pe_array.preload_cycles", 0, pe.preloadCycles);
+                if (const Entry* p = find(ps, "dma_max_bytes"))
+                    ok &= readInt(*p, "compute.pe_array.dma_max_bytes", 0, kMaxSizeBytes, pe.dmaMaxBytes);
+                if (const Entry* p = find(ps, "host_issue_cycles"))
+                    ok &= readNonNegative(*p, "compute.pe_array.host_issue_cycles", pe.hostIssueCycles);
+                if (const Entry* p = find(ps, "host_requantize_cycles"))
+                    ok &= readNonNegative(*p, "compute.pe_array.host_requantize_cycles", pe.hostRequantizeCycles);
+
                 if (ok) {
                     // A PE does at most one MAC per cycle: more would beat the physical bound.
                     const int64_t peak = int64_t(pe.rows) * pe.cols;
@@ -702,6 +716,18 @@ public:
                 readSmallInt(*e, field + ".buffer_count", 1, level.bufferCount);
             if (const Entry* e = find(es, "dma"))
                 readBool(*e, field + ".dma", level.dma);
+            if (const Entry* e = find(es, "banks"))
+                readSmallInt(*e, field + ".banks", 1, level.banks);
+            if (const Entry* e = find(es, "row_bytes")) {
+                // A row-addressed level holds whole rows, spread evenly over its banks.
+                if (readInt(*e, field + ".row_bytes", 0, kMaxSizeBytes, level.rowBytes) && level.rowBytes > 0 && level.sizeBytes > 0
+                    && (level.sizeBytes % level.rowBytes != 0 || level.rows() % level.banks != 0)) {
+                    error(valueMark(*e), field + ".row_bytes",
+                          "expected a row size that divides the level into whole rows, the same number in each of its " + std::to_string(level.banks)
+                              + " banks; " + std::to_string(level.sizeBytes) + " bytes do not split into rows of " + describe(e->value) + " bytes");
+                    level.rowBytes = 0;
+                }
+            }
             levels.push_back(std::move(level));
         }
     }

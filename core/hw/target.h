@@ -21,7 +21,12 @@ struct MemoryLevel {
     double energyPjPerByte = 0;
     int bufferCount = 1;          ///< how many buffers it can ping-pong (2 = double buffering)
     bool dma = false;             ///< transfers into this level can run on a DMA engine
+    int banks = 1;                ///< independent SRAM banks (the scratchpad of a PE array)
+    int64_t rowBytes = 0;         ///< row-addressed level (Gemmini scratchpad, accumulator): bytes per row; 0: byte-addressed
     SourceLoc loc;
+
+    /// Rows of a row-addressed level (0 when byte-addressed).
+    int64_t rows() const { return rowBytes > 0 ? sizeBytes / rowBytes : 0; }
 };
 
 /// A processing-element array of an accelerator (e.g. a Gemmini systolic array).
@@ -29,6 +34,12 @@ struct PeArray {
     int rows = 0;
     int cols = 0;
     std::vector<std::string> dataflows;  ///< "weight_stationary", "output_stationary"
+    /// Timing of the array's instructions (defaults: the number of rows, DIM).
+    int computeCycles = 0;        ///< cycles one compute occupies the array (it streams DIM rows of A)
+    int preloadCycles = 0;        ///< cycles to shift a new block into the PEs (WS weights, OS bias)
+    int64_t dmaMaxBytes = 0;      ///< largest row one mvin/mvout moves (Gemmini's dma_maxbytes); 0: no limit
+    double hostIssueCycles = 1;   ///< host cycles to issue one accelerator instruction
+    double hostRequantizeCycles = 0;  ///< host cycles to requantize one output element the array produced
 };
 
 struct Compute {

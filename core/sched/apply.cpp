@@ -1,6 +1,7 @@
 // The schedule primitives. Each checks its preconditions (listed in its comment) and either
 // returns the new program or a ScheduleError naming the loops/tensors involved.
 #include "sched/program.h"
+#include "sched/tensorize.h"
 
 #include <algorithm>
 #include <set>
@@ -58,6 +59,7 @@ public:
         case Primitive::ComputeAt: computeAt(); break;
         case Primitive::ComputeInline: computeInline(); break;
         case Primitive::DoubleBuffer: doubleBuffer(); break;
+        case Primitive::Tensorize: tensorize(); break;
         }
         validate();
         m_p.trace.push_back(m_step);
@@ -678,9 +680,37 @@ private:
         c.doubleBuffer = true;
     }
 
+    // tensorize: the three innermost loops [i, j, k] become one accelerator operation per block;
+    // its preconditions are in sched/tensorize.cpp.
+    void tensorize()
+    {
+        if (m_step.loops.size() != 3)
+            fail("tensorize takes three loops [i, j, k]: the rows, columns and reduction of the block", m_step.loops);
+        LoopRef i = loop(m_step.loops[0]);
+        LoopRef j = loop(m_step.loops[1], i.stage);
+        LoopRef k = loop(m_step.loops[2], i.stage);
+        if (m_p.stages[i.stage].tensorize)
+            fail("stage " + stageName(i.stage) + " is already tensorized (step " + std::to_string(m_p.stages[i.stage].tensorize->step + 1) + ")", m_step.loops);
+        if (auto e = checkTensorize(m_p, i.stage, i.var, j.var, k.var, m_step))
+            fail(e->message, e->loops, e->tensors, e->detail);
+        TensorizeSpec spec;
+        spec.i = i.var;
+        spec.j = j.var;
+        spec.k = k.var;
+        spec.intrinsic = m_step.intrinsic;
+        parseDataflow(m_step.dataflow, spec.dataflow);
+        spec.step = static_cast<int>(m_p.trace.size());
+        m_p.stages[i.stage].tensorize = spec;
+    }
+
     /// Invariants over the whole program, checked after every primitive.
     void validate() const
     {
+        // A tensorized stage keeps its block: later steps must not break its preconditions.
+        if (m_step.primitive != Primitive::Tensorize)
+            for (size_t s = 0; s < m_p.stages.size(); ++s)
+                if (auto e = recheckTensorize(m_p, static_cast<int>(s)))
+                    fail(e->message, e->loops, e->tensors, e->detail);
         // Caches and producer regions are one box each: an inline may not give their tensor a
         // second index pattern later.
         for (const auto& c : m_p.caches)

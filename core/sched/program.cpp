@@ -8,7 +8,7 @@
 namespace loopscope::sched {
 
 namespace {
-constexpr std::array<std::pair<Primitive, const char*>, 12> kPrimitiveNames = {{
+constexpr std::array<std::pair<Primitive, const char*>, 13> kPrimitiveNames = {{
     {Primitive::Split, "split"},
     {Primitive::Tile, "tile"},
     {Primitive::Reorder, "reorder"},
@@ -21,6 +21,7 @@ constexpr std::array<std::pair<Primitive, const char*>, 12> kPrimitiveNames = {{
     {Primitive::ComputeAt, "compute_at"},
     {Primitive::ComputeInline, "compute_inline"},
     {Primitive::DoubleBuffer, "double_buffer"},
+    {Primitive::Tensorize, "tensorize"},
 }};
 
 std::string joinNames(const std::vector<std::string>& v, const char* sep = ", ")
@@ -50,6 +51,22 @@ bool parsePrimitive(const std::string& name, Primitive& out)
     return false;
 }
 
+const char* dataflowName(Dataflow d)
+{
+    return d == Dataflow::WeightStationary ? "weight_stationary" : "output_stationary";
+}
+
+bool parseDataflow(const std::string& name, Dataflow& out)
+{
+    if (name == "weight_stationary")
+        out = Dataflow::WeightStationary;
+    else if (name == "output_stationary")
+        out = Dataflow::OutputStationary;
+    else
+        return false;
+    return true;
+}
+
 const char* loopKindName(LoopKind k)
 {
     switch (k) {
@@ -65,7 +82,7 @@ bool Step::operator==(const Step& o) const
 {
     return primitive == o.primitive && stage == o.stage && loops == o.loops && factor == o.factor
         && nparts == o.nparts && factors == o.factors && layout == o.layout && tensor == o.tensor && level == o.level
-        && at == o.at && producer == o.producer;
+        && at == o.at && producer == o.producer && intrinsic == o.intrinsic && dataflow == o.dataflow;
 }
 
 std::string describe(const Step& s)
@@ -116,6 +133,11 @@ std::string describe(const Step& s)
         break;
     case Primitive::DoubleBuffer:
         os << ' ' << s.tensor << (s.level.empty() ? "" : "@" + s.level);
+        break;
+    case Primitive::Tensorize:
+        os << ' ' << joinNames(s.loops) << " as " << (s.intrinsic.empty() ? "?" : s.intrinsic);
+        if (!s.dataflow.empty())
+            os << " (" << s.dataflow << ")";
         break;
     }
     return os.str();

@@ -7,6 +7,7 @@
 #include "sched/step.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,12 +45,31 @@ struct Attach {
     bool operator==(const Attach&) const = default;
 };
 
+/// How a PE array computes a block: weights held in the PEs (B preloaded) or partial sums held
+/// in the PEs (the output block stays in the array across consecutive computes).
+enum class Dataflow { WeightStationary, OutputStationary };
+/// "weight_stationary", "output_stationary" (as in target and schedule files).
+const char* dataflowName(Dataflow d);
+bool parseDataflow(const std::string& name, Dataflow& out);
+
+/// A tensorize applied to a stage: its three innermost loops run as one accelerator operation
+/// per block (sched/tensorize.h).
+struct TensorizeSpec {
+    int i = -1;                 ///< loop variable of the block's rows (spatial: rows of A and C)
+    int j = -1;                 ///< columns (spatial: columns of B and C)
+    int k = -1;                 ///< depth (reduction: columns of A, rows of B)
+    std::string intrinsic;      ///< "gemmini_matmul"
+    Dataflow dataflow = Dataflow::WeightStationary;
+    int step = -1;              ///< 0-based trace step that applied it
+};
+
 struct StageSchedule {
     std::vector<LoopVar> vars;
     std::vector<int> order;     ///< active variables, outermost first
     Attach computeAt;           ///< stage = consumer stage when computed at one of its loops
     int storeLevel = -1;        ///< level of the produced intermediate when computed at a loop
     bool inlined = false;
+    std::optional<TensorizeSpec> tensorize;
 
     int findVar(const std::string& name) const;      ///< any variable (active or not)
     int findLoop(const std::string& name) const;     ///< active only

@@ -104,6 +104,7 @@ struct Reader {
         case Primitive::ComputeAt: return {"stage", "producer", "tensor", "level", "at"};
         case Primitive::ComputeInline: return {"producer"};
         case Primitive::DoubleBuffer: return {"stage", "tensor", "level"};
+        case Primitive::Tensorize: return {"stage", "loops", "intrinsic", "dataflow"};
         }
         return {};
     }
@@ -118,7 +119,7 @@ struct Reader {
         auto it = n.begin();
         const std::string name = it->first.Scalar();
         if (!parsePrimitive(name, out.primitive)) {
-            error(it->first, "unknown primitive '" + name + "' (known: split, tile, reorder, fuse, unroll, vectorize, parallel, cache_read, cache_write, compute_at, compute_inline, double_buffer)");
+            error(it->first, "unknown primitive '" + name + "' (known: split, tile, reorder, fuse, unroll, vectorize, parallel, cache_read, cache_write, compute_at, compute_inline, double_buffer, tensorize)");
             return false;
         }
         const YAML::Node args = it->second;
@@ -170,6 +171,10 @@ struct Reader {
                 ok &= str(v, field, out.at);
             else if (key == "producer")
                 ok &= str(v, field, out.producer);
+            else if (key == "intrinsic")
+                ok &= str(v, field, out.intrinsic);
+            else if (key == "dataflow")
+                ok &= str(v, field, out.dataflow);
         }
         return ok;
     }
@@ -353,6 +358,10 @@ std::string formatScheduleFile(const ScheduleFile& f)
                 ll += (i ? ", " : "") + std::to_string(s.layout[i]);
             fields.push_back("layout: " + ll + "]");
         }
+        if (!s.intrinsic.empty())
+            fields.push_back("intrinsic: " + quoteIfNeeded(s.intrinsic));
+        if (!s.dataflow.empty())
+            fields.push_back("dataflow: " + quoteIfNeeded(s.dataflow));
         os << "  - " << primitiveName(s.primitive) << ": {";
         for (size_t i = 0; i < fields.size(); ++i)
             os << (i ? ", " : "") << fields[i];

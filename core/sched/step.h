@@ -22,6 +22,7 @@ enum class Primitive {
     ComputeAt,
     ComputeInline,
     DoubleBuffer,
+    Tensorize,
 };
 
 /// "split", "cache_read", ... as written in schedule files.
@@ -43,6 +44,8 @@ bool parsePrimitive(const std::string& name, Primitive& out);
 ///                    producer's output lives (default: the innermost level)
 ///  - compute_inline: producer
 ///  - double_buffer:  tensor, level (optional when the tensor has one cache stage)
+///  - tensorize:      loops [i, j, k] (the three innermost loops), intrinsic ("gemmini_matmul"),
+///                    dataflow ("weight_stationary" or "output_stationary"); see sched/tensorize.h
 /// `stage` names the stage whose loops are meant; it may be left empty when the loop names
 /// are unique across stages.
 struct Step {
@@ -57,6 +60,8 @@ struct Step {
     std::string level;
     std::string at;
     std::string producer;
+    std::string intrinsic;  ///< tensorize
+    std::string dataflow;   ///< tensorize
     SourceLoc loc;  ///< where the step was written (schedule file), for messages
 
     bool operator==(const Step& o) const;

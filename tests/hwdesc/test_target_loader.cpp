@@ -238,6 +238,19 @@ TEST(BuiltinTargets, Gemmini16x16MatchesItsGeneratorParameters)
     EXPECT_DOUBLE_EQ(t.levels[2].bandwidthBytesPerCycle, 64);
     EXPECT_TRUE(t.levels[1].dma);
     EXPECT_TRUE(t.levels[2].dma);
+    // Row-addressed: 4 banks x 4096 rows of 16 int8; 1024 rows of 16 int32.
+    EXPECT_EQ(t.levels[1].banks, 4);
+    EXPECT_EQ(t.levels[1].rowBytes, 16);
+    EXPECT_EQ(t.levels[1].rows(), 4 * 4096);
+    EXPECT_EQ(t.levels[2].rowBytes, 64);
+    EXPECT_EQ(t.levels[2].rows(), 1024);
+    EXPECT_EQ(t.levels[0].rows(), 0);
+    // Instruction timing and the DMA's row limit.
+    EXPECT_EQ(t.compute.peArray->computeCycles, 16);
+    EXPECT_EQ(t.compute.peArray->preloadCycles, 16);
+    EXPECT_EQ(t.compute.peArray->dmaMaxBytes, 64);
+    EXPECT_DOUBLE_EQ(t.compute.peArray->hostIssueCycles, 2);
+    EXPECT_DOUBLE_EQ(t.compute.peArray->hostRequantizeCycles, 12);
     EXPECT_FALSE(t.levels[0].dma);
     EXPECT_EQ(t.constraints.alignmentBytes, 16);
 }
@@ -487,7 +500,7 @@ INSTANTIATE_TEST_SUITE_P(
                   "loop_overhead_cycles"},
         ErrorCase{"unknown_level_key", "    size: 512 KiB", "    size: 512 KiB\n    speed: 3",
                   "cortex-m7.yaml:11:5: error: memory[1].speed: unknown key 'speed'; allowed keys in memory[1]: name, "
-                  "size, bandwidth_bytes_per_cycle, latency_cycles, energy_pj_per_byte, buffer_count, dma"},
+                  "size, bandwidth_bytes_per_cycle, latency_cycles, energy_pj_per_byte, buffer_count, dma, banks, row_bytes"},
         ErrorCase{"unknown_compute_key", "  macs_per_cycle", "  simd_lane: 4\n  macs_per_cycle",
                   "cortex-m7.yaml:4:3: error: compute.simd_lane: unknown key 'simd_lane' (did you mean "
                   "'simd_lanes'?); allowed keys in compute: macs_per_cycle, simd_lanes, dsp, fpu, registers, "
@@ -550,6 +563,17 @@ INSTANTIATE_TEST_SUITE_P(
                   "{int8: 2}\n  pe_array: {rows: 4, cols: 4, dataflows: [output_stationary, output_stationary]}",
                   "cortex-m7.yaml:5:63: error: compute.pe_array.dataflows[1]: dataflow 'output_stationary' is "
                   "listed twice"},
+        ErrorCase{"pe_compute_cycles_zero", "{int8: 2}",
+                  "{int8: 2}\n  pe_array: {rows: 4, cols: 4, dataflows: [weight_stationary], compute_cycles: 0}",
+                  "cortex-m7.yaml:5:80: error: compute.pe_array.compute_cycles: expected an integer >= 1, got '0'"},
+        ErrorCase{"pe_host_cycles_negative", "{int8: 2}",
+                  "{int8: 2}\n  pe_array: {rows: 4, cols: 4, dataflows: [weight_stationary], host_requantize_cycles: -2}",
+                  "cortex-m7.yaml:5:88: error: compute.pe_array.host_requantize_cycles: expected a number >= 0, got '-2'"},
+        ErrorCase{"row_bytes_not_dividing", "    size: 512 KiB", "    size: 512 KiB\n    row_bytes: 48",
+                  "cortex-m7.yaml:11:16: error: memory[1].row_bytes: expected a row size that divides the level into whole rows, the same number in "
+                  "each of its 1 banks; 524288 bytes do not split into rows of '48' bytes"},
+        ErrorCase{"banks_zero", "    size: 512 KiB", "    size: 512 KiB\n    banks: 0",
+                  "cortex-m7.yaml:11:12: error: memory[1].banks: expected an integer >= 1, got '0'"},
         ErrorCase{"macs_beat_pe_array", "{int8: 2}",
                   "{int8: 17}\n  pe_array: {rows: 4, cols: 4, dataflows: [weight_stationary]}",
                   "cortex-m7.yaml:4:26: error: compute.macs_per_cycle.int8: exceeds the 4x4 PE array (at most 16 "
