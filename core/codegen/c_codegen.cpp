@@ -450,6 +450,11 @@ void CWriter::stmt(int id)
             line(access(s.buffer, s.index) + " = (" + cType(b.dtype) + ")(" + v + ");");
         break;
     }
+    case Stmt::Kind::Matmul:
+    case Stmt::Kind::Fill:
+        // A tensorized block runs on the accelerator: codegen/gemmini_codegen.h writes it.
+        line("#error \"a tensorized block: export it with the Gemmini generator\"");
+        break;
     case Stmt::Kind::AccStore: {
         const Buffer& dst = m_n.buffers[s.buffer];
         const auto& st = m_k.stages[s.stage];

@@ -545,7 +545,32 @@ private:
             line(depth, access(s.buffer, s.index) + " = " + (st.requant ? "requantize(" + acc + ")" : acc));
             break;
         }
+        case Stmt::Kind::Fill: {
+            const Buffer& dst = m_n.buffers[s.buffer];
+            line(depth, "fill " + m_n.kernel->tensors[dst.tensor].name + region(s.region) + ": " + dst.name + " = " + std::to_string(s.fillValue)
+                            + "  // padding halo");
+            break;
         }
+        case Stmt::Kind::Matmul: matmul(m_n.matmuls[s.op], depth); break;
+        }
+    }
+
+    /// "matmul C_accumulator[...] += A_scratchpad[...] x B_scratchpad[...]  // gemmini_matmul 16x16x16, ...".
+    void matmul(const MatmulOp& op, int depth)
+    {
+        auto operand = [&](int b, const Region& r) { return m_n.buffers[b].name + region(r); };
+        const bool ws = op.dataflow == sched::Dataflow::WeightStationary;
+        std::string note = "gemmini_matmul " + std::to_string(op.extentI) + "x" + std::to_string(op.extentJ) + "x" + std::to_string(op.extentK) + ", "
+            + sched::dataflowName(op.dataflow);
+        if (op.reuseSlot >= 0)
+            note += std::string(ws ? ", weights kept across " : ", partial sums kept across ") + m_n.slotNames[op.reuseSlot];
+        if (op.overwriteFirst) {
+            std::string first;
+            for (int sl : op.firstSlots)
+                first += (first.empty() ? "" : " && ") + m_n.slotNames[sl] + " == 0";
+            note += first.empty() ? ", overwrites" : ", overwrites when " + first;
+        }
+        line(depth, "matmul " + operand(op.c, op.cRegion) + " += " + operand(op.a, op.aRegion) + " * " + operand(op.b, op.bRegion) + "  // " + note);
     }
 
     const LoopNest& m_n;

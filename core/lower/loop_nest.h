@@ -138,6 +138,8 @@ struct Stmt {
         Load,       ///< reg = buffer[index]
         Compute,    ///< buffer[index] = value, or += value
         AccStore,   ///< buffer[index] = src[srcIndex] (through the requantize epilogue)
+        Matmul,     ///< one accelerator instruction on a block: LoopNest::matmuls[op] (a tensorized stage)
+        Fill,       ///< region of buffer = fillValue (the padding halo of a tensorized operand)
     };
     Kind kind = Kind::Block;
     std::vector<int> body;          ///< child statements (Block, For, If, Alloc)
@@ -169,6 +171,35 @@ struct Stmt {
     int multBuffer = -1;            ///< AccStore: buffers of per-channel multiplier / shift
     int shiftBuffer = -1;
     IndexId channel = kNoIndex;     ///< AccStore: channel index for multiplier / shift
+    int op = -1;                    ///< Matmul: index into LoopNest::matmuls
+    int64_t fillValue = 0;          ///< Fill (Region in `region`, destination `buffer`)
+    /// Work the schedule added around the kernel's own (tensorize's offset correction on the
+    /// host): its updates are not MACs of the kernel.
+    bool helper = false;
+};
+
+/// One accelerator matrix multiply on a block of at most DIM x DIM x DIM (a Gemmini preload and
+/// compute): C[block] (+)= A[block] x B[block] over the three tensorized loops, whose slots the
+/// indices use. The interpreter runs it by these semantics, including the state the PEs keep
+/// between consecutive instructions (reused weights in WS, partial sums in OS).
+struct MatmulOp {
+    int slotI = -1, slotJ = -1, slotK = -1;      ///< slots of the block's rows, columns and depth
+    int64_t extentI = 0, extentJ = 0, extentK = 0;  ///< static block size (<= DIM)
+    IndexId rows = kNoIndex, cols = kNoIndex, depth = kNoIndex;  ///< valid part at run time (partial blocks)
+    int a = -1, b = -1, c = -1;                  ///< buffers: A and B in the scratchpad, C in the accumulator
+    std::vector<IndexId> aIndex, bIndex, cIndex; ///< global tensor indices over the slots
+    Region aRegion, bRegion, cRegion;            ///< the block of each operand (indices with the block loops at 0, counts)
+    sched::Dataflow dataflow = sched::Dataflow::WeightStationary;
+    /// The loop directly around the instruction over which the PEs keep state: WS keeps the
+    /// weights (B does not depend on it), OS keeps the partial sums (a reduction loop C does not
+    /// depend on). -1: none, every instruction loads its block.
+    int reuseSlot = -1;
+    int64_t reuseExtent = 0;
+    /// Without an initial value the first result written to a C element overwrites it: when
+    /// every slot here (the reduction loops around the block that C does not depend on) is 0.
+    bool overwriteFirst = false;
+    std::vector<int> firstSlots;
+    int64_t offsetA = 0;                         ///< the offset folded into the initial value (for printing)
 };
 
 /// A lowered program: owns the index and value pools, the statements and the buffers.
@@ -184,6 +215,7 @@ struct LoopNest {
     std::vector<std::string> regNames;
     std::vector<sched::Step> trace;            ///< the schedule it came from (for messages)
     std::vector<sched::CacheStage> caches;     ///< Program::caches (Buffer::cache indexes it)
+    std::vector<MatmulOp> matmuls;             ///< Stmt::Kind::Matmul statements' operations
     int root = -1;
 
     /// Local (buffer) index of a global tensor index in a buffer, per dimension.

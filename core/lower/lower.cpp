@@ -1,6 +1,7 @@
 // Lowering: kernel + schedule -> loop nest. Places every stage's loops, guards, cache
 // stages, producers computed at a loop, the accumulator and hoisted loads.
 #include "lower/loop_nest.h"
+#include "lower/tensorize_lower.h"
 
 #include <algorithm>
 #include <map>
@@ -105,6 +106,10 @@ private:
         int accDepth = -2;                ///< depth of the accumulator; -2: none
         int accBuffer = -1;
         std::vector<IndexId> accIndex;    ///< accumulator index (flat, over its loops)
+        // A tensorized stage (lower/tensorize_lower.h): its block, operands and initial value.
+        bool tensorized = false;
+        sched::TensorizeOperands ops;
+        int initBuffer = -1;              ///< the accumulator's initial row (bias or bias + offset correction), or -1
     };
 
     bool stageUses(int s, int t) const
@@ -263,7 +268,7 @@ private:
 
     /// Box of all accesses `accs` (same tensor, same coefficients) over the loops inside
     /// `depth`. `clamp` clips to the tensor (zero padding); `unitStep` forces step 1.
-    Box box(Ctx& c, const std::vector<ir::Access>& accs, int depth, bool clamp, bool unitStep)
+    Box box(Ctx& c, const std::vector<ir::Access>& accs, int depth, bool clamp, bool unitStep, bool capToTensor = true)
     {
         const ir::Tensor& t = m_k.tensors[accs[0].tensor];
         const ir::Stage& st = m_k.stages[c.s];
@@ -324,7 +329,9 @@ private:
             b.region.count.push_back(count);
             b.region.step.push_back(step);
             int64_t full = (t.shape[d] - 1) / step + 1;
-            b.shape.push_back(std::min(width / step + 1, full));
+            // A box that keeps its padding halo is as wide as the halo along the padded dimensions.
+            const bool halo = !capToTensor && (staticLo < 0 || staticHi > t.shape[d] - 1);
+            b.shape.push_back(halo ? width / step + 1 : std::min(width / step + 1, full));
         }
         return b;
     }
@@ -548,6 +555,21 @@ private:
             if (l.padded)
                 l.depth = std::max(l.depth, padDepth);
 
+        if (sched.tensorize) {
+            // The block is one instruction: the halo of a padded operand holds the pad value
+            // instead of a guard, the accumulator is the cache_write tile in the accumulator.
+            c.tensorized = true;
+            c.ops = sched::tensorizeOperands(m_p, s);
+            c.accDepth = -2;
+            std::erase_if(c.guards, [](const GuardInfo& g) { return g.cond.why == Cond::Why::Padding; });
+            int bias = st.requant && st.requant->bias >= 0 ? lookup(st.requant->bias, s) : -1;
+            c.initBuffer = bias;
+            if (c.ops.offsetA != 0) {
+                detail::InitRow init = detail::emitInitRow(m_n, m_p, s, block, c.ops, lookup(c.ops.b, s), bias);
+                block = init.alloc;
+                c.initBuffer = init.buffer;
+            }
+        }
         emitLevel(c, -1, block);
     }
 
@@ -613,6 +635,10 @@ private:
         std::vector<std::pair<int, int>> writeBacks;  // (alloc block, copy stmt) to append after the body
         for (int ci : caches) {
             const sched::CacheStage& cs = m_p.caches[ci];
+            if (c.tensorized && cs.write) {
+                block = tensorizedAccumulator(c, depth, ci, block, writeBacks);
+                continue;
+            }
             std::vector<ir::Access> accs;
             if (cs.write)
                 accs.push_back(st.output);
@@ -624,7 +650,10 @@ private:
                 // Requantize parameters: indexed by the channel axis only.
                 accs.push_back(quantAccess(st, cs.tensor));
             }
-            bx = box(c, accs, depth, clamp, false);
+            // A tensorized operand keeps its padding halo (filled with the pad value below).
+            const bool halo = c.tensorized && clamp && cs.tensor == c.ops.a;
+            bx = box(c, accs, depth, halo ? false : clamp, false, !halo);
+            Region copyRegion = halo ? box(c, accs, depth, true, false).region : bx.region;
             int src = lookup(cs.tensor, c.s);
             Buffer b;
             b.name = m_k.tensors[cs.tensor].name + "_" + levelName(cs.level);
@@ -650,7 +679,7 @@ private:
             int copy = newStmt(Stmt::Kind::Copy);
             Stmt& cp = m_n.stmts[copy];
             cp.stage = c.s;
-            cp.region = bx.region;
+            cp.region = copyRegion;
             cp.doubleBuffer = cs.doubleBuffer;
             if (cs.write) {
                 cp.src = bid;
@@ -661,6 +690,8 @@ private:
                 cp.buffer = bid;
                 append(alloc, copy);
             }
+            if (halo)
+                detail::appendHaloFills(m_n, alloc, c.s, bid, bx.region, m_k.tensors[cs.tensor].shape, -c.ops.offsetA);
             block = alloc;
             m_scope.push_back(bid);
         }
@@ -711,13 +742,15 @@ private:
             block = accAlloc;
         }
 
-        // 5. loads hoisted to this depth
+        // 5. loads hoisted to this depth (a tensorized block's operands are read by its instruction)
         for (const auto& l : c.loads)
-            if (l.depth == depth)
+            if (l.depth == depth && !(c.tensorized && depth >= n - 3))
                 emitLoad(c, l, block);
 
-        // 6. the next loop, or the update
-        if (depth + 1 < n) {
+        // 6. the next loop, or the update (a tensorized block: one instruction)
+        if (c.tensorized && depth + 1 == n - 3) {
+            emitBlock(c, block);
+        } else if (depth + 1 < n) {
             int v = sched.order[depth + 1];
             const LoopVar& lv = sched.vars[v];
             int loop = newStmt(Stmt::Kind::For);
@@ -771,6 +804,107 @@ private:
         for (auto it = writeBacks.rbegin(); it != writeBacks.rend(); ++it)
             append(it->first, it->second);
         m_scope.resize(scopeMark);
+    }
+
+    /// The accumulator of a tensorized stage: its cache_write tile in the accumulator level, int32,
+    /// indexed like the output; initialised from the initial row (or overwritten by the first
+    /// result) and stored through the epilogue when the cache loop's body ends.
+    int tensorizedAccumulator(Ctx& c, int depth, int ci, int block, std::vector<std::pair<int, int>>& writeBacks)
+    {
+        const auto& sched = m_p.stages[c.s];
+        const ir::Stage& st = m_k.stages[c.s];
+        const sched::CacheStage& cs = m_p.caches[ci];
+        const int n = static_cast<int>(sched.order.size());
+        const int var = depth >= 0 ? sched.order[depth] : -1;
+        Box bx = box(c, {st.output}, depth, false, false);
+        Buffer b;
+        b.name = m_k.tensors[cs.tensor].name + "_" + levelName(cs.level);
+        b.tensor = cs.tensor;
+        b.level = cs.level;
+        b.dtype = ir::DType::Int32;
+        b.role = Buffer::Role::Accumulator;
+        b.ownerStage = c.s;
+        b.cache = ci;
+        b.write = true;
+        b.doubleBuffer = cs.doubleBuffer;
+        b.atStage = c.s;
+        b.atVar = var;
+        b.shape = bx.shape;
+        b.step = bx.region.step;
+        b.origin = bx.region.min;
+        int bid = addBuffer(std::move(b));
+        int alloc = newStmt(Stmt::Kind::Alloc);
+        m_n.stmts[alloc].buffer = bid;
+        m_n.stmts[alloc].stage = c.s;
+        append(block, alloc);
+        c.accBuffer = bid;
+        std::vector<IndexId> global;
+        for (const auto& e : st.output.index)
+            global.push_back(accessIndex(c, e));
+        c.accIndex = global;
+        std::vector<int> spatial;
+        for (int i = depth + 1; i < n; ++i)
+            if (!sched.vars[sched.order[i]].reduction)
+                spatial.push_back(sched.order[i]);
+        if (c.initBuffer >= 0) {
+            int init = newStmt(Stmt::Kind::AccInit);
+            m_n.stmts[init].stage = c.s;
+            m_n.stmts[init].buffer = bid;
+            m_n.stmts[init].index = global;
+            m_n.stmts[init].src = c.initBuffer;
+            m_n.stmts[init].srcIndex = {c.axisExpr[c.ops.axisJ]};
+            append(alloc, accNest(c, depth, spatial, init));
+        }
+        int store = newStmt(Stmt::Kind::AccStore);
+        Stmt& w = m_n.stmts[store];
+        w.stage = c.s;
+        w.src = bid;
+        w.srcIndex = global;
+        w.buffer = lookup(st.output.tensor, c.s);
+        w.index = global;
+        if (st.requant) {
+            w.channel = st.requant->channelAxis >= 0 ? c.axisExpr[st.requant->channelAxis] : kNoIndex;
+            if (st.requant->multiplier.tensor >= 0)
+                w.multBuffer = lookup(st.requant->multiplier.tensor, c.s);
+            if (st.requant->shift.tensor >= 0)
+                w.shiftBuffer = lookup(st.requant->shift.tensor, c.s);
+        }
+        writeBacks.push_back({alloc, accNest(c, depth, spatial, store)});
+        return alloc;
+    }
+
+    /// The instruction of a tensorized block, in the body of loop order[n - 4] (or the root).
+    void emitBlock(Ctx& c, int block)
+    {
+        const auto& sched = m_p.stages[c.s];
+        const sched::TensorizeSpec& tz = *sched.tensorize;
+        const int n = static_cast<int>(sched.order.size());
+        detail::MatmulInputs in;
+        in.stage = c.s;
+        in.dataflow = tz.dataflow;
+        in.slots = {c.slot[tz.i], c.slot[tz.j], c.slot[tz.k]};
+        in.extents = {c.extent[tz.i], c.extent[tz.j], c.extent[tz.k]};
+        for (const auto& g : c.guards)
+            if (g.depth >= n - 3)
+                in.guards.push_back(g.cond);
+        const LoadInfo& la = c.loads[c.ops.loadA];
+        const LoadInfo& lb = c.loads[c.ops.loadB];
+        in.a = lookup(la.access.tensor, c.s);
+        in.b = lookup(lb.access.tensor, c.s);
+        in.c = c.accBuffer;
+        for (const auto& e : la.access.index)
+            in.aIndex.push_back(accessIndex(c, e));
+        for (const auto& e : lb.access.index)
+            in.bIndex.push_back(accessIndex(c, e));
+        in.cIndex = c.accIndex;
+        in.offsetA = c.ops.offsetA;
+        in.overwriteFirst = c.initBuffer < 0;
+        // The reduction loops between the accumulator tile and the block.
+        const int at = m_n.buffers[c.accBuffer].atVar;
+        for (int i = at < 0 ? 0 : sched.position(at) + 1; i < n - 3; ++i)
+            if (sched.vars[sched.order[i]].reduction)
+                in.firstSlots.push_back(c.slot[sched.order[i]]);
+        detail::emitMatmul(m_n, block, in);
     }
 
     /// Wraps `leaf` in copies of the accumulator's loops (same slots, same kinds) and the

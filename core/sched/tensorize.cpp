@@ -343,6 +343,18 @@ private:
                                  + " (so that the padded terms add nothing), which is not an int8",
                              {}, {A});
                 }
+        // The initial value of the accumulator is a row over j: the bias, plus the offset times
+        // the sums of B over the reduction.
+        if (st.requant && st.requant->bias >= 0 && st.requant->channelAxis != m_ops.axisJ)
+            fail("the bias " + tensorName(st.requant->bias) + " is indexed by " + st.axes[st.requant->channelAxis].name + ", not by " + J
+                     + ": the accumulator starts from a row of the bias along the block's columns",
+                 {}, {tensorName(st.requant->bias)});
+        if (m_ops.offsetA != 0)
+            for (size_t ax = 0; ax < st.axes.size(); ++ax)
+                if (!st.axes[ax].reduction && static_cast<int>(ax) != m_ops.axisJ && uses(b, static_cast<int>(ax)))
+                    fail(B + " depends on " + st.axes[ax].name + " besides " + J + ": the offset on " + A
+                             + " is folded into one initial row over j (the offset times the sums of B's columns)",
+                         {}, {B});
         for (int t : {a.tensor, b.tensor}) {
             int prod = m_k.producerOf(t);
             if (prod >= 0 && !m_p.stages[prod].computeAt.isRoot())

@@ -277,6 +277,12 @@ private:
             write(s.buffer, g, v);
             break;
         }
+        case Stmt::Kind::Fill:
+            forRegion(s.region, [&](const int64_t* g) { write(s.buffer, g, static_cast<T>(s.fillValue)); });
+            break;
+        case Stmt::Kind::Matmul:
+            matmul(m_n.matmuls[s.op], id);
+            break;
         case Stmt::Kind::AccStore: {
             const auto& st = m_n.kernel->stages[s.stage];
             int64_t g[kMaxRank], a[kMaxRank];
@@ -300,10 +306,85 @@ private:
         }
     }
 
+    /// What the PEs hold between instructions of one Matmul statement: the weights (WS) or the
+    /// partial sums (OS) of the block, kept while the loop around it runs.
+    struct PeState {
+        std::vector<T> values;
+    };
+
+    /// One accelerator instruction on a block, by its semantics: A (rows x depth) and B (depth x
+    /// cols) read from their buffers (B only when the weights change in WS), C (+)= A x B written
+    /// to the accumulator (in OS only when the partial sums leave the array).
+    void matmul(const lower::MatmulOp& op, int stmt)
+    {
+        const int64_t rows = ev(op.rows), cols = ev(op.cols), depth = ev(op.depth);
+        if (rows < 1 || cols < 1 || depth < 1 || rows > op.extentI || cols > op.extentJ || depth > op.extentK)
+            throw OutOfBounds{"matmul block of " + std::to_string(rows) + "x" + std::to_string(cols) + "x" + std::to_string(depth) + " outside its "
+                              + std::to_string(op.extentI) + "x" + std::to_string(op.extentJ) + "x" + std::to_string(op.extentK) + " loops"};
+        const int64_t saved[3] = {m_slots[op.slotI], m_slots[op.slotJ], m_slots[op.slotK]};
+        int64_t g[kMaxRank];
+        auto at = [&](int64_t i, int64_t j, int64_t k, const std::vector<IndexId>& index) {
+            m_slots[op.slotI] = i;
+            m_slots[op.slotJ] = j;
+            m_slots[op.slotK] = k;
+            for (size_t d = 0; d < index.size(); ++d)
+                g[d] = ev(index[d]);
+            return g;
+        };
+        std::vector<T> a(rows * depth);
+        for (int64_t i = 0; i < rows; ++i)
+            for (int64_t k = 0; k < depth; ++k)
+                a[i * depth + k] = read(op.a, at(i, 0, k, op.aIndex));
+        const bool ws = op.dataflow == sched::Dataflow::WeightStationary;
+        const int64_t l = op.reuseSlot >= 0 ? m_slots[op.reuseSlot] : 0;
+        const bool first = op.reuseSlot < 0 || l == 0;
+        const bool last = op.reuseSlot < 0 || l == op.reuseExtent - 1;
+        bool overwrite = op.overwriteFirst;
+        for (int sl : op.firstSlots)
+            overwrite = overwrite && m_slots[sl] == 0;
+        PeState& pe = m_pe[stmt];
+        std::vector<T> b;
+        if (!ws || first) {
+            b.assign(depth * cols, T{});
+            for (int64_t k = 0; k < depth; ++k)
+                for (int64_t j = 0; j < cols; ++j)
+                    b[k * cols + j] = read(op.b, at(0, j, k, op.bIndex));
+        }
+        if (ws && first)
+            pe.values = b;  // the weights stay in the PEs
+        const std::vector<T>& w = ws ? pe.values : b;
+        if (!ws && first)
+            pe.values.assign(rows * cols, T{});
+        std::vector<T> result(rows * cols, T{});
+        for (int64_t i = 0; i < rows; ++i)
+            for (int64_t j = 0; j < cols; ++j) {
+                T sum{};
+                for (int64_t k = 0; k < depth; ++k)
+                    sum += a[i * depth + k] * w[k * cols + j];
+                result[i * cols + j] = sum;
+            }
+        if (!ws) {
+            for (int64_t e = 0; e < rows * cols; ++e)
+                pe.values[e] += result[e];
+            result = pe.values;
+        }
+        if (ws || last)
+            for (int64_t i = 0; i < rows; ++i)
+                for (int64_t j = 0; j < cols; ++j) {
+                    const int64_t* c = at(i, j, 0, op.cIndex);
+                    std::vector<int64_t> idx(c, c + op.cIndex.size());
+                    write(op.c, idx.data(), overwrite ? result[i * cols + j] : read(op.c, idx.data()) + result[i * cols + j]);
+                }
+        m_slots[op.slotI] = saved[0];
+        m_slots[op.slotJ] = saved[1];
+        m_slots[op.slotK] = saved[2];
+    }
+
     const LoopNest& m_n;
     const Dataset& m_in;
     const AccessObserver& m_observer;
     int m_stmt = -1;
+    std::map<int, PeState> m_pe;
     std::vector<int64_t> m_slots;
     std::vector<T> m_regs;
     std::vector<std::vector<T>> m_store;
