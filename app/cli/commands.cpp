@@ -257,6 +257,8 @@ int runAnalyze(const std::string& schedule, const std::string& target, bool json
         std::snprintf(line, sizeof line, "%-10s %-10s %12lld  %12lld\n", t.name.c_str(), t.level.c_str(), static_cast<long long>(t.readBytes), static_cast<long long>(t.writeBytes));
         out << line;
     }
+    if (r.array)
+        out << "\n" << analysis::arrayReportText(*r.array);
     if (measure) {
         std::snprintf(line, sizeof line,
                       "\nmeasured on %s: %lld instructions in the kernel, %.2f per MAC;\n"

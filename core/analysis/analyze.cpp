@@ -3,7 +3,9 @@
 // the same statements the interpreter executes, counted instead of run.
 #include "analysis/cost_report.h"
 
+#include "analysis/array_model.h"
 #include "analysis/lattice_count.h"
+#include "lower/gemmini_layout.h"
 
 #include <algorithm>
 #include <cmath>
@@ -76,11 +78,17 @@ struct Sub {
     double compute = 0;
     double transfer = 0;
     double hidden = 0;
+    double array = 0;   ///< tensorized stages: cycles the PE array computes
+    double host = 0;    ///< tensorized stages: host cycles issuing them, overlapped with the array
+    double prepare = 0; ///< host work done once per set of weights (the initial row of an offset), not per call
+    /// Compute time of the subtree: the array and the host issuing to it run at once.
+    double busy() const { return compute + std::max(array, host); }
 };
 
 class Analyzer {
 public:
-    Analyzer(const LoopNest& n, const hw::Target& t) : m_n(n), m_t(t), m_k(*n.kernel), m_pingPong(lower::pingPongBuffers(n))
+    Analyzer(const LoopNest& n, const hw::Target& t)
+        : m_n(n), m_t(t), m_k(*n.kernel), m_pingPong(lower::pingPongBuffers(n)), m_array(n, t)
     {
         size_t levels = t.levels.size();
         m_read.assign(levels, std::vector<int64_t>(m_k.tensors.size(), 0));
@@ -112,22 +120,37 @@ public:
                 if (m_read[l][t] || m_write[l][t])
                     r.tensors.push_back({m_k.tensors[t].name, m_t.levels[l].name, m_read[l][t], m_write[l][t]});
         // Cycles.
+        if (m_array.active())
+            for (size_t s = 0; s < m_k.stages.size(); ++s)
+                if (m_array.tensorized(static_cast<int>(s))) {
+                    const int64_t useful = m_array.usefulMacs(static_cast<int>(s));
+                    m_macs += useful;
+                    m_paddingMacs -= useful;
+                    m_stageMacs[static_cast<int>(s)] += useful;
+                    // config_ex and config_st once, a fence at the end.
+                    m_array.instructions().config += 2;
+                    m_array.instructions().fence += 1;
+                    total.host += 3 * m_t.compute.peArray->hostIssueCycles;
+                }
         r.macs = m_macs;
-        double hidden = std::min({total.hidden, total.transfer, total.compute});
-        r.cycles.compute = static_cast<int64_t>(std::ceil(total.compute));
+        const double busy = total.busy();
+        double hidden = std::min({total.hidden, total.transfer, busy});
+        r.cycles.compute = static_cast<int64_t>(std::ceil(busy));
         r.cycles.transfer = static_cast<int64_t>(std::ceil(total.transfer));
-        r.cycles.total = static_cast<int64_t>(std::ceil(total.compute + total.transfer - hidden));
+        r.cycles.total = static_cast<int64_t>(std::ceil(busy + total.transfer - hidden));
         r.cycles.total = std::max({r.cycles.total, r.cycles.compute, r.cycles.transfer});
         r.cycles.overlapRatio = total.transfer > 0 ? hidden / total.transfer : 0.0;
         r.latencyMs = m_t.clockMhz > 0 ? r.cycles.total / (m_t.clockMhz * 1000.0) : 0.0;
         double pj = 0;
         for (size_t l = 0; l < m_t.levels.size(); ++l)
             pj += static_cast<double>(r.levels[l].readBytes + r.levels[l].writeBytes) * m_t.levels[l].energyPjPerByte;
-        pj += static_cast<double>(m_macs) * m_t.compute.energyPjPerMac;
+        pj += static_cast<double>(m_macs + m_paddingMacs) * m_t.compute.energyPjPerMac;
         r.energyUj = pj * 1e-6;
         r.transfers = m_transfers;
         bounds(r);
         diagnostics(r);
+        m_array.finish(r, static_cast<int64_t>(std::ceil(total.array)), static_cast<int64_t>(std::ceil(total.host)),
+                       static_cast<int64_t>(std::ceil(total.prepare)));
         return r;
     }
 
@@ -201,6 +224,27 @@ private:
         return sumOfProducts(enclosingSlots(), m_n.slotExtents, fs);
     }
 
+    /// Counts executions of the statement being visited weighted by extra factors (the array model's view).
+    detail::Counter counter() const
+    {
+        return [this](std::vector<Factor> extra) {
+            std::vector<Factor> fs = guardFactors();
+            for (auto& f : extra)
+                fs.push_back(std::move(f));
+            return sumOfProducts(enclosingSlots(), m_n.slotExtents, fs);
+        };
+    }
+
+    /// A DMA statement of a tensorized stage: its cycles on the bus, its instructions issued.
+    void dma(Sub& out, const detail::DmaCost& d)
+    {
+        out.transfer += d.cycles;
+        m_array.instructions().mvin += d.mvins;
+        m_array.instructions().mvout += d.mvouts;
+        m_array.instructions().config += d.configs;
+        out.host += static_cast<double>(d.mvins + d.mvouts + d.configs) * m_t.compute.peArray->hostIssueCycles;
+    }
+
     void countAccess(int buffer, bool write, int64_t elements)
     {
         const Buffer& b = m_n.buffers[buffer];
@@ -268,7 +312,15 @@ private:
                 double iters = static_cast<double>(runs) * s.extent;
                 if (s.loopKind == sched::LoopKind::Vectorized)
                     iters = static_cast<double>(runs) * std::ceil(s.extent / static_cast<double>(std::max(1, m_t.compute.simdLanes)));
-                out.compute += iters * m_t.loopOverheadCycles;
+                // The host loops of a tensorized stage run ahead of the array (decoupled queues);
+                // those walking an accumulator tile are mvin/mvout rows in the code.
+                const double overhead = iters * m_t.loopOverheadCycles;
+                if (!m_array.tensorized(s.stage))
+                    out.compute += overhead;
+                else if (m_array.hostLoop(id) == detail::ArrayModel::HostLoop::Serial)
+                    out.prepare += overhead;
+                else if (m_array.hostLoop(id) == detail::ArrayModel::HostLoop::Issue)
+                    out.host += overhead;
             }
             m_loops.push_back({s.slot, s.extent, s.loopKind, id});
             m_slotStage[s.slot] = s.stage;
@@ -290,19 +342,25 @@ private:
             m_allocRuns[s.buffer] = executions();
             Sub body;
             double copyCycles = 0;
+            if (m_array.tensorized(s.stage) && b.role == Buffer::Role::Accumulator)
+                copyCycles += accumulatorTile(body, s);
             for (int c : s.body) {
                 Sub sub = walk(c);
-                if (m_n.stmts[c].kind == Stmt::Kind::Copy)
+                if (m_n.stmts[c].kind == Stmt::Kind::Copy || m_n.stmts[c].kind == Stmt::Kind::Fill)
                     copyCycles += sub.transfer;
                 add(body, sub);
             }
             if (m_pingPong[s.buffer] && m_allocRuns[s.buffer] > 1) {
                 // Ping-pong: while one iteration computes, the next one's copy runs.
                 double runs = static_cast<double>(m_allocRuns[s.buffer]);
-                double computePer = (body.compute) / runs;
+                double computePer = body.busy() / runs;
                 double transferPer = copyCycles / runs;
-                double hide = (runs - 1) * std::min(computePer, transferPer);
-                body.hidden += hide;
+                // Several ping-pong buffers of one loop share its compute: together they hide at
+                // most that much per iteration (one DMA engine moves their next tiles in turn).
+                double& shared = m_hiddenPerIteration[m_allocLoop[s.buffer]];
+                double hidePer = std::min(transferPer, std::max(0.0, computePer - shared));
+                shared += hidePer;
+                body.hidden += (runs - 1) * hidePer;
                 m_doubleBuffers.push_back({s.buffer, computePer, transferPer});
             }
             add(out, body);
@@ -319,13 +377,53 @@ private:
             double bw = std::min(src.level >= 0 ? m_t.levels[src.level].bandwidthBytesPerCycle : 1e9,
                                  dst.level >= 0 ? m_t.levels[dst.level].bandwidthBytesPerCycle : 1e9);
             double latency = outer >= 0 ? static_cast<double>(m_t.levels[outer].latencyCycles) : 0.0;
-            out.transfer += elems * ir::dtypeBytes(dst.dtype) / bw + runs * latency;
+            if (m_array.tensorized(s.stage) && (lower::rowLanes(m_t, dst) > 0 || lower::rowLanes(m_t, src) > 0)) {
+                // mvin / mvout: rows over the DMA bus.
+                const bool out_ = lower::rowLanes(m_t, dst) == 0;
+                dma(out, m_array.region(s.region, out_ ? s.src : s.buffer, out_ ? dst.level : src.level, out_, counter()));
+            } else {
+                out.transfer += elems * ir::dtypeBytes(dst.dtype) / bw + runs * latency;
+            }
             m_copies.push_back({id, s.src, s.buffer, elems, runs});
             addTransfer(src, dst, elems * ir::dtypeBytes(dst.dtype), runs);
             break;
         }
+        case Stmt::Kind::Fill: {
+            // The padding halo of a tensorized operand: mvin from a constant row.
+            int64_t elems = regionElements(s.region);
+            countAccess(s.buffer, true, elems);
+            const Buffer& dst = m_n.buffers[s.buffer];
+            dma(out, m_array.region(s.region, s.buffer, 0, false, counter()));
+            addTransfer(m_n.buffers[s.buffer], m_t.levels[0].name, dst, elems * ir::dtypeBytes(dst.dtype), executions());
+            break;
+        }
+        case Stmt::Kind::Matmul: {
+            const lower::MatmulOp& op = m_n.matmuls[s.op];
+            detail::MatmulCost m = m_array.matmul(op, counter());
+            countAccess(op.a, false, m.aReads);
+            countAccess(op.b, false, m.bReads);
+            countAccess(op.c, false, m.cReads);
+            countAccess(op.c, true, m.cWrites);
+            out.array += m.arrayCycles;
+            out.host += 2.0 * static_cast<double>(m.executions) * m_t.compute.peArray->hostIssueCycles;
+            m_array.instructions().preload += m.executions;
+            m_array.instructions().compute += m.executions;
+            m_array.addWeightLoads(m.weightLoads);
+            m_array.addArrayMacs(m.arrayMacs);
+            m_paddingMacs += m.arrayMacs;
+            break;
+        }
         case Stmt::Kind::AccInit: {
             int64_t n = executions();
+            if (s.helper || m_array.tensorized(s.stage)) {
+                // Host work (the initial row) or the tile's initial value (costed as one mvin per tile row).
+                countAccess(s.buffer, true, n);
+                if (s.src >= 0)
+                    countAccess(s.src, false, n);
+                if (s.helper)
+                    out.prepare += static_cast<double>(n);
+                break;
+            }
             countAccess(s.buffer, true, n);
             out.transfer += accessCycles(s.buffer, n);
             if (s.src >= 0) {
@@ -336,6 +434,11 @@ private:
         }
         case Stmt::Kind::Load: {
             int64_t n = executions();
+            if (s.helper) {
+                countAccess(s.buffer, false, n);
+                out.prepare += static_cast<double>(n);
+                break;
+            }
             countAccess(s.buffer, false, n);
             out.transfer += accessCycles(s.buffer, n);
             m_loadsAt.push_back({id, n, m_loops.empty() ? -1 : m_loops.back().slot});
@@ -344,6 +447,14 @@ private:
         }
         case Stmt::Kind::Compute: {
             int64_t n = executions();
+            if (s.helper) {
+                // Host arithmetic the schedule added: not a MAC of the kernel.
+                if (s.accumulate)
+                    countAccess(s.buffer, false, n);
+                countAccess(s.buffer, true, n);
+                out.prepare += static_cast<double>(n);
+                break;
+            }
             if (s.accumulate) {
                 countAccess(s.buffer, false, n);
                 out.transfer += accessCycles(s.buffer, n);
@@ -359,6 +470,18 @@ private:
         }
         case Stmt::Kind::AccStore: {
             int64_t n = executions();
+            if (m_array.tensorized(s.stage)) {
+                // mvout (costed per tile) and, unless the output is the raw int32 sum, the
+                // requantization on the host.
+                countAccess(s.src, false, n);
+                countAccess(s.buffer, true, n);
+                for (int q : {s.multBuffer, s.shiftBuffer})
+                    if (q >= 0)
+                        countAccess(q, false, n);
+                if (m_k.stages[s.stage].requant || m_n.buffers[s.buffer].dtype != ir::DType::Int32)
+                    out.host += static_cast<double>(n) * m_t.compute.peArray->hostRequantizeCycles;
+                break;
+            }
             countAccess(s.src, false, n);
             countAccess(s.buffer, true, n);
             out.transfer += accessCycles(s.src, n) + accessCycles(s.buffer, n);
@@ -376,8 +499,12 @@ private:
 
     void addTransfer(const Buffer& src, const Buffer& dst, int64_t bytes, int64_t copies)
     {
+        addTransfer(src, src.level >= 0 ? m_t.levels[src.level].name : "registers", dst, bytes, copies);
+    }
+
+    void addTransfer(const Buffer& src, const std::string& from, const Buffer& dst, int64_t bytes, int64_t copies)
+    {
         const std::string& tensor = m_k.tensors[src.tensor].name;
-        const std::string from = src.level >= 0 ? m_t.levels[src.level].name : "registers";
         const std::string to = dst.level >= 0 ? m_t.levels[dst.level].name : "registers";
         for (auto& t : m_transfers)
             if (t.tensor == tensor && t.from == from && t.to == to) {
@@ -393,6 +520,39 @@ private:
         a.compute += b.compute;
         a.transfer += b.transfer;
         a.hidden += b.hidden;
+        a.array += b.array;
+        a.host += b.host;
+        a.prepare += b.prepare;
+    }
+
+    /// The initial rows (mvin of the bias or initial row, repeated) and the store (mvout, raw
+    /// int32) of a tensorized stage's accumulator tile, once per execution of its allocation;
+    /// returns their bus cycles (which a double-buffered tile overlaps).
+    double accumulatorTile(Sub& out, const Stmt& alloc)
+    {
+        double cycles = 0;
+        std::vector<int> pending(alloc.body.begin(), alloc.body.end());
+        while (!pending.empty()) {
+            const Stmt& s = m_n.stmts[pending.back()];
+            pending.pop_back();
+            pending.insert(pending.end(), s.body.begin(), s.body.end());
+            const bool init = s.kind == Stmt::Kind::AccInit && s.buffer == alloc.buffer;
+            const bool store = s.kind == Stmt::Kind::AccStore && s.src == alloc.buffer;
+            if (!init && !store)
+                continue;
+            Sub d;
+            detail::DmaCost c = m_array.tile(s, alloc.buffer, store, counter());
+            dma(d, c);
+            cycles += d.transfer;
+            add(out, d);
+            const Buffer& tile = m_n.buffers[alloc.buffer];
+            const int home = 0;
+            if (init)
+                addTransfer(m_n.buffers[s.src], m_t.levels[home].name, tile, c.elements * ir::dtypeBytes(tile.dtype), executions());
+            else
+                addTransfer(tile, m_t.levels[tile.level].name, m_n.buffers[s.buffer], c.elements * ir::dtypeBytes(tile.dtype), executions());
+        }
+        return cycles;
     }
 
     // ---- occupancy ------------------------------------------------------------------------
@@ -775,7 +935,7 @@ private:
         if (m_t.compute.peArray)
             for (const Stmt& s : m_n.stmts)
                 if (s.kind == Stmt::Kind::For && s.loopKind == sched::LoopKind::Unrolled && s.extent % m_t.compute.peArray->rows != 0
-                    && reported.insert({s.stage, s.var}).second)
+                    && !m_array.tensorized(s.stage) && reported.insert({s.stage, s.var}).second)
                     out.push_back({Severity::Hint, "idle-pe-rows",
                                    s.extent < m_t.compute.peArray->rows
                                        ? "unrolled loop " + s.name + " feeds " + std::to_string(s.extent) + " of the " + std::to_string(m_t.compute.peArray->rows)
@@ -878,12 +1038,15 @@ private:
     std::map<int, int> m_allocLoop;
     std::map<int, int> m_slotStage;
     std::map<int, int64_t> m_allocRuns;
+    std::map<int, double> m_hiddenPerIteration;  ///< per loop slot: transfer per iteration its ping-pong buffers hide
     std::vector<bool> m_pingPong;  ///< per buffer: lower::pingPongBuffers()
     std::vector<CopyInfo> m_copies;
     std::vector<LoadInfo> m_loadsAt;
     std::vector<Strided> m_strided;
     std::vector<DoubleBufferInfo> m_doubleBuffers;
     std::vector<TransferReport> m_transfers;
+    detail::ArrayModel m_array;
+    int64_t m_paddingMacs = 0;  ///< MACs the array does beyond the kernel's (the padding halo): its MACs minus the kernel's
 };
 
 } // namespace

@@ -1,6 +1,7 @@
 // The analytical cost model's result: occupancy, traffic, cycles, energy, bounds, diagnostics.
 #pragma once
 
+#include "analysis/array_report.h"
 #include "common/diagnostic.h"
 #include "lower/loop_nest.h"
 
@@ -83,6 +84,7 @@ struct CostReport {
     std::vector<TransferReport> transfers;  ///< copy stages by (tensor, from, to), first use first
     Bounds bounds;
     std::vector<CostDiagnostic> diagnostics;
+    std::optional<ArrayReport> array;   ///< tensorized stages on a PE array (docs/cost-model.md, "Gemmini")
 
     bool hasErrors() const;
 };

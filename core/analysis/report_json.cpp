@@ -41,6 +41,17 @@ std::string reportJson(const CostReport& r, int indent)
         e["step"] = d.step ? nlohmann::ordered_json(*d.step) : nlohmann::ordered_json(nullptr);
         j["diagnostics"].push_back(e);
     }
+    if (r.array) {
+        const ArrayReport& a = *r.array;
+        const ArrayInstructions& i = a.instructions;
+        j["array"] = {{"dim", a.dim}, {"dataflow", a.dataflow}, {"array_cycles", a.arrayCycles}, {"host_cycles", a.hostCycles}, {"prepare_cycles", a.prepareCycles},
+                      {"pe_utilisation", a.peUtilisation}, {"peak_fraction", a.peakFraction}, {"array_macs", a.arrayMacs}, {"weight_loads", a.weightLoads},
+                      {"instructions", {{"mvin", i.mvin}, {"mvout", i.mvout}, {"preload", i.preload}, {"compute", i.compute}, {"config", i.config},
+                                        {"flush", i.flush}, {"fence", i.fence}, {"total", i.total()}}}};
+        j["array"]["levels"] = nlohmann::ordered_json::array();
+        for (const auto& l : a.levels)
+            j["array"]["levels"].push_back({{"name", l.name}, {"peak_rows", l.peakRows}, {"rows", l.rows}, {"banks", l.banks}});
+    }
     return j.dump(indent);
 }
 

@@ -331,7 +331,7 @@ private:
             int64_t full = (t.shape[d] - 1) / step + 1;
             // A box that keeps its padding halo is as wide as the halo along the padded dimensions.
             const bool halo = !capToTensor && (staticLo < 0 || staticHi > t.shape[d] - 1);
-            b.shape.push_back(halo ? width / step + 1 : std::min(width / step + 1, full));
+            b.shape.push_back(std::min(width / step + 1, halo ? (staticHi - staticLo) / step + 1 : full));
         }
         return b;
     }
@@ -853,6 +853,7 @@ private:
             m_n.stmts[init].index = global;
             m_n.stmts[init].src = c.initBuffer;
             m_n.stmts[init].srcIndex = {c.axisExpr[c.ops.axisJ]};
+            m_n.stmts[init].region = bx.region;  // the tile, for the Gemmini code and model (mvin of its rows)
             append(alloc, accNest(c, depth, spatial, init));
         }
         int store = newStmt(Stmt::Kind::AccStore);
@@ -860,6 +861,7 @@ private:
         w.stage = c.s;
         w.src = bid;
         w.srcIndex = global;
+        w.region = bx.region;  // the tile (mvout of its rows)
         w.buffer = lookup(st.output.tensor, c.s);
         w.index = global;
         if (st.requant) {
@@ -904,6 +906,27 @@ private:
         for (int i = at < 0 ? 0 : sched.position(at) + 1; i < n - 3; ++i)
             if (sched.vars[sched.order[i]].reduction)
                 in.firstSlots.push_back(c.slot[sched.order[i]]);
+        // A partial tile of an outer split can leave whole blocks empty: the instruction runs
+        // only where its first row, column and element exist.
+        std::vector<Cond> nonEmpty;
+        for (const Cond& g : in.guards)
+            for (int slot : in.slots) {
+                std::vector<int> used;
+                m_n.index.slotsOf(g.expr, used);
+                if (std::find(used.begin(), used.end(), slot) == used.end())
+                    continue;
+                Cond first = g;
+                first.expr = ix().sub(g.expr, ix().slot(slot));
+                nonEmpty.push_back(first);
+            }
+        nonEmpty = needed(nonEmpty);
+        if (!nonEmpty.empty()) {
+            int ifs = newStmt(Stmt::Kind::If);
+            m_n.stmts[ifs].conds = nonEmpty;
+            m_n.stmts[ifs].stage = c.s;
+            append(block, ifs);
+            block = ifs;
+        }
         detail::emitMatmul(m_n, block, in);
     }
 

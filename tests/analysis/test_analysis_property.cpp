@@ -1,6 +1,7 @@
 // The cost model against the oracle: on every example schedule and on random schedules the
 // analytical traffic equals the interpreter's byte for byte, and no estimate beats a bound.
 #include "support/random_schedule.h"
+#include "support/random_tensorize.h"
 #include "support/test_paths.h"
 
 #include "analysis/cost_report.h"
@@ -79,6 +80,31 @@ TEST(AnalysisMatchesInterpreter, EveryExampleSchedule)
         ++seen;
     }
     EXPECT_GE(seen, 8);
+}
+
+// Tensorized schedules: the array model's reads and writes of every Matmul, fill, accumulator
+// tile and initial row equal the interpreter's, and the array figures are consistent.
+TEST(AnalysisMatchesInterpreter, RandomTensorizedSchedules)
+{
+    auto target = test::builtinTarget("gemmini-16x16");
+    for (int n = 0; n < 160; ++n) {
+        test::Rng rng(0xA11A + 104729 * n);
+        sched::Program p = test::randomTensorized(n, rng, target);
+        ASSERT_TRUE(p.kernel);
+        std::string problem = check(p, 3);
+        ASSERT_EQ(problem, "") << p.kernel->name << " tensorized schedule #" << n << "\n" << traceText(p);
+        analysis::CostReport r = analysis::analyze(lower::lower(p), *target);
+        ASSERT_TRUE(r.array) << traceText(p);
+        const analysis::ArrayReport& a = *r.array;
+        EXPECT_GE(a.arrayMacs, a.usefulMacs) << traceText(p);
+        EXPECT_EQ(a.usefulMacs, r.macs);
+        EXPECT_GT(a.peUtilisation, 0);
+        EXPECT_LE(a.peUtilisation, 1.0);
+        EXPECT_LE(a.peakFraction, 1.0);
+        EXPECT_GE(a.arrayCycles, a.instructions.compute * target->compute.peArray->computeCycles);
+        EXPECT_EQ(a.instructions.compute, a.instructions.preload);
+        EXPECT_GE(r.cycles.compute, a.arrayCycles);
+    }
 }
 
 struct Case {
