@@ -6,6 +6,7 @@
 #include "analysis/report_json.h"
 #include "codegen/c_codegen.h"
 #include "codegen/export_writer.h"
+#include "codegen/gemmini_codegen.h"
 #include "codegen/measure.h"
 #include "ir/kernel.h"
 #include "lower/loop_nest.h"
@@ -278,7 +279,8 @@ int runAnalyze(const std::string& schedule, const std::string& target, bool json
     return kExitOk;
 }
 
-int runExport(const std::string& schedule, const std::string& outDir, bool harness, uint64_t seed, std::ostream& out, std::ostream& err, bool force)
+int runExport(const std::string& schedule, const std::string& outDir, bool harness, uint64_t seed, std::ostream& out, std::ostream& err, bool force,
+              bool gemminiAccScale)
 {
     auto p = programFor(schedule, "");
     if (!p) {
@@ -303,6 +305,16 @@ int runExport(const std::string& schedule, const std::string& outDir, bool harne
     codegen::ExportOptions options;
     options.harness = harness;
     options.seed = seed;
+    options.gemminiAccScale = gemminiAccScale;
+    if (codegen::isGemminiNest(nest)) {
+        if (std::string why = codegen::gemminiExportError(nest, {gemminiAccScale}); !why.empty()) {
+            err << "error: " << why << "\n";
+            return kExitBadInput;
+        }
+    } else if (gemminiAccScale) {
+        err << "error: --gemmini-acc-scale applies to tensorized schedules only\n";
+        return kExitBadInput;
+    }
     codegen::ExportWriteResult w = codegen::writeExport(outDir, codegen::exportFiles(nest, options), force);
     if (!w.ok) {
         err << (w.conflicts.empty() ? w.error : codegen::conflictMessage(outDir, w.conflicts, "Use --force to replace")) << "\n";
@@ -372,6 +384,9 @@ int runCli(int argc, char** argv, std::ostream& out, std::ostream& err)
     exportCmd->add_option("--seed", seed, "seed of the harness's input data");
     bool force = false;
     exportCmd->add_flag("--force", force, "export even if the schedule has errors (e.g. does not fit the target), and replace files in the way even if an earlier export did not write them, or they were edited since");
+    bool accScale = false;
+    exportCmd->add_flag("--gemmini-acc-scale", accScale,
+                        "tensorized schedules: requantize with Gemmini's acc_scale on mvout (per-tensor, not TFLite-exact) instead of on the host");
 
     auto* targetsCmd = app.add_subcommand("targets", "List the built-in targets");
     // Subcommands in files of their own (tiles_command.cpp, ...), one line each.
@@ -417,7 +432,7 @@ int runCli(int argc, char** argv, std::ostream& out, std::ostream& err)
     if (analyzeCmd->parsed())
         return runAnalyze(file, target, json, out, err, measure);
     if (exportCmd->parsed())
-        return runExport(file, outDir, harness, seed, out, err, force);
+        return runExport(file, outDir, harness, seed, out, err, force, accScale);
     if (targetsCmd->parsed())
         return runTargets(out, err);
     for (const Subcommand& c : more)

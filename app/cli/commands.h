@@ -28,7 +28,7 @@ int runAnalyze(const std::string& schedule, const std::string& target, bool json
 /// naming them, and refuses to overwrite files in `outDir` that an earlier export did not
 /// write or that were edited since, unless `force`.
 int runExport(const std::string& schedule, const std::string& outDir, bool harness, uint64_t seed, std::ostream& out, std::ostream& err,
-              bool force = false);
+              bool force = false, bool gemminiAccScale = false);
 int runTargets(std::ostream& out, std::ostream& err);
 
 /// The program of a schedule (or of an unscheduled kernel), replayed on `target` if not empty.

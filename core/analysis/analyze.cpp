@@ -127,8 +127,9 @@ public:
                     m_macs += useful;
                     m_paddingMacs -= useful;
                     m_stageMacs[static_cast<int>(s)] += useful;
-                    // config_ex and config_st once, a fence at the end.
-                    m_array.instructions().config += 2;
+                    // A flush and config_ex to start, a fence at the end.
+                    m_array.instructions().flush += 1;
+                    m_array.instructions().config += 1;
                     m_array.instructions().fence += 1;
                     total.host += 3 * m_t.compute.peArray->hostIssueCycles;
                 }
@@ -242,7 +243,8 @@ private:
         m_array.instructions().mvin += d.mvins;
         m_array.instructions().mvout += d.mvouts;
         m_array.instructions().config += d.configs;
-        out.host += static_cast<double>(d.mvins + d.mvouts + d.configs) * m_t.compute.peArray->hostIssueCycles;
+        m_array.instructions().fence += d.fences;
+        out.host += static_cast<double>(d.mvins + d.mvouts + d.configs + d.fences) * m_t.compute.peArray->hostIssueCycles;
     }
 
     void countAccess(int buffer, bool write, int64_t elements)

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <sstream>
 
@@ -143,7 +144,13 @@ DmaCost ArrayModel::region(const lower::Region& r, int rowBuffer, int otherLevel
 
 DmaCost ArrayModel::tile(const lower::Stmt& leaf, int tileBuffer, bool store, const Counter& count)
 {
-    return region(leaf.region, tileBuffer, 0, store, count);
+    DmaCost c = region(leaf.region, tileBuffer, 0, store, count);
+    // A result the host requantizes (or narrows) goes through a staging tile it may read only
+    // after a fence.
+    const ir::Stage& st = m_n.kernel->stages[leaf.stage];
+    if (store && (st.requant || m_n.buffers[leaf.buffer].dtype != ir::DType::Int32))
+        c.fences = count({});
+    return c;
 }
 
 MatmulCost ArrayModel::matmul(const lower::MatmulOp& op, const Counter& count)
@@ -224,6 +231,37 @@ int64_t ArrayModel::usefulMacs(int stage) const
                 factors.push_back(std::move(f));
             }
     return sumOfProducts(vars, extents, factors);
+}
+
+int64_t ArrayModel::smallestBlock(IndexId count) const
+{
+    // The fewest rows (or columns) a block that runs has: blocks a partial tile leaves empty do
+    // not run. The count depends on a few outer loops; enumerate them (or fall back to the bound).
+    std::vector<int> vars;
+    m_n.index.slotsOf(count, vars);
+    std::sort(vars.begin(), vars.end());
+    vars.erase(std::unique(vars.begin(), vars.end()), vars.end());
+    int64_t points = 1;
+    for (int v : vars)
+        points = std::min<int64_t>(points * m_n.slotExtents[v], int64_t(1) << 20);
+    if (points >= (int64_t(1) << 20))
+        return std::max<int64_t>(1, m_n.index.bounds(count, m_n.slotExtents).first);
+    std::vector<int64_t> values(m_n.slotExtents.size(), 0);
+    int64_t fewest = std::numeric_limits<int64_t>::max();
+    while (true) {
+        const int64_t c = m_n.index.eval(count, values.data());
+        if (c > 0)
+            fewest = std::min(fewest, c);
+        size_t i = 0;
+        for (; i < vars.size(); ++i) {
+            if (++values[vars[i]] < m_n.slotExtents[vars[i]])
+                break;
+            values[vars[i]] = 0;
+        }
+        if (i == vars.size())
+            break;
+    }
+    return fewest == std::numeric_limits<int64_t>::max() ? 0 : fewest;
 }
 
 void ArrayModel::finish(CostReport& r, int64_t arrayCycles, int64_t hostCycles, int64_t prepareCycles)
@@ -328,13 +366,13 @@ void ArrayModel::finish(CostReport& r, int64_t arrayCycles, int64_t hostCycles, 
         const Side peCols{"idle-pe-cols", "PE columns", op.slotJ, op.extentJ, op.cols};
         for (const Side& side : {peRows, peCols}) {
             const std::string loop = m_n.slotNames[side.slot];
-            const auto bounds = m_n.index.bounds(side.count, m_n.slotExtents);
+            const int64_t fewest = smallestBlock(side.count);
             std::string message;
             if (side.extent < m_dim)
                 message = loop + " spans " + std::to_string(side.extent) + " of the " + std::to_string(m_dim) + " " + side.what + " in "
                     + sched::dataflowName(op.dataflow) + "; the other " + std::to_string(m_dim - side.extent) + " idle in every instruction";
-            else if (bounds.first < side.extent)
-                message = "edge blocks of " + loop + " use " + std::to_string(bounds.first) + " of the " + std::to_string(m_dim) + " " + side.what
+            else if (fewest < side.extent)
+                message = "edge blocks of " + loop + " use " + std::to_string(fewest) + " of the " + std::to_string(m_dim) + " " + side.what
                     + " (a partial block); an extent that is a multiple of " + std::to_string(m_dim) + " keeps them busy";
             if (!message.empty())
                 r.diagnostics.push_back({Severity::Hint, side.code, message, step, {loop}, {}});

@@ -21,6 +21,7 @@ struct DmaCost {
     double cycles = 0;
     int64_t elements = 0;
     int64_t mvins = 0, mvouts = 0, configs = 0;
+    int64_t fences = 0;  ///< a store to the host's staging tile waits for it
 };
 
 /// One Matmul statement: elements it reads and writes (what the interpreter counts) and its time.
@@ -67,6 +68,8 @@ public:
     void finish(CostReport& r, int64_t arrayCycles, int64_t hostCycles, int64_t prepareCycles);
 
 private:
+    int64_t smallestBlock(lower::IndexId count) const;
+
     const lower::LoopNest& m_n;
     const hw::Target& m_t;
     bool m_active = false;

@@ -21,9 +21,10 @@ std::string arrayReportText(const ArrayReport& a)
         out += line;
     }
     const ArrayInstructions& i = a.instructions;
-    std::snprintf(line, sizeof line, "  instructions %lld: mvin %lld, mvout %lld, preload %lld (%lld bring new data), compute %lld, config %lld, fence %lld\n",
+    std::snprintf(line, sizeof line, "  instructions %lld: mvin %lld, mvout %lld, preload %lld (%lld bring new data), compute %lld, config %lld, flush %lld; %lld fences\n",
                   static_cast<long long>(i.total()), static_cast<long long>(i.mvin), static_cast<long long>(i.mvout), static_cast<long long>(i.preload),
-                  static_cast<long long>(a.weightLoads), static_cast<long long>(i.compute), static_cast<long long>(i.config), static_cast<long long>(i.fence));
+                  static_cast<long long>(a.weightLoads), static_cast<long long>(i.compute), static_cast<long long>(i.config), static_cast<long long>(i.flush),
+                  static_cast<long long>(i.fence));
     out += line;
     for (const RowLevel& l : a.levels) {
         std::snprintf(line, sizeof line, "  %s rows %lld of %lld (%d banks x %lld rows of %lld B)\n", l.name.c_str(), static_cast<long long>(l.peakRows),

@@ -16,8 +16,10 @@ struct ArrayInstructions {
     int64_t preload = 0;
     int64_t compute = 0;    ///< compute_preloaded + compute_accumulated
     int64_t config = 0;     ///< config_ex, config_ld, config_st
-    int64_t fence = 0;      ///< gemmini_fence (flush included)
-    int64_t total() const { return mvin + mvout + preload + compute + config + fence; }
+    int64_t flush = 0;      ///< gemmini_flush
+    int64_t fence = 0;      ///< gemmini_fence (a wait of the host, not an instruction of the array)
+    /// Instructions sent to the accelerator (fences are not).
+    int64_t total() const { return mvin + mvout + preload + compute + config + flush; }
 };
 
 /// Rows one buffer occupies in a row-addressed level (lower::placeRows).

@@ -13,6 +13,7 @@ namespace loopscope::codegen {
 struct ExportOptions {
     bool harness = false;   ///< also main.c and the build files for host / Cortex-M on qemu
     uint64_t seed = 1;      ///< seed of the harness's input data
+    bool gemminiAccScale = false;  ///< Gemmini exports: requantize with acc_scale (codegen/gemmini_codegen.h)
 };
 
 /// C identifier derived from a kernel name ("matmul-f32" -> "matmul_f32").

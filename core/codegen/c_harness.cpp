@@ -2,6 +2,7 @@
 // written straight from the kernel (independent of the schedule), comparison, checksum, and
 // DMA hooks that count the bytes of every transfer.
 #include "codegen/c_codegen.h"
+#include "codegen/gemmini_codegen.h"
 
 #include <sstream>
 
@@ -67,6 +68,9 @@ const char* const kRequantizeCheck = R"(static long check_requantize(void)
 class HarnessWriter {
 public:
     HarnessWriter(const lower::LoopNest& n, uint64_t seed) : m_n(n), m_k(*n.kernel), m_seed(seed) {}
+    /// A Gemmini export: the functional model's counters instead of DMA hooks, <kernel>_prepare
+    /// before the kernel; with `accScale`, results within 1 of TFLite's count as matching.
+    HarnessWriter(const lower::LoopNest& n, uint64_t seed, bool accScale) : m_n(n), m_k(*n.kernel), m_seed(seed), m_gemmini(true), m_accScale(accScale) {}
 
     std::string run()
     {
@@ -81,6 +85,10 @@ public:
            << "static uint32_t ls_next(void)\n{\n    /* xorshift32: the same sequence on every platform */\n"
            << "    ls_state ^= ls_state << 13;\n    ls_state ^= ls_state >> 17;\n    ls_state ^= ls_state << 5;\n    return ls_state;\n}\n"
            << "static int32_t ls_range(int32_t lo, int32_t hi) { return lo + (int32_t)(ls_next() % (uint32_t)(hi - lo + 1)); }\n\n";
+        if (m_gemmini)
+            os << "/* The functional model's counters (gemmini.h, gemmini_model.c): bytes per transfer, instructions per funct. */\n"
+               << "#include \"gemmini.h\"\n#define LS_TRANSFERS " << upper(kid) << "_TRANSFER_COUNT\n#define ls_bytes loopscope_gemmini_transfer_bytes\n\n";
+        else
         os << "#define LS_TRANSFERS " << upper(kid) << "_TRANSFER_COUNT\n"
            << "static unsigned long ls_bytes[LS_TRANSFERS + 1];\n"
            << "/* Counting DMA hooks: they replace the kernel's weak defaults (the same memcpy loop, plus the byte\n"
@@ -96,6 +104,9 @@ public:
         if (hasRequantize())
             os << requantizeFunctionC() << "\n" << referenceRequantizeFunctionC() << "\n" << kRequantizeCheck;
         // Tensors: the kernel's and the reference's copies of everything computed.
+        const GemminiSignature sig = m_gemmini ? gemminiSignature(m_n) : GemminiSignature{};
+        if (sig.initRow)
+            os << "static int32_t t_" << sig.initName << "[" << sig.initElements << "];\n";
         for (size_t t = 0; t < m_k.tensors.size(); ++t) {
             const ir::Tensor& ten = m_k.tensors[t];
             if (isParameter(static_cast<int>(t)))
@@ -125,7 +136,14 @@ public:
         // main
         os << "static uint32_t ls_fnv(uint32_t h, uint32_t v)\n{\n    int b;\n    for (b = 0; b < 4; ++b) {\n        h ^= (v >> (8 * b)) & 0xffu;\n        h *= 16777619u;\n    }\n    return h;\n}\n\n";
         os << "int main(void)\n{\n    long i, mismatches = 0;\n    uint32_t checksum = 2166136261u;\n    int t;\n    fill_inputs();\n"
-           << (hasRequantize() ? "    mismatches += check_requantize();\n" : "") << "    " << kid << "(";
+           << (hasRequantize() ? "    mismatches += check_requantize();\n" : "");
+        if (sig.initRow) {
+            os << "    " << kid << "_prepare(";
+            for (int t : sig.prepareParams)
+                os << "t_" << cIdentifier(m_k.tensors[t].name) << ", ";
+            os << "t_" << sig.initName << ");\n";
+        }
+        os << "    " << kid << "(";
         bool first = true;
         for (size_t t = 0; t < m_k.tensors.size(); ++t) {
             if (!isParameter(static_cast<int>(t)))
@@ -133,6 +151,8 @@ public:
             os << (first ? "" : ", ") << "t_" << cIdentifier(m_k.tensors[t].name);
             first = false;
         }
+        if (sig.initRow)
+            os << ", t_" << sig.initName;
         os << ");\n    reference();\n";
         for (size_t t = 0; t < m_k.tensors.size(); ++t) {
             if (!m_k.isOutput(static_cast<int>(t)))
@@ -146,6 +166,11 @@ public:
                    << "        if (!(d <= 1e-3f + 1e-4f * w)) {\n            if (mismatches == 0) printf(\"first mismatch: " << ten.name
                    << "[%ld] = %g, expected %g\\n\", i, (double)" << got << "[i], (double)" << want << "[i]);\n            ++mismatches;\n        }\n"
                    << "        memcpy(&bits, &" << got << "[i], sizeof bits);\n        checksum = ls_fnv(checksum, bits);\n";
+            } else if (m_accScale) {
+                // Gemmini's float scale rounds differently from TFLite's fixed-point multiply.
+                os << "        if (" << got << "[i] - " << want << "[i] > 1 || " << want << "[i] - " << got << "[i] > 1) {\n            if (mismatches == 0) printf(\"first mismatch beyond 1: " << ten.name
+                   << "[%ld] = %ld, expected %ld\\n\", i, (long)" << got << "[i], (long)" << want << "[i]);\n            ++mismatches;\n        }\n"
+                   << "        checksum = ls_fnv(checksum, (uint32_t)(int32_t)" << got << "[i]);\n";
             } else {
                 os << "        if (" << got << "[i] != " << want << "[i]) {\n            if (mismatches == 0) printf(\"first mismatch: " << ten.name
                    << "[%ld] = %ld, expected %ld\\n\", i, (long)" << got << "[i], (long)" << want << "[i]);\n            ++mismatches;\n        }\n"
@@ -154,8 +179,13 @@ public:
             os << "    }\n";
         }
         os << "    printf(\"checksum 0x%08lx mismatches %ld\\n\", (unsigned long)checksum, mismatches);\n"
-           << "    for (t = 0; t < LS_TRANSFERS; ++t)\n        printf(\"transfer %s bytes %lu\\n\", " << kid << "_transfers[t], ls_bytes[t]);\n"
-           << "    return mismatches != 0;\n}\n";
+           << "    for (t = 0; t < LS_TRANSFERS; ++t)\n        printf(\"transfer %s bytes %lu\\n\", " << kid << "_transfers[t], ls_bytes[t]);\n";
+        if (m_gemmini)
+            os << "    printf(\"gemmini instructions config %lu mvin %lu mvout %lu preload %lu compute %lu flush %lu\\n\", loopscope_gemmini_instructions[k_CONFIG],\n"
+               << "           loopscope_gemmini_instructions[k_MVIN] + loopscope_gemmini_instructions[k_MVIN2] + loopscope_gemmini_instructions[k_MVIN3],\n"
+               << "           loopscope_gemmini_instructions[k_MVOUT], loopscope_gemmini_instructions[k_PRELOAD],\n"
+               << "           loopscope_gemmini_instructions[k_COMPUTE_PRELOADED] + loopscope_gemmini_instructions[k_COMPUTE_ACCUMULATE], loopscope_gemmini_instructions[k_FLUSH]);\n";
+        os << "    return mismatches != 0;\n}\n";
         return os.str();
     }
 
@@ -293,11 +323,15 @@ private:
     const lower::LoopNest& m_n;
     const ir::Kernel& m_k;
     uint64_t m_seed;
+    bool m_gemmini = false;
+    bool m_accScale = false;
     std::ostringstream m_os;
 };
 
 } // namespace
 
 std::string generateHarnessMain(const lower::LoopNest& nest, uint64_t seed) { return HarnessWriter(nest, seed).run(); }
+
+std::string generateGemminiHarnessMain(const lower::LoopNest& nest, uint64_t seed, bool accScale) { return HarnessWriter(nest, seed, accScale).run(); }
 
 } // namespace loopscope::codegen

@@ -73,7 +73,19 @@ std::string harnessKernelNameError(const std::string& kernelName)
     return {};
 }
 
+/// Templates of other harnesses (a Gemmini export's) live in a folder of their own.
+constexpr std::string_view kGemminiFolder = "gemmini/";
+
 std::vector<GeneratedFile> harnessSupportFiles(const std::string& kernelName)
+{
+    std::vector<GeneratedFile> files;
+    for (auto& f : harnessSupportFiles(kernelName, ""))
+        if (std::string_view(f.path).substr(0, kGemminiFolder.size()) != kGemminiFolder)
+            files.push_back(std::move(f));
+    return files;
+}
+
+std::vector<GeneratedFile> harnessSupportFiles(const std::string& kernelName, const std::string& prefix)
 {
     if (std::string error = harnessKernelNameError(kernelName); !error.empty())
         throw std::invalid_argument("harness: " + error);
@@ -81,8 +93,10 @@ std::vector<GeneratedFile> harnessSupportFiles(const std::string& kernelName)
     std::vector<GeneratedFile> files;
     files.reserve(detail::embeddedFirmwareCount());
     for (std::size_t i = 0; i < detail::embeddedFirmwareCount(); ++i) {
-        files.push_back({std::string(detail::embeddedFirmwarePath(i)),
-                         substitute(detail::embeddedFirmwareText(i), kKernelPlaceholder, kernelName)});
+        const std::string_view path = detail::embeddedFirmwarePath(i);
+        if (path.substr(0, prefix.size()) != prefix)
+            continue;
+        files.push_back({std::string(path.substr(prefix.size())), substitute(detail::embeddedFirmwareText(i), kKernelPlaceholder, kernelName)});
     }
     std::sort(files.begin(), files.end(),
               [](const GeneratedFile& a, const GeneratedFile& b) { return a.path < b.path; });

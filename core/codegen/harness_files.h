@@ -19,6 +19,10 @@ namespace loopscope::codegen {
 /// `kernelName` is not a valid kernel name (see harnessKernelNameError).
 std::vector<GeneratedFile> harnessSupportFiles(const std::string& kernelName);
 
+/// The templates under `prefix` (e.g. "gemmini/": the Gemmini harness), with the prefix
+/// removed from their paths and the kernel name substituted; harnessSupportFiles() leaves them out.
+std::vector<GeneratedFile> harnessSupportFiles(const std::string& kernelName, const std::string& prefix);
+
 /// Empty when `kernelName` can name the harness's kernel, otherwise why not: it must be a C
 /// identifier ([A-Za-z_][A-Za-z0-9_]*), not a C keyword, and not "main" or "startup" (whose
 /// object files the harness already builds).

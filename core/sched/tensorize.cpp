@@ -422,7 +422,7 @@ private:
                 spc = c;
             }
             if (!spc)
-                fail(T + " (operand " + name + ") must be cached in the scratchpad", {}, {T},
+                fail(T + " must be cached in the scratchpad (the array reads its operand " + name + " there)", {}, {T},
                      "add cache_read {" + stagePart() + "tensor: " + T + ", level: scratchpad, at: " + outsideBlock() + "}");
             if (positionOf(*spc) >= n - 3)
                 fail(T + "@scratchpad sits at " + loopName(spc->var) + ", inside the tensorized block; it must hold the whole block", {loopName(spc->var)}, {T},

@@ -82,15 +82,16 @@ TEST(ArrayModelByHand, WeightStationaryBlocks)
     EXPECT_EQ(a.weightLoads, 8);
     EXPECT_EQ(a.arrayCycles, 8 * 16);
     // mvin: one per 16x16 tile of A and of B, 8 each; mvout: one per 16-row tile of C, 4;
-    // config: one config_ld or config_st per copy (8 + 8 + 4), config_ex and config_st once (2);
-    // the final fence.
+    // config: one config_ld or config_st per copy (8 + 8 + 4) and config_ex; a flush to start,
+    // a fence at the end.
     EXPECT_EQ(a.instructions.mvin, 16);
     EXPECT_EQ(a.instructions.mvout, 4);
-    EXPECT_EQ(a.instructions.config, 22);
+    EXPECT_EQ(a.instructions.config, 21);
     EXPECT_EQ(a.instructions.fence, 1);
-    EXPECT_EQ(a.instructions.total(), 59);
-    // Host: loops 2 + 4 + 8 iterations x 10 cycles, 59 instructions x 2 cycles = 258: more than
-    // the array's 128, so the host sets the pace.
+    EXPECT_EQ(a.instructions.flush, 1);
+    EXPECT_EQ(a.instructions.total(), 58);
+    // Host: loops 2 + 4 + 8 iterations x 10 cycles, 58 instructions and the fence x 2 cycles = 258:
+    // more than the array's 128, so the host sets the pace.
     EXPECT_EQ(a.hostCycles, 258);
     EXPECT_EQ(r.cycles.compute, 258);
     // DMA: each A or B tile is 16 rows of 16 B (one 128-bit beat each) + 100 cycles of DRAM

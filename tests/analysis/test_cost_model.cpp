@@ -648,8 +648,20 @@ std::string schemaProblems(const nlohmann::json& j)
     auto isNum = [](const nlohmann::json& v) { return v.is_number(); };
     if (!j.is_object())
         return "not an object";
-    if (keysOf(j) != S{"kernel", "target", "macs", "cycles", "latency_ms", "energy_uj", "levels", "tensors", "bounds", "diagnostics"})
+    S top = keysOf(j);
+    const bool array = top.erase("array") > 0;  // tensorized schedules only
+    if (top != S{"kernel", "target", "macs", "cycles", "latency_ms", "energy_uj", "levels", "tensors", "bounds", "diagnostics"})
         p << "top-level keys: " << j.dump().substr(0, 200) << "\n";
+    if (array) {
+        const auto& a = j["array"];
+        if (keysOf(a) != S{"dim", "dataflow", "array_cycles", "host_cycles", "prepare_cycles", "pe_utilisation", "peak_fraction", "array_macs", "weight_loads",
+                           "instructions", "levels"})
+            p << "array keys: " << a.dump().substr(0, 300) << "\n";
+        if (!isInt(a.value("array_cycles", nlohmann::json())) || !isNum(a.value("pe_utilisation", nlohmann::json())))
+            p << "array types\n";
+        if (keysOf(a.value("instructions", nlohmann::json::object())) != S{"mvin", "mvout", "preload", "compute", "config", "flush", "fence", "total"})
+            p << "array.instructions keys\n";
+    }
     if (!j.value("kernel", nlohmann::json()).is_string() || !j.value("target", nlohmann::json()).is_string())
         p << "kernel/target not strings\n";
     if (!isInt(j.value("macs", nlohmann::json())))

@@ -304,9 +304,9 @@ std::vector<ErrorCase> errorCases()
          {"k has extent 20: a block reduces over at most 16 elements (the PE array is 16x16)", {"k"}}},
         // the caches
         {"a_not_cached", "matmul_int8", mm32, mmSplits, tz,
-         {"A (operand A) must be cached in the scratchpad", {}, {"A"}, "add cache_read {tensor: A, level: scratchpad, at: k.outer}"}},
+         {"A must be cached in the scratchpad (the array reads its operand A there)", {}, {"A"}, "add cache_read {tensor: A, level: scratchpad, at: k.outer}"}},
         {"b_not_cached", "matmul_int8", mm32, mmSplits + "  - cache_read: {tensor: A, level: scratchpad, at: root}\n", tz,
-         {"B (operand B) must be cached in the scratchpad", {}, {"B"}, "add cache_read {tensor: B, level: scratchpad, at: k.outer}"}},
+         {"B must be cached in the scratchpad (the array reads its operand B there)", {}, {"B"}, "add cache_read {tensor: B, level: scratchpad, at: k.outer}"}},
         {"c_not_in_accumulator", "matmul_int8", mm32,
          mmSplits + "  - cache_read: {tensor: A, level: scratchpad, at: root}\n  - cache_read: {tensor: B, level: scratchpad, at: root}\n", tz,
          {"the output C must be accumulated in the accumulator", {}, {"C"}, "add cache_write {tensor: C, level: accumulator, at: j.outer}"}},
