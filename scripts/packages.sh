@@ -12,6 +12,7 @@ LOOPSCOPE_PACKAGES=(
   libqt6opengl6-dev                                       # Qt6Charts' CMake config needs Qt6OpenGL (only a Recommends of qt6-base-dev)
   fonts-dejavu-core                                       # text in the offscreen screenshot of run.sh
   gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm   # Cortex-M export harness, analyze --measure
+  gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc   # Gemmini export harness: run-rv64 bare-metal on qemu-system-riscv64 virt
 )
 # Only the tests need these: exports are also built and run with clang (test.sh installs them).
 LOOPSCOPE_TEST_PACKAGES=(clang libclang-rt-14-dev)
