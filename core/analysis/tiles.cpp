@@ -72,7 +72,8 @@ TileModel TileModel::build(std::shared_ptr<const LoopNest> nestPtr)
     auto validBuffer = [&](int b) { return b >= 0 && static_cast<size_t>(b) < n.buffers.size(); };
     for (int id : preorder) {
         const Stmt& s = n.stmts[id];
-        if ((s.kind == Stmt::Kind::Compute || s.kind == Stmt::Kind::AccStore) && validBuffer(s.buffer)
+        // Helpers (tensorize's initial accumulator row on the host) are not the output's computation.
+        if ((s.kind == Stmt::Kind::Compute || s.kind == Stmt::Kind::AccStore) && !s.helper && validBuffer(s.buffer)
             && n.buffers[s.buffer].tensor == outTensor && n.buffers[s.buffer].role != Buffer::Role::Accumulator)
             m.m_writers.push_back(id);
     }
@@ -89,7 +90,8 @@ TileModel TileModel::build(std::shared_ptr<const LoopNest> nestPtr)
     const int lastStage = static_cast<int>(k.stages.size()) - 1;
     int anchor = -1;
     for (int id : preorder)
-        if (n.stmts[id].kind == Stmt::Kind::Compute && n.stmts[id].stage == lastStage) {
+        if ((n.stmts[id].kind == Stmt::Kind::Compute || n.stmts[id].kind == Stmt::Kind::Matmul) && !n.stmts[id].helper
+            && n.stmts[id].stage == lastStage) {
             anchor = id;
             break;
         }

@@ -70,8 +70,9 @@ int checkAgainstInterpreter(const sched::Program& program, const std::string& wh
         const lower::Buffer& b = nest->buffers[a.buffer];
         const int64_t p = positionOf(m, a.slots);
         // The computation of the output (a cache's write-back only moves what was computed).
+        // (Not tensorize's host-side initial row: a helper, not the kernel's computation.)
         const auto kind = nest->stmts[a.stmt].kind;
-        if (a.write && b.tensor == out && b.role != lower::Buffer::Role::Accumulator
+        if (a.write && b.tensor == out && !nest->stmts[a.stmt].helper && b.role != lower::Buffer::Role::Accumulator
             && (kind == lower::Stmt::Kind::Compute || kind == lower::Stmt::Kind::AccStore)) {
             const int64_t q = positionOf(m, a.slots, true);
             written[q].include(a.index);
@@ -81,7 +82,13 @@ int checkAgainstInterpreter(const sched::Program& program, const std::string& wh
                     + " at step " + std::to_string(p + 1);
             }
         }
-        if (tracked[a.buffer]) {
+        // A tensorized operand's padding halo (filled in the scratchpad, read by the array) lies
+        // outside the tensor: the regions are of the tensor's data.
+        bool inTensor = true;
+        if (tracked[a.buffer])
+            for (size_t d = 0; d < tracked[a.buffer]->shape.size(); ++d)
+                inTensor = inTensor && a.index[d] >= 0 && a.index[d] < tracked[a.buffer]->shape[d];
+        if (tracked[a.buffer] && inTensor) {
             touched[a.buffer][p].include(a.index);
             if (a.stmt == fill[a.buffer])
                 filled[a.buffer][p].include(a.index);
