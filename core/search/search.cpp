@@ -99,12 +99,17 @@ SearchResult runSearch(const sched::Program& base, const SearchOptions& opt, Sea
     ParetoFront front;
     std::unordered_set<uint64_t> seen;
     SearchProgress prog;
+    // The front when the current batch began: the parents of its candidates.
+    std::vector<SearchPoint> parents;
     if (resume) {
         prog = resume->progress;
         for (const auto& p : resume->front) {
             front.insert(p);
             seen.insert(p.candidate.hash());
         }
+        parents = resume->parents;
+        for (const auto& p : parents)
+            seen.insert(p.candidate.hash());
     }
     const int64_t evaluatedBefore = prog.evaluated;
     const int threads = opt.threads > 0 ? opt.threads : std::max(1u, std::thread::hardware_concurrency());
@@ -116,29 +121,34 @@ SearchResult runSearch(const sched::Program& base, const SearchOptions& opt, Sea
         return opt.timeLimitSeconds > 0 && elapsed() >= opt.timeLimitSeconds;
     };
 
+    bool oneBatch = opt.budget <= 0 && opt.timeLimitSeconds <= 0 && !cancel;  // neither a budget nor a limit
     for (;;) {
         if (opt.budget > 0 && prog.drawn >= opt.budget) {
             res.budgetReached = true;
             break;
         }
-        if (opt.budget <= 0 && opt.timeLimitSeconds <= 0 && !cancel) {
-            res.budgetReached = true;  // neither a budget nor a limit: one batch
-            if (prog.batches > 0)
-                break;
+        if (oneBatch && prog.drawn >= batchSize) {
+            res.budgetReached = true;
+            break;
         }
         if (stopRequested())
             break;
-        const int64_t b = prog.batches;
-        const int n = static_cast<int>(opt.budget > 0 ? std::min<int64_t>(batchSize, opt.budget - prog.drawn) : batchSize);
-        const std::vector<SearchPoint> parents = front.points();
+        // Candidate i of batch b is drawn from (seed, b, i) and the front when batch b began.
+        // A run stopped inside a batch (a budget, cancel or the time limit) continues there.
+        const int64_t b = prog.drawn / batchSize;
+        const int first = static_cast<int>(prog.drawn % batchSize);
+        if (first == 0)
+            parents = front.points();
+        const int n = static_cast<int>(opt.budget > 0 ? std::min<int64_t>(batchSize - first, opt.budget - prog.drawn) : batchSize - first);
         const int best = bestIndex(opt.objective, parents);
         std::vector<Slot> slots(static_cast<size_t>(n));
         std::atomic<int> next{0};
         auto work = [&] {
             for (;;) {
-                int i = next.fetch_add(1);
-                if (i >= n || stopRequested())
+                int j = next.fetch_add(1);
+                if (j >= n || stopRequested())
                     return;
+                const int i = first + j;
                 std::mt19937_64 rng(splitmix(opt.seed ^ splitmix(static_cast<uint64_t>(b) * 0x100000001b3ull + static_cast<uint64_t>(i))));
                 Candidate c;
                 int r = static_cast<int>(rng() % 10);
@@ -150,7 +160,7 @@ SearchResult runSearch(const sched::Program& base, const SearchOptions& opt, Sea
                     c = space.mutate(parents[static_cast<size_t>(best)].candidate, rng);
                 else
                     c = space.mutate(parents[rng() % parents.size()].candidate, rng);
-                Slot& s = slots[static_cast<size_t>(i)];
+                Slot& s = slots[static_cast<size_t>(j)];
                 s.drawnHash = c.hash();
                 if (seen.count(s.drawnHash)) {
                     s.duplicate = true;
@@ -169,11 +179,14 @@ SearchResult runSearch(const sched::Program& base, const SearchOptions& opt, Sea
             for (auto& t : pool)
                 t.join();
         }
-        // Merge in index order: the same result whatever the number of threads.
-        for (int i = 0; i < n; ++i) {
-            Slot& s = slots[static_cast<size_t>(i)];
-            if (!s.done)
-                continue;
+        // Merge the candidates done, in index order, up to the first one not done (stopped
+        // by cancel or the time limit): the same result whatever the number of threads, and
+        // a stopped run ends just after the last candidate merged.
+        int merged = 0;
+        while (merged < n && slots[static_cast<size_t>(merged)].done)
+            ++merged;
+        for (int j = 0; j < merged; ++j) {
+            Slot& s = slots[static_cast<size_t>(j)];
             ++prog.drawn;
             if (s.duplicate) {
                 ++prog.duplicates;
@@ -201,14 +214,14 @@ SearchResult runSearch(const sched::Program& base, const SearchOptions& opt, Sea
             }
             ++prog.feasible;
             SearchPoint p;
-            p.index = b * batchSize + i;
+            p.index = b * batchSize + first + j;
             p.candidate = std::move(s.eval.candidate);
             p.trace = std::move(s.eval.steps);
             p.figures = s.eval.figures;
             if (front.insert(p) && sink)
                 sink->pointFound(p);
         }
-        ++prog.batches;
+        prog.batches = prog.drawn / batchSize;
         prog.frontSize = front.size();
         int bi = bestIndex(opt.objective, front.points());
         if (bi >= 0)
@@ -216,8 +229,10 @@ SearchResult runSearch(const sched::Program& base, const SearchOptions& opt, Sea
         prog.seconds = elapsed() + (resume ? resume->progress.seconds : 0);
         double runSeconds = elapsed();
         prog.rate = runSeconds > 0 ? static_cast<double>(prog.evaluated - evaluatedBefore) / runSeconds : 0;
-        if (sink)
+        if (sink && merged > 0)
             sink->progress(prog, front.points());
+        if (merged < n)
+            break;
     }
     res.cancelled = cancel && cancel->load();
     res.timedOut = !res.cancelled && opt.timeLimitSeconds > 0 && elapsed() >= opt.timeLimitSeconds && !res.budgetReached;
@@ -230,6 +245,8 @@ SearchResult runSearch(const sched::Program& base, const SearchOptions& opt, Sea
     res.progress = prog;
     res.state.batches = prog.batches;
     res.state.front = front.points();
+    if (prog.drawn % batchSize != 0)
+        res.state.parents = parents;
     res.state.progress = prog;
     return res;
 }

@@ -63,10 +63,15 @@ public:
     }
 };
 
-/// Where a run stopped: enough to resume it (the same results as a run never stopped).
+/// Where a run stopped: enough to resume it (the same front as a run never stopped). The run
+/// continues at candidate progress.drawn, which may be inside a batch (a budget, cancel or the
+/// time limit stopped it there); the candidates drawn before are not known to the resumed run
+/// except for the front, so a candidate drawn again is evaluated again (the counters then
+/// differ from an uninterrupted run's; the front does not).
 struct SearchState {
     int64_t batches = 0;
-    std::vector<SearchPoint> front;
+    std::vector<SearchPoint> front;     ///< in the order the points entered it
+    std::vector<SearchPoint> parents;   ///< the front when the batch stopped inside began (empty at a batch boundary)
     SearchProgress progress;
 };
 
@@ -84,7 +89,8 @@ struct SearchResult {
 };
 
 /// Runs a search over the space of `base` (the program after the pinned steps). `cancel`,
-/// when set by another thread, stops it after the candidates in flight. `resume` continues a
+/// when set by another thread, stops it after the candidates in flight (those after the
+/// first one not finished are dropped). `resume` continues a
 /// stopped run of the same base, options and seed.
 SearchResult runSearch(const sched::Program& base, const SearchOptions& options, SearchSink* sink = nullptr,
                        const std::atomic<bool>* cancel = nullptr, const SearchState* resume = nullptr);

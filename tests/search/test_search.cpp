@@ -283,12 +283,17 @@ TEST(Search, ResumedRunEqualsAnUninterruptedOne)
 {
     sched::Program base = program("matmul_int8");
     search::SearchResult whole = search::runSearch(base, budget(512, 2, 9));
-    search::SearchResult first = search::runSearch(base, budget(192, 2, 9));
-    search::SearchResult rest = search::runSearch(base, budget(512, 2, 9), nullptr, nullptr, &first.state);
-    ASSERT_EQ(whole.front.size(), rest.front.size());
-    for (size_t i = 0; i < whole.front.size(); ++i)
-        EXPECT_EQ(whole.front[i].trace, rest.front[i].trace);
-    EXPECT_EQ(rest.progress.drawn, 512);
+    // Stopped at a batch boundary (192 = 3 x 64) and inside a batch (200).
+    for (int64_t stop : {192, 200}) {
+        search::SearchResult first = search::runSearch(base, budget(stop, 2, 9));
+        search::SearchResult rest = search::runSearch(base, budget(512, 2, 9), nullptr, nullptr, &first.state);
+        ASSERT_EQ(whole.front.size(), rest.front.size()) << "stopped at " << stop;
+        for (size_t i = 0; i < whole.front.size(); ++i) {
+            EXPECT_EQ(whole.front[i].trace, rest.front[i].trace) << "stopped at " << stop;
+            EXPECT_EQ(whole.front[i].index, rest.front[i].index) << "stopped at " << stop;
+        }
+        EXPECT_EQ(rest.progress.drawn, 512);
+    }
 }
 
 TEST(Search, ExplanationListsEachChangeWithWhatItBuys)
