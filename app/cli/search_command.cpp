@@ -8,6 +8,8 @@
 #include "sched/schedule_file.h"
 #include "search/explain.h"
 #include "search/search.h"
+#include "search_workspace.h"
+#include "store/workspace.h"
 #include "target_loader.h"
 
 #include <CLI/CLI.hpp>
@@ -134,17 +136,123 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
         err << "give a time limit (--time S > 0) or a budget (--budget N > 0)\n";
         return kExitBadInput;
     }
-    auto in = openInput(a);
-    if (!in) {
-        err << in.errorText() << "\n";
+    if (a.resume <= 0 && a.file.empty()) {
+        err << "search needs a kernel or schedule file (or --workspace W --resume RUN)\n";
         return kExitBadInput;
     }
+    if (a.resume > 0 && a.workspace.empty()) {
+        err << "--resume needs --workspace (the workspace that holds the run)\n";
+        return kExitBadInput;
+    }
+    // The workspace the run streams into: opened, or created when missing.
+    std::unique_ptr<store::Workspace> ws;
+    if (!a.workspace.empty()) {
+        std::error_code ec;
+        auto opened = std::filesystem::exists(a.workspace, ec) ? store::Workspace::open(a.workspace)
+                                                               : a.resume > 0 ? Result<std::unique_ptr<store::Workspace>>(Diagnostic{
+                                                                                    Severity::Error, {a.workspace, 0, 0}, "no such workspace"})
+                                                                              : store::Workspace::create(a.workspace);
+        if (!opened) {
+            err << opened.errorText() << "\n";
+            return kExitBadInput;
+        }
+        ws = std::move(*opened);
+    }
+    Input input;
+    SearchRunParameters params;
+    std::optional<StoredRun> stored;
+    int64_t runId = 0;
+    if (a.resume > 0) {
+        auto run = loadRun(*ws, a.resume);
+        if (!run) {
+            err << run.errorText() << "\n";
+            return kExitBadInput;
+        }
+        stored = std::move(*run);
+        params = stored->params;
+        input.base = stored->base;
+        input.program = stored->base;
+        input.kernelPath = params.kernelPath;
+        input.targetSpec = params.target;
+        if (!search::parseObjective(params.objective, opt.objective)) {
+            err << "search run " << a.resume << " has an unknown objective '" << params.objective << "'\n";
+            return kExitBadInput;
+        }
+        opt.seed = params.seed;
+        opt.batchSize = params.batchSize;
+        opt.space.partialTiles = params.partialTiles;
+        opt.budget = a.budget > 0 ? a.budget : params.budget;
+        runId = a.resume;
+        for (int64_t id : stored->stale) {
+            auto off = ws->setOnFront(runId, id, false);
+            if (!off) {
+                err << off.errorText() << "\n";
+                return kExitBadInput;
+            }
+        }
+        auto reopened = ws->finishSearchRun(runId, store::SearchStatus::Running, "");
+        if (!reopened) {
+            err << reopened.errorText() << "\n";
+            return kExitBadInput;
+        }
+    } else {
+        auto in = openInput(a);
+        if (!in) {
+            err << in.errorText() << "\n";
+            return kExitBadInput;
+        }
+        input = std::move(*in);
+        opt.budget = a.budget;
+        opt.seed = a.seed;
+        opt.space.partialTiles = a.partialTiles;
+    }
+    Input* in = &input;
     opt.timeLimitSeconds = a.seconds;
-    opt.budget = a.budget;
     opt.threads = a.threads;
-    opt.seed = a.seed;
-    opt.space.partialTiles = a.partialTiles;
-    search::SearchResult r = search::runSearch(in->base, opt);
+    std::unique_ptr<WorkspaceSink> sink;
+    if (ws) {
+        if (!stored) {
+            namespace fs = std::filesystem;
+            params.kernelPath = fs::absolute(in->kernelPath).lexically_normal().string();
+            bool builtin = false;
+            for (const auto& n : hw::builtinTargetNames())
+                builtin = builtin || n == in->targetSpec;
+            params.target = builtin ? in->targetSpec : fs::absolute(in->targetSpec).lexically_normal().string();
+            sched::ScheduleFile f;
+            f.kernel = params.kernelPath;
+            f.target = params.target;
+            f.steps = in->base.trace;
+            params.baseTrace = sched::formatScheduleFile(f);
+            params.objective = a.objective;
+            params.seed = opt.seed;
+            params.batchSize = opt.batchSize;
+            params.partialTiles = opt.space.partialTiles;
+            params.budget = opt.budget;
+            auto id = beginRun(*ws, params);
+            if (!id) {
+                err << id.errorText() << "\n";
+                return kExitBadInput;
+            }
+            runId = *id;
+        }
+        sink = std::make_unique<WorkspaceSink>(*ws, runId, params);
+        if (stored)
+            sink->adopt(stored->variants);
+    }
+    search::SearchResult r = search::runSearch(in->base, opt, sink.get(), nullptr, stored ? &stored->state : nullptr);
+    if (ws) {
+        store::SearchStatus status = !r.feasible ? store::SearchStatus::Failed
+                                     : r.budgetReached ? store::SearchStatus::Finished
+                                                       : store::SearchStatus::Cancelled;
+        std::string message = !r.feasible ? r.message
+                              : r.budgetReached ? std::string()
+                                                : "stopped by its time limit after " + std::to_string(r.progress.drawn) + " candidates";
+        auto done = ws->finishSearchRun(runId, status, message);
+        if (!sink->error().empty() || !done) {
+            err << "workspace " << a.workspace << ": " << (sink->error().empty() ? done.errorText() : sink->error()) << "\n";
+            return kExitBadInput;
+        }
+    }
     if (!r.feasible) {
         err << r.message << "\n";
         return kExitBadInput;
@@ -199,8 +307,10 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
         nlohmann::ordered_json j;
         j["kernel"] = in->base.kernel->name;
         j["target"] = in->base.target->name;
-        j["objective"] = a.objective;
-        j["seed"] = a.seed;
+        j["objective"] = search::objectiveName(opt.objective);
+        j["seed"] = opt.seed;
+        if (ws)
+            j["search_run"] = runId;
         j["pinned_steps"] = in->base.trace.size();
         j["progress"] = {{"drawn", p.drawn}, {"evaluated", p.evaluated}, {"feasible", p.feasible}, {"repaired", p.repaired},
                          {"duplicates", p.duplicates}, {"rejected", p.rejected}, {"seconds", p.seconds}, {"rate_per_second", p.rate},
@@ -232,7 +342,7 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
         return kExitOk;
     }
     char line[256];
-    out << "search " << in->base.kernel->name << " on " << in->base.target->name << ": objective " << a.objective << ", seed " << a.seed;
+    out << "search " << in->base.kernel->name << " on " << in->base.target->name << ": objective " << search::objectiveName(opt.objective) << ", seed " << opt.seed;
     if (!in->base.trace.empty())
         out << ", " << in->base.trace.size() << " pinned steps";
     out << "\n";
@@ -268,7 +378,7 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
         }
     }
     const search::SearchPoint& shown = measured.empty() ? best : r.front[static_cast<size_t>(measured.front().point)];
-    out << "\nBest for " << a.objective << (measured.empty() ? "" : " (by measurement)") << ", and what it changes:\n";
+    out << "\nBest for " << search::objectiveName(opt.objective) << (measured.empty() ? "" : " (by measurement)") << ", and what it changes:\n";
     search::PointExplanation ex = search::explainPoint(in->program, shown.trace);
     if (ex.commonSteps > 0)
         out << "  (keeps the first " << ex.commonSteps << " steps)\n";
@@ -276,6 +386,9 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
         out << "  " << search::describeChange(c) << "\n";
     if (!a.out.empty())
         out << "\nwrote " << a.out << "\n";
+    if (ws)
+        out << "\nsearch run " << runId << " in " << a.workspace << ": " << r.front.size() << " points on the front"
+            << (r.budgetReached ? "" : "; continue it with: loopscope-cli search --workspace " + a.workspace + " --resume " + std::to_string(runId)) << "\n";
     return kExitOk;
 }
 
@@ -284,7 +397,7 @@ Subcommand addSearchCommand(CLI::App& app, std::ostream& out, std::ostream& err)
     auto args = std::make_shared<SearchArgs>();
     SearchArgs& a = *args;
     auto* cmd = app.add_subcommand("search", "Search feasible schedules: the Pareto front over cycles, on-chip bytes and energy");
-    cmd->add_option("FILE", a.file, "a *.kernel.yaml (needs --target) or a *.sched.yaml whose steps are kept")->required();
+    cmd->add_option("FILE", a.file, "a *.kernel.yaml (needs --target) or a *.sched.yaml whose steps are kept (none with --resume)");
     cmd->add_option("--target", a.target, "target name or file (default: the schedule's)");
     cmd->add_option("--pin", a.pin, "keep only the first K steps of the schedule (default: all)")->check(CLI::NonNegativeNumber);
     cmd->add_option("--objective", a.objective, "cycles, energy, sram or edp: which front point is best");
@@ -295,6 +408,8 @@ Subcommand addSearchCommand(CLI::App& app, std::ostream& out, std::ostream& err)
     cmd->add_option("--measure-top", a.measureTop, "measure the N best on qemu (cortex-m7/m4) and rank them by instructions")->check(CLI::NonNegativeNumber);
     cmd->add_flag("--partial-tiles", a.partialTiles, "also split by factors that do not divide the extent");
     cmd->add_flag("--json", a.json, "print JSON (the front with figures and traces)");
+    cmd->add_option("--workspace", a.workspace, "stream the run into this workspace (created if missing): the run, its progress, its points as variants");
+    cmd->add_option("--resume", a.resume, "continue search run N of --workspace (same space, seed and objective; --budget is the new total)");
     cmd->add_option("--out", a.out, "write the best schedule to FILE.sched.yaml");
     cmd->add_flag("--force", a.force, "replace --out if it exists");
     return {cmd, [args, &out, &err] { return runSearchCommand(*args, out, err); }};

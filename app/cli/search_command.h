@@ -21,6 +21,8 @@ struct SearchArgs {
     int measureTop = 0;
     bool partialTiles = false;
     bool json = false;
+    std::string workspace;          ///< stream the run into this workspace (created if missing)
+    int64_t resume = 0;             ///< continue this search run of the workspace
     std::string out;                ///< write the best schedule here
     bool force = false;
 };

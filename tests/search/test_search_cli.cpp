@@ -4,6 +4,7 @@
 
 #include "commands.h"
 #include "sched/schedule_file.h"
+#include "store/workspace.h"
 #include "target_loader.h"
 
 #include <gtest/gtest.h>
@@ -109,4 +110,55 @@ TEST(SearchCli, BadInputIsExitTwoWithAMessage)
     r = runSearchCli({"search", src("tests/data/malformed/does-not-exist.kernel.yaml"), "--target", "cortex-m7"});
     EXPECT_EQ(r.rc, cli::kExitBadInput);
     EXPECT_FALSE(r.err.empty());
+}
+
+TEST(SearchCli, RunStreamsIntoAWorkspaceAndResumes)
+{
+    const std::string kernel = src("examples/kernels/matmul_int8.kernel.yaml");
+    fs::path whole = scratch() / "whole.lsw";
+    fs::path parts = scratch() / "parts.lsw";
+    fs::remove(whole);
+    fs::remove(parts);
+    CliResult a = runSearchCli({"search", kernel, "--target", "cortex-m7", "--budget", "512", "--threads", "2", "--json", "--workspace", whole.string()});
+    ASSERT_EQ(a.rc, 0) << a.err;
+    auto ja = nlohmann::json::parse(a.out);
+    EXPECT_EQ(ja["search_run"], 1);
+    // The same run stopped after 192 candidates, then resumed to 512.
+    CliResult b = runSearchCli({"search", kernel, "--target", "cortex-m7", "--budget", "192", "--threads", "2", "--workspace", parts.string()});
+    ASSERT_EQ(b.rc, 0) << b.err;
+    EXPECT_NE(b.out.find("search run 1 in"), std::string::npos) << b.out;
+    CliResult c = runSearchCli({"search", "--workspace", parts.string(), "--resume", "1", "--budget", "512", "--threads", "1", "--json"});
+    ASSERT_EQ(c.rc, 0) << c.err;
+    auto jc = nlohmann::json::parse(c.out);
+    EXPECT_EQ(jc["progress"]["drawn"], 512);
+    ASSERT_EQ(ja["front"].size(), jc["front"].size());
+    for (size_t i = 0; i < ja["front"].size(); ++i) {
+        EXPECT_EQ(ja["front"][i]["trace"], jc["front"][i]["trace"]);
+        EXPECT_EQ(ja["front"][i]["cycles"], jc["front"][i]["cycles"]);
+    }
+    // The workspace holds the run, finished, and its front as variants tagged "search".
+    auto ws = store::Workspace::open(parts.string());
+    ASSERT_TRUE(ws.ok()) << ws.errorText();
+    auto run = (*ws)->searchRun(1);
+    ASSERT_TRUE(run.has_value());
+    EXPECT_EQ(run->status, store::SearchStatus::Finished);
+    EXPECT_EQ(run->evaluated, 512);
+    auto points = (*ws)->searchPoints(1, true);
+    EXPECT_EQ(points.size(), jc["front"].size());
+    for (const auto& p : points) {
+        auto v = (*ws)->variant(p.variantId);
+        ASSERT_TRUE(v.has_value());
+        EXPECT_NE(std::find(v->tags.begin(), v->tags.end(), "search"), v->tags.end());
+        EXPECT_TRUE(v->figures.has_value());
+        EXPECT_NE(p.objectivesJson.find("\"candidate\""), std::string::npos);
+    }
+    // Points that left the front stay, marked.
+    EXPECT_GE((*ws)->searchPoints(1, false).size(), points.size());
+    // A run that is not there, and --resume without a workspace.
+    CliResult d = runSearchCli({"search", "--workspace", parts.string(), "--resume", "7"});
+    EXPECT_EQ(d.rc, cli::kExitBadInput);
+    EXPECT_NE(d.err.find("no search run 7"), std::string::npos) << d.err;
+    d = runSearchCli({"search", kernel, "--resume", "1"});
+    EXPECT_EQ(d.rc, cli::kExitBadInput);
+    EXPECT_NE(d.err.find("--resume needs --workspace"), std::string::npos) << d.err;
 }
