@@ -101,6 +101,8 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent)
     m_details->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_changes = new QListWidget(this);
     m_changes->setObjectName(QStringLiteral("searchChanges"));
+    m_changes->setWordWrap(true);
+    m_changes->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     m_scatter = new SearchScatter(this);
     m_scatter->setMinimumSize(520, 320);
 

@@ -94,7 +94,7 @@ bool renderScreenshot(MainWindow& window, const QString& out, const ScreenshotOp
                          .arg(pixmap.width()).arg(pixmap.height()).arg(options.size.width()).arg(options.size.height());
         return false;
     }
-    if (!pixmap.save(out, "PNG")) {
+    if (!out.isEmpty() && !pixmap.save(out, "PNG")) {
         if (error)
             *error = QStringLiteral("cannot write '%1'").arg(out);
         return false;

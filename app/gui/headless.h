@@ -22,7 +22,8 @@ struct ScreenshotOptions {
 };
 
 /// Lays the window out at `options.size`, shows it (offscreen when there is no display),
-/// renders it into `out` (PNG) and returns false with a message when it cannot.
+/// renders it into `out` (PNG; nothing written when empty) and returns false with a message
+/// when it cannot.
 bool renderScreenshot(MainWindow& window, const QString& out, const ScreenshotOptions& options, QString* error);
 
 /// For each schedule: opens it in a window of 1440 x 900 (the first window on a 1600 x 1000 screen), then times edits (split-factor

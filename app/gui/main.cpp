@@ -3,6 +3,7 @@
 // 1440x900 and exits; `--bench-edits` times edits from the change to the repaint.
 #include "headless.h"
 #include "main_window.h"
+#include "search_screenshot.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -59,7 +60,8 @@ int main(int argc, char** argv)
     QCommandLineOption measure(QStringLiteral("measure"), QStringLiteral("With --screenshot: measure the kernel on qemu first (Schedule > Measure)."));
     QCommandLineOption bench(QStringLiteral("bench-edits"), QStringLiteral("Time edits (change to repaint) on every example schedule, print a table and exit."));
     QCommandLineOption rounds(QStringLiteral("rounds"), QStringLiteral("With --bench-edits: rounds of edits per schedule (default 5)."), QStringLiteral("N"), QStringLiteral("5"));
-    parser.addOptions({screenshot, select, raise, size, tile, measure, bench, rounds});
+    QCommandLineOption search(QStringLiteral("search"), QStringLiteral("With --screenshot: render the search window (Schedule > Search...) after a search of N candidates instead."), QStringLiteral("N"));
+    parser.addOptions({screenshot, select, raise, size, tile, measure, search, bench, rounds});
     parser.addPositionalArgument(QStringLiteral("file"), QStringLiteral("A schedule (*.sched.yaml) or kernel (*.kernel.yaml) to open."), QStringLiteral("[FILE]"));
     parser.process(app);
 
@@ -98,9 +100,15 @@ int main(int argc, char** argv)
         if (parser.isSet(tile))
             options.tilePosition = parser.value(tile).toInt();
         options.measure = parser.isSet(measure);
-        if (!loopscope::ui::renderScreenshot(window, parser.value(screenshot), options, &error)) {
+        const QString shot = parser.isSet(search) ? QString() : parser.value(screenshot);
+        if (!loopscope::ui::renderScreenshot(window, shot, options, &error)
+            || (parser.isSet(search) && !loopscope::ui::renderSearchScreenshot(window, parser.value(search).toLongLong(), parser.value(screenshot), &error))) {
             err << "loopscope: " << error << "\n";
             return 1;
+        }
+        if (parser.isSet(search)) {
+            out << "wrote " << parser.value(screenshot) << " (the search window)\n";
+            return 0;
         }
         out << "wrote " << parser.value(screenshot) << " (" << options.size.width() << "x" << options.size.height() << ")\n";
         return 0;

@@ -19,3 +19,4 @@ shot failing_step                docs/tutorial/matmul_broken.sched.yaml
 shot dwsep_channel_blocks        --select D:h.outer examples/schedules/dwsep_conv_channel_blocks.sched.yaml
 shot dwsep_fused                 --select O:h.outer --show Tiles --tile-position 9 examples/schedules/dwsep_conv_fused.sched.yaml
 shot measure_conv2d_int8_dsp      --measure examples/schedules/conv2d_int8_dsp.sched.yaml
+shot search_window               --search 2000 examples/schedules/conv2d_int8_tiled.sched.yaml

@@ -15,6 +15,26 @@ namespace {
 
 double kib(int64_t bytes) { return static_cast<double>(bytes) / 1024.0; }
 
+/// A round tick interval (1, 2 or 5 times a power of ten) giving about `ticks` ticks over `range`.
+double niceInterval(double range, int ticks)
+{
+    if (range <= 0)
+        return 1;
+    double raw = range / ticks;
+    double p = std::pow(10.0, std::floor(std::log10(raw)));
+    for (double m : {1.0, 2.0, 5.0})
+        if (m * p >= raw)
+            return m * p;
+    return 10 * p;
+}
+
+/// A printf format showing an interval's significant digits ("%.0f" for 1, "%.1f" for 0.5).
+QString labelFormat(double interval)
+{
+    int decimals = std::max(0, static_cast<int>(std::ceil(-std::log10(interval) - 1e-9)));
+    return QStringLiteral("%.%1f").arg(decimals);
+}
+
 } // namespace
 
 SearchScatter::SearchScatter(QWidget* parent) : QChartView(parent)
@@ -43,7 +63,8 @@ SearchScatter::SearchScatter(QWidget* parent) : QChartView(parent)
     chart->addSeries(m_current);
     m_x = new QValueAxis;
     m_x->setTitleText(tr("peak on-chip memory (KiB)"));
-    m_x->setLabelFormat(QStringLiteral("%.1f"));
+    m_x->setTickType(QValueAxis::TicksDynamic);
+    m_x->setTickAnchor(0);
     m_y = new QLogValueAxis;
     m_y->setTitleText(tr("cycles (log)"));
     m_y->setLabelFormat(QStringLiteral("%.3g"));
@@ -163,8 +184,18 @@ void SearchScatter::fitAxes()
         take(*m_currentFigures);
     if (ylo > yhi)
         ylo = 1;
-    m_x->setRange(-0.05 * xmax, xmax * 1.08);
-    m_y->setRange(ylo / 1.15, yhi * 1.15);
+    // Points at 0 bytes sit on the axis: a margin on the left, with no tick below 0.
+    const double xi = niceInterval(xmax, 6);
+    m_x->setRange(-0.04 * xmax, xmax * 1.08);
+    m_x->setTickInterval(xi);
+    m_x->setLabelFormat(labelFormat(xi));
+    // Powers of ten when the cycles span a decade, else a smaller base, so that the axis
+    // always has labelled ticks (a log axis labels only the powers of its base).
+    const double lo = ylo / 1.15, hi = yhi * 1.15;
+    const double base = hi >= 10 * lo ? 10 : hi >= 4 * lo ? 2 : std::max(1.001, std::cbrt(hi / lo));
+    m_y->setBase(base);
+    m_y->setMinorTickCount(base == 10 ? 8 : 0);  // 2, 3, ... 9 times each power of ten
+    m_y->setRange(lo, hi);
 }
 
 } // namespace loopscope::ui

@@ -1,5 +1,5 @@
 // Search scatter (Qt Charts): the points of a search's Pareto front, cycles against on-chip
-// bytes, energy as colour (blue: least, red: most), the current schedule as a black cross and
+// bytes, energy as colour (blue: least, red: most), the current schedule as a black square and
 // the selected point ringed. Hovering a point or clicking it is reported by index.
 #pragma once
 
