@@ -1,0 +1,130 @@
+// LiveLabel: a new text repaints the label and asks for a new layout only when the label's
+// size changes (the point of the class: the Cost panel's figures change with every edit).
+#include "live_label.h"
+#include "view_test_support.h"
+
+#include <QTest>
+#include <QVBoxLayout>
+
+using namespace loopscope;
+using namespace loopscope::viewtest;
+
+namespace {
+/// A label in a laid-out window, shown offscreen.
+struct Shown {
+    QWidget window;
+    ui::LiveLabel* label = nullptr;
+    explicit Shown(const QString& text, int width = 400)
+    {
+        auto* layout = new QVBoxLayout(&window);
+        label = new ui::LiveLabel(text, &window);
+        layout->addWidget(label);
+        layout->addStretch(1);
+        window.resize(width, 300);
+        window.show();
+        settle();
+    }
+    static void settle()
+    {
+        for (int i = 0; i < 3; ++i)
+            QCoreApplication::processEvents();
+    }
+    QImage picture() { return label->grab().toImage(); }
+};
+
+/// Pixels of an image close to a colour.
+int pixelsNear(const QImage& image, QColor c)
+{
+    const QImage img = image.convertToFormat(QImage::Format_RGB32);
+    int n = 0;
+    for (int y = 0; y < img.height(); ++y)
+        for (int x = 0; x < img.width(); ++x) {
+            const QColor p = img.pixelColor(x, y);
+            if (qAbs(p.red() - c.red()) < 40 && qAbs(p.green() - c.green()) < 40 && qAbs(p.blue() - c.blue()) < 40)
+                ++n;
+        }
+    return n;
+}
+} // namespace
+
+class TestLiveLabel : public QObject {
+    Q_OBJECT
+
+private slots:
+    void aTextOfTheSameSizeIsRepaintedWithoutANewLayout()
+    {
+        // Digits have one advance in the fonts we ship with, as in most UI fonts.
+        Shown s(QStringLiteral("1,107,752"));
+        const int updates = s.label->geometryUpdates();
+        const QImage before = s.picture();
+        s.label->setText(QStringLiteral("2,694,530"));
+        Shown::settle();
+        QCOMPARE(s.label->text(), QStringLiteral("2,694,530"));
+        QCOMPARE(s.label->geometryUpdates(), updates);
+        QVERIFY(s.picture() != before);                       // but it shows the new figure
+        QCOMPARE(s.label->accessibleName(), QStringLiteral("2,694,530"));
+    }
+
+    void aLongerTextGetsTheRoomItNeeds()
+    {
+        Shown s(QStringLiteral("144 KiB"));
+        const int updates = s.label->geometryUpdates();
+        const int before = s.label->sizeHint().width();
+        s.label->setText(QStringLiteral("144 KiB, of which 48 KiB compulsory"));
+        Shown::settle();
+        QCOMPARE(s.label->geometryUpdates(), updates + 1);
+        QVERIFY(s.label->sizeHint().width() > before);
+        QVERIFY(s.label->width() >= s.label->sizeHint().width());
+    }
+
+    void growOnlyKeepsItsWidthWhenTheTextGetsShorter()
+    {
+        Shown s(QStringLiteral("1,107,752"));
+        s.label->setGrowOnly(true);
+        s.label->setText(QStringLiteral("12,107,752"));
+        const int wide = s.label->sizeHint().width();
+        const int updates = s.label->geometryUpdates();
+        s.label->setText(QStringLiteral("752"));
+        QCOMPARE(s.label->sizeHint().width(), wide);
+        QCOMPARE(s.label->geometryUpdates(), updates);
+
+        Shown plain(QStringLiteral("12,107,752"));
+        const int plainWide = plain.label->sizeHint().width();
+        plain.label->setText(QStringLiteral("752"));
+        QVERIFY(plain.label->sizeHint().width() < plainWide);
+    }
+
+    void aWrappedTextGrowsInHeightAtItsWidth()
+    {
+        Shown s(QStringLiteral("compute 795 K + transfer 313 K"), 160);
+        s.label->setWordWrap(true);
+        Shown::settle();
+        const int oneLine = s.label->heightForWidth(s.label->width());
+        const int updates = s.label->geometryUpdates();
+        s.label->setText(QStringLiteral("compute 795 K + transfer 313 K, overlap 0.00; what these count: MACs at the peak rate"));
+        Shown::settle();
+        QVERIFY(s.label->heightForWidth(s.label->width()) > oneLine);
+        QVERIFY(s.label->geometryUpdates() > updates);
+        QCOMPARE(s.label->height(), s.label->heightForWidth(s.label->width()));
+        QVERIFY(s.label->heightForWidth(2000) < s.label->heightForWidth(160));
+    }
+
+    void drawsInItsColour()
+    {
+        Shown s(QStringLiteral("23.7%"));
+        QFont bold = s.label->font();
+        bold.setBold(true);
+        bold.setPointSize(20);
+        s.label->setFont(bold);
+        s.label->setColor(QColor(0xc6, 0x28, 0x28));
+        Shown::settle();
+        QVERIFY(pixelsNear(s.picture(), QColor(0xc6, 0x28, 0x28)) > 20);
+        s.label->setColor(QColor(0x2e, 0x7d, 0x32));
+        Shown::settle();
+        QCOMPARE(pixelsNear(s.picture(), QColor(0xc6, 0x28, 0x28)), 0);
+        QVERIFY(pixelsNear(s.picture(), QColor(0x2e, 0x7d, 0x32)) > 20);
+    }
+};
+
+QTEST_MAIN(TestLiveLabel)
+#include "test_live_label.moc"

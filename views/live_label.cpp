@@ -1,0 +1,188 @@
+// LiveLabel: text laid out once per text and width (QStaticText), a new layout of the window
+// only when the label's size changes.
+#include "live_label.h"
+
+#include <QEvent>
+#include <QPainter>
+
+#include <algorithm>
+#include <cmath>
+
+namespace loopscope::ui {
+
+namespace {
+/// Widths a wrapped label is asked about while a dock is resized: keep a few.
+constexpr size_t kMaxLayouts = 6;
+} // namespace
+
+LiveLabel::LiveLabel(QWidget* parent) : QWidget(parent)
+{
+    setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Preferred);
+}
+
+LiveLabel::LiveLabel(const QString& text, QWidget* parent) : LiveLabel(parent)
+{
+    m_text = text;
+    setAccessibleName(text);
+}
+
+const QStaticText& LiveLabel::layoutAt(int width) const
+{
+    auto it = m_layouts.find(width);
+    if (it != m_layouts.end())
+        return it->second;
+    if (m_layouts.size() >= kMaxLayouts)
+        m_layouts.clear();
+    QStaticText s;
+    s.setTextFormat(Qt::PlainText);
+    QTextOption option;
+    option.setAlignment(m_alignment & Qt::AlignHorizontal_Mask);
+    option.setWrapMode(width < 0 ? QTextOption::NoWrap : QTextOption::WordWrap);
+    s.setTextOption(option);
+    s.setTextWidth(width < 0 ? -1 : std::max(1, width));
+    s.setText(m_text);
+    s.prepare(QTransform(), font());
+    return m_layouts.emplace(width, std::move(s)).first->second;
+}
+
+void LiveLabel::invalidateLayouts() { m_layouts.clear(); }
+
+QSize LiveLabel::naturalSize() const
+{
+    if (m_text.isEmpty())
+        return QSize(0, fontMetrics().height());
+    const QSizeF s = layoutAt(-1).size();
+    return QSize(static_cast<int>(std::ceil(s.width())), std::max(fontMetrics().height(), static_cast<int>(std::ceil(s.height()))));
+}
+
+int LiveLabel::textWidth() const
+{
+    return std::max(1, contentsRect().width());
+}
+
+QSize LiveLabel::sizeHint() const
+{
+    const QMargins m = contentsMargins();
+    const QSize natural = naturalSize();
+    int w = natural.width();
+    if (m_wrap)  // as wide as a short paragraph, then taller
+        w = std::min(w, fontMetrics().averageCharWidth() * 60);
+    if (m_growOnly)
+        w = std::max(w, m_grownWidth);
+    const int h = m_wrap ? heightForWidth(w + m.left() + m.right()) - m.top() - m.bottom() : natural.height();
+    return QSize(w + m.left() + m.right(), h + m.top() + m.bottom());
+}
+
+QSize LiveLabel::minimumSizeHint() const
+{
+    if (!m_wrap)
+        return sizeHint();
+    const QMargins m = contentsMargins();
+    const int w = std::min(naturalSize().width(), fontMetrics().averageCharWidth() * 12);
+    return QSize(w + m.left() + m.right(), fontMetrics().height() + m.top() + m.bottom());
+}
+
+int LiveLabel::heightForWidth(int width) const
+{
+    const QMargins m = contentsMargins();
+    if (!m_wrap || m_text.isEmpty())
+        return naturalSize().height() + m.top() + m.bottom();
+    const int inner = std::max(1, width - m.left() - m.right());
+    const QSizeF s = layoutAt(inner).size();
+    return std::max(fontMetrics().height(), static_cast<int>(std::ceil(s.height()))) + m.top() + m.bottom();
+}
+
+void LiveLabel::setText(const QString& text)
+{
+    if (text == m_text)
+        return;
+    setAccessibleName(text);   // what a screen reader reads, as for a QLabel
+    if (!isVisible()) {
+        // Nothing to compare with on screen: the next layout measures it anyway.
+        m_text = text;
+        invalidateLayouts();
+        m_grownWidth = m_text.isEmpty() ? 0 : std::max(m_grownWidth, naturalSize().width());
+        ++m_geometryUpdates;
+        updateGeometry();
+        return;
+    }
+    const QSize hintBefore = sizeHint();
+    const int heightBefore = m_wrap ? heightForWidth(width()) : 0;
+    m_text = text;
+    invalidateLayouts();
+    m_grownWidth = m_text.isEmpty() ? 0 : std::max(m_grownWidth, naturalSize().width());
+    if (sizeHint() != hintBefore || (m_wrap && heightForWidth(width()) != heightBefore)) {
+        ++m_geometryUpdates;
+        updateGeometry();
+    }
+    update();
+}
+
+void LiveLabel::setWordWrap(bool wrap)
+{
+    if (wrap == m_wrap)
+        return;
+    m_wrap = wrap;
+    QSizePolicy policy = sizePolicy();
+    policy.setHeightForWidth(wrap);
+    setSizePolicy(policy);
+    invalidateLayouts();
+    updateGeometry();
+    update();
+}
+
+void LiveLabel::setAlignment(Qt::Alignment alignment)
+{
+    if (alignment == m_alignment)
+        return;
+    m_alignment = alignment;
+    invalidateLayouts();
+    update();
+}
+
+void LiveLabel::setColor(const QColor& color)
+{
+    if (color == m_color)
+        return;
+    m_color = color;
+    update();
+}
+
+void LiveLabel::paintEvent(QPaintEvent*)
+{
+    if (m_text.isEmpty())
+        return;
+    QPainter p(this);
+    p.setFont(font());
+    p.setPen(m_color.isValid() ? m_color : palette().color(foregroundRole()));
+    const QRect r = contentsRect();
+    const QStaticText& s = layoutAt(m_wrap ? textWidth() : -1);
+    const QSizeF size = s.size();
+    double x = r.left();
+    if (!m_wrap) {
+        if (m_alignment & Qt::AlignRight)
+            x = r.right() + 1 - size.width();
+        else if (m_alignment & Qt::AlignHCenter)
+            x = r.left() + (r.width() - size.width()) / 2;
+    }
+    const double y = r.top() + std::max(0.0, (r.height() - size.height()) / 2);
+    p.setClipRect(r);
+    p.drawStaticText(QPointF(x, y), s);
+}
+
+void LiveLabel::changeEvent(QEvent* event)
+{
+    if (event->type() == QEvent::FontChange || event->type() == QEvent::StyleChange) {
+        invalidateLayouts();
+        updateGeometry();
+    }
+    QWidget::changeEvent(event);
+}
+
+void LiveLabel::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    update();
+}
+
+} // namespace loopscope::ui

@@ -1,0 +1,68 @@
+// A label for text that changes with every edit (figures, counts, captions): a new text is
+// repainted, and the window is laid out again only when the label's size would change.
+#pragma once
+
+#include <QColor>
+#include <QStaticText>
+#include <QWidget>
+
+#include <map>
+
+namespace loopscope::ui {
+
+/// Like a QLabel for plain text, without its cost per change: QLabel::setText always
+/// asks the layouts up to the main window to run again (every label's size hint and height
+/// for width is then measured anew), which costs more than the edit that changed the text.
+/// LiveLabel keeps the shaped text (QStaticText), repaints itself, and calls
+/// updateGeometry() only when the size hint or the height at the current width changes.
+/// With `setGrowOnly(true)` its width hint only grows, so that a figure whose digits change
+/// never relays the panel out.
+class LiveLabel : public QWidget {
+    Q_OBJECT
+public:
+    explicit LiveLabel(QWidget* parent = nullptr);
+    explicit LiveLabel(const QString& text, QWidget* parent = nullptr);
+
+    void setText(const QString& text);
+    QString text() const { return m_text; }
+    /// Wraps at word boundaries to the width it is given (its height follows the width).
+    void setWordWrap(bool wrap);
+    bool wordWrap() const { return m_wrap; }
+    /// Qt::AlignLeft (default), Qt::AlignRight or Qt::AlignHCenter; vertically centred.
+    void setAlignment(Qt::Alignment alignment);
+    /// The text colour; invalid (the default) uses the palette's window text.
+    void setColor(const QColor& color);
+    QColor color() const { return m_color; }
+    /// The width hint never shrinks (until the text is cleared).
+    void setGrowOnly(bool growOnly) { m_growOnly = growOnly; }
+    /// How many times the label asked for a new layout (for tests of the cost per edit).
+    int geometryUpdates() const { return m_geometryUpdates; }
+
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
+    bool hasHeightForWidth() const override { return m_wrap; }
+    int heightForWidth(int width) const override;
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    void changeEvent(QEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+
+private:
+    /// The laid-out text at a width (-1: unwrapped), cached per width.
+    const QStaticText& layoutAt(int width) const;
+    int textWidth() const;
+    QSize naturalSize() const;
+    void invalidateLayouts();
+
+    QString m_text;
+    Qt::Alignment m_alignment = Qt::AlignLeft;
+    QColor m_color;
+    bool m_wrap = false;
+    bool m_growOnly = false;
+    int m_grownWidth = 0;
+    int m_geometryUpdates = 0;
+    mutable std::map<int, QStaticText> m_layouts;   ///< by text width; -1 = one line
+};
+
+} // namespace loopscope::ui
