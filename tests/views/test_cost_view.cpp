@@ -131,6 +131,29 @@ private slots:
         QVERIFY(!render(v, v.sizeHint()).isNull());
     }
 
+    void chartCaptionsCarryTheFiguresOfEachEdit()
+    {
+        // The figures that change with every edit are under the charts, not in their titles
+        // or category labels (a new label relays the whole chart out).
+        ui::Snapshot s = snapshotOf(examplePath(QStringLiteral("matmul_f32_tiled")), 1);
+        QVERIFY(!s.empty());
+        ui::CostView v;
+        QCOMPARE(v.chartCaption(2), QStringLiteral("no edits yet"));
+        v.setSnapshot(s);
+        // 147,456 B to and from DRAM; the SRAM figure is its reads and writes.
+        QVERIFY2(v.chartCaption(0).contains(QStringLiteral("DRAM 144 KiB")), qPrintable(v.chartCaption(0)));
+        QVERIFY2(v.chartCaption(0).contains(QStringLiteral("SRAM ")), qPrintable(v.chartCaption(0)));
+        QVERIFY2(v.chartCaption(1).startsWith(QStringLiteral("compute ")) && v.chartCaption(1).contains(QStringLiteral("transfer "))
+                     && v.chartCaption(1).contains(QStringLiteral("overlap 0.00")),
+                 qPrintable(v.chartCaption(1)));
+        QVERIFY2(v.chartCaption(2).startsWith(QStringLiteral("1 point, the last ")), qPrintable(v.chartCaption(2)));
+        ui::Snapshot again = s;
+        again.revision = 2;
+        v.setSnapshot(again);
+        QVERIFY2(v.chartCaption(2).startsWith(QStringLiteral("2 points, the last ")), qPrintable(v.chartCaption(2)));
+        QVERIFY(v.chartCaption(3).isEmpty());
+    }
+
     void smallSizesDoNotCrash()
     {
         ui::CostView v;

@@ -2,6 +2,7 @@
 // of total cycles over the session's edits.
 #include "charts/cost_view.h"
 
+#include "live_label.h"
 #include "memory_view.h"
 
 #include <QBarCategoryAxis>
@@ -155,16 +156,35 @@ QChartView* makeView(QChart* chart, int minHeight)
     return view;
 }
 
-/// Sets 0..max (rounded to nice numbers) when that changes the axis.
-void setRangeIfChanged(QValueAxis* axis, double max)
+/// Fits 0..max (rounded to nice numbers) to the values, but keeps the range while they fit
+/// it well: it grows as soon as a value passes the end and shrinks only when the largest
+/// value falls below a third of it. A new range relays out every label of its chart, which
+/// is most of what an edit would cost the panel; a range that moves rarely costs nothing.
+void fitRange(QValueAxis* axis, double max)
 {
+    const double want = std::max(1e-9, max * 1.05);
+    if (axis->min() == 0 && want <= axis->max() && want * 3 >= axis->max())
+        return;
     QValueAxis probe;
-    probe.setRange(0, std::max(1e-9, max * 1.05));
+    probe.setRange(0, want);
     probe.applyNiceNumbers();
     if (probe.min() != axis->min() || probe.max() != axis->max() || probe.tickCount() != axis->tickCount()) {
         axis->setRange(probe.min(), probe.max());
         axis->setTickCount(probe.tickCount());
     }
+}
+
+/// The line of figures under a chart.
+LiveLabel* makeCaption(QWidget* parent, const QFont& base)
+{
+    auto* caption = new LiveLabel(parent);
+    QFont small = base;
+    small.setPointSizeF(std::max(6.5, base.pointSizeF() - 1));
+    caption->setFont(small);
+    caption->setAlignment(Qt::AlignHCenter);
+    caption->setWordWrap(true);
+    caption->setContentsMargins(4, 0, 4, 2);
+    return caption;
 }
 
 void setTitleIfChanged(QChart* chart, const QString& title)
@@ -211,14 +231,19 @@ CostView::CostView(QWidget* parent) : QWidget(parent)
     m_headlines.resize(6);
     for (int r = 0; r < 6; ++r) {
         Headline& h = m_headlines[r];
-        h.name = new QLabel(tr(kFigureNames[r]), m_content);
-        h.value = new QLabel(m_content);
+        h.name = new LiveLabel(tr(kFigureNames[r]), m_content);
+        h.value = new LiveLabel(m_content);
         QFont bold = h.value->font();
         bold.setBold(true);
         h.value->setFont(bold);
-        h.bound = new QLabel(m_content);
-        h.percent = new QLabel(m_content);
+        h.bound = new LiveLabel(m_content);
+        h.percent = new LiveLabel(m_content);
         h.percent->setFont(bold);
+        for (LiveLabel* l : {h.value, h.bound, h.percent}) {
+            l->setAlignment(Qt::AlignRight);
+            l->setGrowOnly(true);   // a figure that gets a digit shorter moves nothing
+        }
+        h.name->setGrowOnly(true);
         grid->addWidget(h.name, r + 1, 0);
         grid->addWidget(h.value, r + 1, 1, Qt::AlignRight);
         grid->addWidget(h.bound, r + 1, 2, Qt::AlignRight);
@@ -253,9 +278,15 @@ CostView::CostView(QWidget* parent) : QWidget(parent)
     chartsLayout->setContentsMargins(0, 0, 0, 0);
     chartsLayout->setSpacing(4);
     // Heights below which Qt Charts elides the category labels of the bar charts.
+    m_trafficCaption = makeCaption(charts, font());
+    m_cyclesCaption = makeCaption(charts, font());
+    m_historyCaption = makeCaption(charts, font());
     chartsLayout->addWidget(makeView(m_trafficChart, 180), 1);
+    chartsLayout->addWidget(m_trafficCaption);
     chartsLayout->addWidget(makeView(m_cyclesChart, 190), 1);
+    chartsLayout->addWidget(m_cyclesCaption);
     chartsLayout->addWidget(makeView(m_historyChart, 150), 1);
+    chartsLayout->addWidget(m_historyCaption);
     scroll->setWidget(charts);
     layout->addWidget(scroll, 1);
 
@@ -415,16 +446,21 @@ void CostView::setHeadline(Figure figure, const QString& value, const QString& b
     h.share = share;
     h.percent->setText(percentText(share));
     // Green near the bound, amber half way, red far from it.
-    QString colour = share < 0 ? QStringLiteral("palette(mid)")
-                     : share >= 70 ? QStringLiteral("#2e7d32")
-                     : share >= 25 ? QStringLiteral("#b26a00")
-                                   : QStringLiteral("#c62828");
-    h.percent->setStyleSheet(QStringLiteral("color: %1;").arg(colour));
-    for (QLabel* l : {h.name, h.value, h.bound, h.percent})
+    h.percent->setColor(share < 0 ? palette().color(QPalette::Mid)
+                        : share >= 70 ? QColor(0x2e, 0x7d, 0x32)
+                        : share >= 25 ? QColor(0xb2, 0x6a, 0x00)
+                                      : QColor(0xc6, 0x28, 0x28));
+    for (LiveLabel* l : {h.name, h.value, h.bound, h.percent})
         l->setToolTip(note);
 }
 
 QString CostView::caveatText() const { return m_caveat->text(); }
+
+QString CostView::chartCaption(int chart) const
+{
+    const LiveLabel* captions[] = {m_trafficCaption, m_cyclesCaption, m_historyCaption};
+    return chart >= 0 && chart < 3 ? captions[chart]->text() : QString();
+}
 
 QString CostView::latencyText(double ms)
 {
@@ -536,13 +572,18 @@ void CostView::updateTrafficChart()
     const Unit unit = byteUnit(maxLevel);
 
     // Horizontal bars list categories bottom-up: reverse so the outermost level is on top.
+    // The categories are the level names alone: the bytes per level change with every edit
+    // and go in the caption (new category labels relay out the whole chart).
     QStringList categories;
+    QStringList perLevel;
     std::vector<int> levelOrder;
     for (int l = static_cast<int>(r.levels.size()) - 1; l >= 0; --l) {
         levelOrder.push_back(l);
         const auto& lr = r.levels[l];
-        categories << QStringLiteral("%1  %2").arg(QString::fromStdString(lr.name), shortBytes(double(lr.readBytes + lr.writeBytes)));
+        categories << QString::fromStdString(lr.name);
     }
+    for (const auto& lr : r.levels)
+        perLevel << QStringLiteral("%1 %2").arg(QString::fromStdString(lr.name), shortBytes(double(lr.readBytes + lr.writeBytes)));
     if (tensors != m_trafficTensors || static_cast<int>(levelOrder.size()) != m_trafficLevelCount) {
         m_trafficSeries->clear();
         m_trafficTips.assign(tensors.size(), QStringList());
@@ -586,8 +627,9 @@ void CostView::updateTrafficChart()
     }
     if (m_trafficLevels->categories() != categories)
         m_trafficLevels->setCategories(categories);
-    setRangeIfChanged(m_trafficAxis, maxLevel / unit.divisor);
+    fitRange(m_trafficAxis, maxLevel / unit.divisor);
     setTitleIfChanged(m_trafficChart, tr("Bytes read + written per level and tensor (%1)").arg(unit.name));
+    m_trafficCaption->setText(tr("Moved: %1").arg(perLevel.join(QStringLiteral(" · "))));
 }
 
 void CostView::updateCyclesChart()
@@ -608,9 +650,10 @@ void CostView::updateCyclesChart()
         for (int j = 0; j < 3; ++j)
             if (sets[i]->at(j) != values[i][j] / unit.divisor)
                 sets[i]->replace(j, values[i][j] / unit.divisor);
-    setRangeIfChanged(m_cyclesAxis, maxValue / unit.divisor);
-    setTitleIfChanged(m_cyclesChart, tr("%1: compute %2 + transfer %3, overlap %4")
-                                         .arg(unit.name, compact(compute), compact(transfer), QString::number(r.cycles.overlapRatio, 'f', 2)));
+    fitRange(m_cyclesAxis, maxValue / unit.divisor);
+    setTitleIfChanged(m_cyclesChart, unit.name);
+    m_cyclesCaption->setText(tr("compute %1 + transfer %2, overlap %3")
+                                 .arg(compact(compute), compact(transfer), QString::number(r.cycles.overlapRatio, 'f', 2)));
 }
 
 void CostView::updateHistoryChart()
@@ -634,10 +677,10 @@ void CostView::updateHistoryChart()
         m_historyX->setRange(0.5, room + 0.5);
         m_historyX->setTickInterval(std::max(1.0, std::ceil(room / 10.0)));
     }
-    setRangeIfChanged(m_historyY, maxValue / unit.divisor);
-    setTitleIfChanged(m_historyChart, n ? tr("Total %1 per edit of this session (%2, last %3)")
-                                     .arg(unit.name, n == 1 ? tr("1 point") : tr("%1 points").arg(n), compact(m_history.back().cycles))
-                                        : tr("Total cycles per edit of this session"));
+    fitRange(m_historyY, maxValue / unit.divisor);
+    setTitleIfChanged(m_historyChart, tr("Total %1 per edit of this session").arg(unit.name));
+    m_historyCaption->setText(n ? tr("%1, the last %2").arg(n == 1 ? tr("1 point") : tr("%1 points").arg(n), compact(m_history.back().cycles))
+                                : tr("no edits yet"));
 }
 
 } // namespace loopscope::ui

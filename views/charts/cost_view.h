@@ -21,6 +21,8 @@ QT_END_NAMESPACE
 
 namespace loopscope::ui {
 
+class LiveLabel;
+
 class CostView : public QWidget {
     Q_OBJECT
 public:
@@ -49,17 +51,23 @@ public:
     double percentOfBound(Figure figure) const;
     /// The headline row of a figure as shown: "cycles | 1,107,752 | 262,144 compute bound | 23.7%".
     QString figureText(Figure figure) const;
+    /// The line under a chart that carries its figures (they change with every edit, so they
+    /// are not in the chart's title or axis labels, whose change relays the chart out):
+    /// 0 traffic ("DRAM 144 KiB, SRAM 2.25 MiB"), 1 cycles, 2 history.
+    QString chartCaption(int chart) const;
     /// Total cycles of each point of the history chart, oldest first.
     std::vector<double> historyValues() const;
 
     QSize sizeHint() const override;
 
 private:
+    // The figures change with every edit: LiveLabels repaint them without laying the window
+    // out again (a QLabel's new text relays out every dock).
     struct Headline {
-        QLabel* name = nullptr;
-        QLabel* value = nullptr;
-        QLabel* bound = nullptr;
-        QLabel* percent = nullptr;
+        LiveLabel* name = nullptr;
+        LiveLabel* value = nullptr;
+        LiveLabel* bound = nullptr;
+        LiveLabel* percent = nullptr;
         double share = -1;    ///< percent of the bound reached, -1 when none
     };
     struct HistoryPoint {
@@ -97,6 +105,9 @@ private:
     QLineSeries* m_historyBound = nullptr;
     QValueAxis* m_historyX = nullptr;
     QValueAxis* m_historyY = nullptr;
+    LiveLabel* m_trafficCaption = nullptr;
+    LiveLabel* m_cyclesCaption = nullptr;
+    LiveLabel* m_historyCaption = nullptr;
     std::vector<HistoryPoint> m_history;
     bool m_hasRevision = false;
     int m_lastRevision = 0;
