@@ -454,12 +454,23 @@ void MainWindow::connectDocument()
     connect(m_code, &CodeView::exportRequested, this, [this] { exportCode(); });
 }
 
+bool MainWindow::dockOnScreen(const QDockWidget* d)
+{
+    // A dock behind another tab stays visible to Qt, which moves it out of the window instead
+    // (to negative coordinates): the test QDockWidget itself uses for visibilityChanged.
+    if (!d->isVisible())
+        return false;
+    if (d->isWindow())
+        return true;
+    return d->geometry().right() >= 0 && d->geometry().bottom() >= 0;
+}
+
 void MainWindow::updateLazy(const QString& dockName, bool force)
 {
     // Views behind a tab or closed take the snapshot when they are shown again: an edit
     // then costs only what is on screen.
     QDockWidget* d = dock(dockName);
-    if (!force && d && !d->isVisible()) {
+    if (!force && d && !dockOnScreen(d)) {
         m_stale.insert(dockName);
         return;
     }

@@ -138,7 +138,9 @@ private:
     void addRecent(const QString& path);
     void rebuildRecentMenu();
     void applySelectionHighlight();
-    /// Gives a dock's view the current snapshot now if it is visible (or `force`), else
+    /// Shown and in front: neither closed nor behind another dock's tab.
+    static bool dockOnScreen(const QDockWidget* d);
+    /// Gives a dock's view the current snapshot now if it is on screen (or `force`), else
     /// marks it stale until it is shown.
     void updateLazy(const QString& dockName, bool force = false);
     void openFromPrompt(Prompt prompt);

@@ -162,6 +162,38 @@ private slots:
         QVERIFY(w->tileView()->positionCount() > 1);
     }
 
+    void viewsBehindATabTakeTheEditWhenTheyAreShown()
+    {
+        // Tiles sits behind the Code tab: Qt keeps such a dock "visible" and moves it out of
+        // the window, so the window must not take the edit's snapshot there (it costs a
+        // frame's worth of time per edit) but when the tab is brought to the front.
+        auto w = makeWindow();
+        QVERIFY(w->openFile(example("matmul_f32_tiled.sched.yaml")));
+        QDockWidget* tiles = w->dock("tileDock");
+        tiles->raise();
+        QCoreApplication::processEvents();
+        const int split16 = w->tileView()->positionCount();
+        QVERIFY(split16 > 1);
+        w->dock("codeDock")->raise();
+        QCoreApplication::processEvents();
+        QVERIFY(tiles->isVisible());
+        QVERIFY(tiles->visibleRegion().isEmpty());           // behind the tab
+
+        ScheduleDocument* doc = w->document();
+        sched::Step s = doc->steps()[0];                      // split i by 16
+        QCOMPARE(s.primitive, sched::Primitive::Split);
+        s.factor = 8;
+        QVERIFY(doc->editStep(0, s));
+        QCoreApplication::processEvents();
+        QCOMPARE(w->tileView()->positionCount(), split16);   // not taken behind the tab
+        QVERIFY(w->codeView()->text().contains("i_outer < 8"));  // the view in front took it
+
+        tiles->raise();
+        QCoreApplication::processEvents();
+        QVERIFY(!tiles->visibleRegion().isEmpty());
+        QCOMPARE(w->tileView()->positionCount(), split16 * 2);   // twice the outer iterations of i
+    }
+
     void everyLoopPrimitiveThroughItsAction()
     {
         auto w = makeWindow();
