@@ -2,6 +2,8 @@
 // and the panel around it (file name, Export...).
 #include "code_view.h"
 
+#include "live_label.h"
+
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>
@@ -394,7 +396,9 @@ CodeView::CodeView(QWidget* parent) : QWidget(parent)
     layout->setContentsMargins(2, 2, 2, 2);
     layout->setSpacing(2);
     auto* top = new QHBoxLayout;
-    m_title = new QLabel(this);
+    // The line count changes with most edits: a LiveLabel repaints it without a new layout.
+    m_title = new LiveLabel(this);
+    m_title->setTextFormat(Qt::RichText);
     m_title->setWordWrap(true);
     m_title->setMinimumWidth(80);
     top->addWidget(m_title, 1);
@@ -430,9 +434,10 @@ void CodeView::setCode(const std::string& code, const QString& fileName)
     }
     const int lines = static_cast<int>(std::count(code.begin(), code.end(), '\n'));
     m_titleText = tr("<b>%1</b> &mdash; %2 lines of C99 (what Export writes)").arg(fileName.toHtmlEscaped()).arg(lines);
-    m_title->setText(m_titleText);
-    if (code == m_code)
+    if (code == m_code) {
+        updateTitle();
         return;
+    }
     const bool fresh = m_code.empty() || fileName != m_fileName;
     m_code = code;
     m_fileName = fileName;
@@ -474,11 +479,17 @@ void CodeView::applyHighlight(bool scroll)
     if (scroll && !marked.empty())
         m_area->scrollToLine(marked.front(), true);
     // An unrolled loop (or one of a single iteration) has no for statement of its own.
-    if (!m_loop.isEmpty() && marked.empty() && !m_code.empty())
-        m_title->setText(m_titleText + tr("<br><small>%1 has no <tt>for</tt> of its own in the C: it is unrolled or runs once.</small>")
-                                           .arg(m_loop.toHtmlEscaped()));
-    else if (!m_code.empty())
-        m_title->setText(m_titleText);
+    m_loopWithoutFor = !m_loop.isEmpty() && marked.empty();
+    updateTitle();
+}
+
+void CodeView::updateTitle()
+{
+    if (m_code.empty())
+        return;
+    m_title->setText(m_loopWithoutFor ? m_titleText + tr("<br><small>%1 has no <tt>for</tt> of its own in the C: it is unrolled or runs once.</small>")
+                                                          .arg(m_loop.toHtmlEscaped())
+                                      : m_titleText);
 }
 
 } // namespace loopscope::ui

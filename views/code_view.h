@@ -13,6 +13,8 @@ class QPushButton;
 
 namespace loopscope::ui {
 
+class LiveLabel;
+
 /// C99 highlighting: splits a line into spans of keywords, types, numbers, strings, calls,
 /// comments and preprocessor directives.
 class CHighlighter {
@@ -101,13 +103,16 @@ signals:
 
 private:
     void applyHighlight(bool scroll);
+    /// The title once: the file and its lines, and whether the selected loop has no for.
+    void updateTitle();
     CodeArea* m_area;
-    QLabel* m_title;
+    LiveLabel* m_title;
     QPushButton* m_export;
     std::string m_code;
     QString m_fileName;
     QString m_titleText;
     QString m_loop;
+    bool m_loopWithoutFor = false;
 };
 
 } // namespace loopscope::ui

@@ -34,7 +34,7 @@ const QStaticText& LiveLabel::layoutAt(int width) const
     if (m_layouts.size() >= kMaxLayouts)
         m_layouts.clear();
     QStaticText s;
-    s.setTextFormat(Qt::PlainText);
+    s.setTextFormat(m_format);
     QTextOption option;
     option.setAlignment(m_alignment & Qt::AlignHorizontal_Mask);
     option.setWrapMode(width < 0 ? QTextOption::NoWrap : QTextOption::WordWrap);
@@ -60,16 +60,19 @@ int LiveLabel::textWidth() const
     return std::max(1, contentsRect().width());
 }
 
+int LiveLabel::hintWidth() const
+{
+    const int w = naturalSize().width();
+    return m_wrap ? std::min(w, fontMetrics().averageCharWidth() * 60) : w;   // wrapped: a short paragraph, then taller
+}
+
 QSize LiveLabel::sizeHint() const
 {
     const QMargins m = contentsMargins();
-    const QSize natural = naturalSize();
-    int w = natural.width();
-    if (m_wrap)  // as wide as a short paragraph, then taller
-        w = std::min(w, fontMetrics().averageCharWidth() * 60);
-    if (m_growOnly)
+    int w = hintWidth();
+    if (m_growOnly || m_wrap)
         w = std::max(w, m_grownWidth);
-    const int h = m_wrap ? heightForWidth(w + m.left() + m.right()) - m.top() - m.bottom() : natural.height();
+    const int h = m_wrap ? heightForWidth(w + m.left() + m.right()) - m.top() - m.bottom() : naturalSize().height();
     return QSize(w + m.left() + m.right(), h + m.top() + m.bottom());
 }
 
@@ -97,11 +100,13 @@ void LiveLabel::setText(const QString& text)
     if (text == m_text)
         return;
     setAccessibleName(text);   // what a screen reader reads, as for a QLabel
+    if (!m_text.isEmpty())     // the text it was constructed with counts too
+        m_grownWidth = std::max(m_grownWidth, hintWidth());
     if (!isVisible()) {
         // Nothing to compare with on screen: the next layout measures it anyway.
         m_text = text;
         invalidateLayouts();
-        m_grownWidth = m_text.isEmpty() ? 0 : std::max(m_grownWidth, naturalSize().width());
+        m_grownWidth = m_text.isEmpty() ? 0 : std::max(m_grownWidth, hintWidth());
         ++m_geometryUpdates;
         updateGeometry();
         return;
@@ -110,11 +115,22 @@ void LiveLabel::setText(const QString& text)
     const int heightBefore = m_wrap ? heightForWidth(width()) : 0;
     m_text = text;
     invalidateLayouts();
-    m_grownWidth = m_text.isEmpty() ? 0 : std::max(m_grownWidth, naturalSize().width());
+    m_grownWidth = m_text.isEmpty() ? 0 : std::max(m_grownWidth, hintWidth());
     if (sizeHint() != hintBefore || (m_wrap && heightForWidth(width()) != heightBefore)) {
         ++m_geometryUpdates;
         updateGeometry();
     }
+    update();
+}
+
+void LiveLabel::setTextFormat(Qt::TextFormat format)
+{
+    if (format == m_format)
+        return;
+    m_format = format;
+    invalidateLayouts();
+    ++m_geometryUpdates;
+    updateGeometry();
     update();
 }
 

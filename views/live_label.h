@@ -10,13 +10,14 @@
 
 namespace loopscope::ui {
 
-/// Like a QLabel for plain text, without its cost per change: QLabel::setText always
+/// Like a QLabel for plain or rich text, without its cost per change: QLabel::setText always
 /// asks the layouts up to the main window to run again (every label's size hint and height
 /// for width is then measured anew), which costs more than the edit that changed the text.
 /// LiveLabel keeps the shaped text (QStaticText), repaints itself, and calls
 /// updateGeometry() only when the size hint or the height at the current width changes.
 /// With `setGrowOnly(true)` its width hint only grows, so that a figure whose digits change
-/// never relays the panel out.
+/// never relays the panel out; a word-wrapped label's width hint always only grows (its
+/// height follows the width the layout gives it).
 class LiveLabel : public QWidget {
     Q_OBJECT
 public:
@@ -25,6 +26,9 @@ public:
 
     void setText(const QString& text);
     QString text() const { return m_text; }
+    /// Qt::PlainText (the default) or Qt::RichText (what QTextDocument draws: <b>, <br>,
+    /// <small>, <span style='color:...'>, entities).
+    void setTextFormat(Qt::TextFormat format);
     /// Wraps at word boundaries to the width it is given (its height follows the width).
     void setWordWrap(bool wrap);
     bool wordWrap() const { return m_wrap; }
@@ -53,9 +57,12 @@ private:
     const QStaticText& layoutAt(int width) const;
     int textWidth() const;
     QSize naturalSize() const;
+    /// The width hint before growing: the one-line width, at most about 60 characters when wrapped.
+    int hintWidth() const;
     void invalidateLayouts();
 
     QString m_text;
+    Qt::TextFormat m_format = Qt::PlainText;
     Qt::Alignment m_alignment = Qt::AlignLeft;
     QColor m_color;
     bool m_wrap = false;

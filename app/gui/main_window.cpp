@@ -7,6 +7,7 @@
 #include "codegen/measure.h"
 #include "diagnostics_view.h"
 #include "kernel_view.h"
+#include "live_label.h"
 #include "loop_nest_view.h"
 #include "memory_view.h"
 #include "schedule_document.h"
@@ -158,7 +159,9 @@ void MainWindow::buildViews()
             kernels << f.absoluteFilePath();
     m_kernel->setExampleKernels(kernels);
 
-    m_statusCost = new QLabel(this);
+    // New figures with every edit: a LiveLabel repaints them without laying the window out.
+    m_statusCost = new LiveLabel(this);
+    m_statusCost->setGrowOnly(true);
     statusBar()->addPermanentWidget(m_statusCost);
     // Slow rebuilds run on a worker thread: a busy bar says so while the views keep showing
     // the previous state and the window stays responsive.
@@ -538,7 +541,7 @@ void MainWindow::onChanged(const Snapshot& snapshot)
                                               : m_doc->steps().size() == 1 ? tr("Schedule (1 step)")
                                                                              : tr("Schedule (%1 steps)").arg(m_doc->steps().size()));
     if (snapshot.empty() || !snapshot.report) {
-        m_statusCost->clear();
+        m_statusCost->setText(QString());
     } else {
         const auto& r = *snapshot.report;
         m_statusCost->setText(tr("%1 cycles (bound %2) | %3 | %4 uJ | rebuilt in %5 ms")

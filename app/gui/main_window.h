@@ -25,6 +25,7 @@ class CodeView;
 class CostView;
 class DiagnosticsView;
 class KernelView;
+class LiveLabel;
 class LoopNestView;
 class MemoryView;
 class ScheduleDocument;
@@ -164,7 +165,7 @@ private:
     CostView* m_cost = nullptr;
     TileView* m_tile = nullptr;
     QUndoView* m_history = nullptr;
-    QLabel* m_statusCost = nullptr;
+    LiveLabel* m_statusCost = nullptr;
     QProgressBar* m_rebuildProgress = nullptr;
     QMenu* m_recentMenu = nullptr;
     std::map<QString, QAction*> m_actions;

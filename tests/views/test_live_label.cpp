@@ -109,6 +109,31 @@ private slots:
         QVERIFY(s.label->heightForWidth(2000) < s.label->heightForWidth(160));
     }
 
+    void richTextIsLaidOutAsRichText()
+    {
+        Shown rich(QStringLiteral("<b>conv2d_int8.c</b> &mdash; 4068 lines"));
+        rich.label->setTextFormat(Qt::RichText);
+        Shown plain(QStringLiteral("<b>conv2d_int8.c</b> &mdash; 4068 lines"));
+        Shown::settle();
+        // The tags and the entity are not shown: the rich label is narrower than the plain one.
+        QVERIFY(rich.label->sizeHint().width() < plain.label->sizeHint().width());
+        QVERIFY(colourCount(rich.picture()) >= 2);
+        const int updates = rich.label->geometryUpdates();
+        rich.label->setText(QStringLiteral("<b>conv2d_int8.c</b> &mdash; 4072 lines"));
+        QCOMPARE(rich.label->geometryUpdates(), updates);
+    }
+
+    void aWrappedLabelsWidthHintOnlyGrows()
+    {
+        Shown s(QStringLiteral("Moved: DRAM 144 KiB · SRAM 2.13 MiB"));
+        s.label->setWordWrap(true);
+        const int wide = s.label->sizeHint().width();
+        s.label->setText(QStringLiteral("Moved: DRAM 1 KiB"));
+        QCOMPARE(s.label->sizeHint().width(), wide);
+        s.label->setText(QStringLiteral("Moved: DRAM 144 KiB · SRAM 2.13 MiB · registers 12 KiB"));
+        QVERIFY(s.label->sizeHint().width() > wide);
+    }
+
     void drawsInItsColour()
     {
         Shown s(QStringLiteral("23.7%"));
