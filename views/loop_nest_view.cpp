@@ -1,6 +1,8 @@
 // Loop-nest view: tree of code-like rows, badges, context menus and the primitive actions.
 #include "loop_nest_view.h"
 
+#include "live_label.h"
+
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
@@ -185,7 +187,8 @@ LoopNestView::LoopNestView(QWidget* parent) : QWidget(parent), m_model(new LoopN
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(2);
 
-    m_header = new QLabel(this);
+    // Its step count changes with edits: a LiveLabel repaints it without a new layout.
+    m_header = new LiveLabel(this);
     m_header->setContentsMargins(6, 4, 6, 0);
     m_header->setTextFormat(Qt::RichText);
     m_header->setWordWrap(true);
@@ -724,11 +727,16 @@ void LoopNestView::updateActions()
     const NestRow* r = currentRow();
     const NestRow* loop = loopFor(r);
     const bool isLoop = r && r->kind == NestRow::Kind::Loop;
-    for (ActionId id : {Split, Tile, Fuse, Unroll, Vectorize, Parallel, MoveOut, MoveIn})
-        m_actions[id]->setEnabled(isLoop);
     const int f = m_factor->value();
     const QString inner = isLoop ? neighbour(*r, +1) : QString();
     const QString outer = isLoop ? neighbour(*r, -1) : QString();
+    // Each action once, to its final state: every change of an action lays its toolbar
+    // button out again.
+    for (ActionId id : {Split, Unroll, Vectorize, Parallel})
+        m_actions[id]->setEnabled(isLoop);
+    for (ActionId id : {Tile, Fuse, MoveIn})
+        m_actions[id]->setEnabled(isLoop && !inner.isEmpty());
+    m_actions[MoveOut]->setEnabled(isLoop && !outer.isEmpty());
     const QString name = isLoop ? r->loopName : tr("the loop");
     // Menus show what will happen; the toolbar keeps its short labels (iconText).
     m_actions[Split]->setText(tr("Split %1 by %2").arg(name).arg(f));
@@ -741,21 +749,18 @@ void LoopNestView::updateActions()
     m_actions[Parallel]->setText(tr("Parallel %1").arg(name));
     m_actions[MoveOut]->setText(outer.isEmpty() ? tr("Move %1 out").arg(name) : tr("Move %1 out (outside %2)").arg(name, outer));
     m_actions[MoveIn]->setText(inner.isEmpty() ? tr("Move %1 in").arg(name) : tr("Move %1 in (inside %2)").arg(name, inner));
-    if (isLoop) {
-        m_actions[Tile]->setEnabled(!inner.isEmpty());
-        m_actions[Fuse]->setEnabled(!inner.isEmpty());
-        m_actions[MoveOut]->setEnabled(!outer.isEmpty());
-        m_actions[MoveIn]->setEnabled(!inner.isEmpty());
-    }
     m_actions[CacheMenu]->setEnabled(r != nullptr && !m_snapshot.empty());
     m_actions[DoubleBuffer]->setEnabled(r != nullptr && (loop != nullptr || r->kind == NestRow::Kind::Alloc));
 }
 
 void LoopNestView::onCurrentChanged()
 {
-    updateActions();
+    // While a new snapshot resets the model the current row is briefly none: setSnapshot
+    // updates the actions once it is restored (their texts would flip and every toolbar
+    // button be laid out again on each edit).
     if (m_restoring)
         return;
+    updateActions();
     const NestRow* r = currentRow();
     if (!r) {
         emit loopSelected(QString(), QString(), {});

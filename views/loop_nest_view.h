@@ -20,6 +20,8 @@ class QTreeView;
 
 namespace loopscope::ui {
 
+class LiveLabel;
+
 class LoopNestView : public QWidget {
     Q_OBJECT
 public:
@@ -82,7 +84,7 @@ private:
     QTreeView* m_tree;
     QToolBar* m_toolbar;
     QToolBar* m_memoryBar;
-    QLabel* m_header;
+    LiveLabel* m_header;
     QLabel* m_banner;
     QSpinBox* m_factor;
     QAction* m_actions[ActionCount] = {};

@@ -140,6 +140,8 @@ ScheduleView::ScheduleView(QWidget* parent) : QWidget(parent), m_model(new Sched
     m_descriptionNote->setWordWrap(true);
     m_descriptionNote->setContentsMargins(4, 0, 4, 2);
     m_descriptionNote->setStyleSheet(QStringLiteral("QLabel { color: #8a5a00; }"));
+    m_descriptionNote->setText(tr("This description was written for other steps than the ones below: edit it to say what "
+                                  "your schedule does, or clear it."));
     m_descriptionNote->hide();
     layout->addWidget(m_descriptionNote);
     connect(m_descriptionEdit, &QLineEdit::editingFinished, this, [this] {
@@ -255,22 +257,21 @@ void ScheduleView::setTrace(const std::vector<sched::Step>& steps, const Snapsho
     const int row = currentStep();
     m_model->setTrace(steps, snapshot);
     if (snapshot.empty())
-        m_header->setText(tr("No schedule yet."));
+        m_baseHeader = tr("No schedule yet.");
     else if (steps.empty())
-        m_header->setText(tr("No steps yet: the kernel runs unscheduled. Add steps from the loop nest (right-click a loop)."));
+        m_baseHeader = tr("No steps yet: the kernel runs unscheduled. Add steps from the loop nest (right-click a loop).");
     else if (snapshot.failedStep)
-        m_header->setText(tr("<span style='color:#b00000'><b>Step %1 (%2) fails</b>: %3</span>%4"
-                             "<br><small>It and the steps after it are not applied. Edit, move or delete it.</small>")
-                              .arg(snapshot.failedStep->stepIndex + 1)
-                              .arg(QString::fromLatin1(sched::primitiveName(snapshot.failedStep->primitive)))
-                              .arg(qs(snapshot.failedStep->message).toHtmlEscaped())
-                              .arg(snapshot.failedStep->detail.empty() ? QString()
-                                                                       : QStringLiteral("<br><small>%1</small>").arg(qs(snapshot.failedStep->detail).toHtmlEscaped())));
+        m_baseHeader = tr("<span style='color:#b00000'><b>Step %1 (%2) fails</b>: %3</span>%4"
+                          "<br><small>It and the steps after it are not applied. Edit, move or delete it.</small>")
+                           .arg(snapshot.failedStep->stepIndex + 1)
+                           .arg(QString::fromLatin1(sched::primitiveName(snapshot.failedStep->primitive)))
+                           .arg(qs(snapshot.failedStep->message).toHtmlEscaped())
+                           .arg(snapshot.failedStep->detail.empty() ? QString()
+                                                                    : QStringLiteral("<br><small>%1</small>").arg(qs(snapshot.failedStep->detail).toHtmlEscaped()));
     else
-        m_header->setText((steps.size() == 1 ? tr("1 step, all applied.") : tr("%1 steps, all applied.").arg(steps.size()))
-                          + tr(" Double-click a step to edit it; drag rows to move."));
-    m_baseHeader = m_header->text();
-    updateLegend();
+        m_baseHeader = (steps.size() == 1 ? tr("1 step, all applied.") : tr("%1 steps, all applied.").arg(steps.size()))
+                       + tr(" Double-click a step to edit it; drag rows to move.");
+    updateLegend();   // sets the header once: a label's new text relays the dock out
     const int want = m_follow >= 0 ? m_follow : row;
     m_follow = -1;
     if (want >= 0 && want < m_model->rowCount() && currentStep() != want)
@@ -289,13 +290,10 @@ void ScheduleView::setDescription(const QString& description, bool stale)
         m_descriptionEdit->setModified(false);
         m_descriptionEdit->setCursorPosition(0);
     }
-    m_descriptionNote->setText(stale ? tr("This description was written for other steps than the ones below: edit it to say what "
-                                          "your schedule does, or clear it.")
-                                     : QString());
-    m_descriptionNote->setVisible(stale);
+    m_descriptionNote->setVisible(stale);   // its text is set once: only showing it changes the layout
 }
 
-QString ScheduleView::descriptionNote() const { return m_descriptionNote->text(); }
+QString ScheduleView::descriptionNote() const { return m_descriptionNote->isHidden() ? QString() : m_descriptionNote->text(); }
 
 void ScheduleView::setHighlight(const QString& loop, const QStringList& tensors)
 {
@@ -310,9 +308,11 @@ void ScheduleView::updateLegend()
     for (int r = 0; r < m_model->rowCount() && !any; ++r)
         any = m_model->index(r, 0).data(ScheduleModel::HighlightRole).toBool();
     // Say what the yellow rows mean, so they do not read as warnings.
-    m_header->setText(any ? m_baseHeader + tr("<br><span style='background:#fff3b0'>&nbsp;Yellow&nbsp;</span>: the steps that name %1.")
-                                               .arg(m_hlText.toHtmlEscaped())
-                          : m_baseHeader);
+    const QString header = any ? m_baseHeader + tr("<br><span style='background:#fff3b0'>&nbsp;Yellow&nbsp;</span>: the steps that name %1.")
+                                                    .arg(m_hlText.toHtmlEscaped())
+                               : m_baseHeader;
+    if (m_header->text() != header)
+        m_header->setText(header);
 }
 
 void ScheduleView::selectStep(int row)

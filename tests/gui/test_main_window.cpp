@@ -194,6 +194,34 @@ private slots:
         QCOMPARE(w->tileView()->positionCount(), split16 * 2);   // twice the outer iterations of i
     }
 
+    void anEditThatKeepsTheSelectedLoopChangesNoAction()
+    {
+        // Every change of an action (text, enabled) lays its toolbar button out again, and
+        // with it the window: an edit that keeps the selected loop and its neighbours must
+        // change none (they used to flip while the loop nest was rebuilt).
+        auto w = makeWindow();
+        QVERIFY(w->openFile(example("matmul_f32_tiled.sched.yaml")));
+        QVERIFY(selectLoop(*w, "j.outer"));
+        QCoreApplication::processEvents();
+        std::vector<std::unique_ptr<QSignalSpy>> spies;
+        for (int id = 0; id < LoopNestView::ActionCount; ++id)
+            spies.push_back(std::make_unique<QSignalSpy>(w->loopNestView()->action(LoopNestView::ActionId(id)), &QAction::changed));
+        ScheduleDocument* doc = w->document();
+        sched::Step s = doc->steps()[0];   // split i by 16
+        s.factor = 8;
+        QVERIFY(doc->editStep(0, s));
+        QCoreApplication::processEvents();
+        QCOMPARE(w->loopNestView()->currentRow()->label, QString("j.outer"));
+        for (int id = 0; id < LoopNestView::ActionCount; ++id)
+            QVERIFY2(spies[id]->isEmpty(), qPrintable(w->loopNestView()->action(LoopNestView::ActionId(id))->text()));
+        // Selecting another loop does change them, to what they now do.
+        QVERIFY(selectLoop(*w, "i.outer"));
+        QVERIFY(!spies[LoopNestView::Split]->isEmpty());
+        QVERIFY(w->loopNestView()->action(LoopNestView::Split)->text().startsWith("Split i.outer by "));
+        QVERIFY(!w->loopNestView()->action(LoopNestView::MoveOut)->isEnabled());   // the outermost loop
+        QVERIFY(w->loopNestView()->action(LoopNestView::MoveIn)->isEnabled());
+    }
+
     void everyLoopPrimitiveThroughItsAction()
     {
         auto w = makeWindow();
