@@ -13,6 +13,7 @@
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QFileInfo>
+#include <QPaintEvent>
 #include <QPixmap>
 #include <QStatusBar>
 #include <QTextStream>
@@ -40,6 +41,41 @@ void settle()
     for (int i = 0; i < 5; ++i)
         QApplication::processEvents();
 }
+
+/// What the event loop paints and lays out during the timed edits (LOOPSCOPE_BENCH_PAINTS=1):
+/// paint events and their pixels, and layout requests, per widget class under its dock.
+class PaintCounter : public QObject {
+public:
+    bool counting = false;
+    struct Count {
+        int paints = 0;
+        qint64 pixels = 0;
+        int layouts = 0;
+    };
+    std::map<QString, Count> counts;
+
+    bool eventFilter(QObject* o, QEvent* e) override
+    {
+        if (!counting || !o->isWidgetType() || (e->type() != QEvent::Paint && e->type() != QEvent::LayoutRequest))
+            return false;
+        auto* w = static_cast<QWidget*>(o);
+        QString where;
+        for (QWidget* p = w; p; p = p->parentWidget())
+            if (qobject_cast<QDockWidget*>(p) || p->isWindow()) {
+                where = p->objectName();
+                break;
+            }
+        Count& c = counts[where + QStringLiteral(" ") + QString::fromLatin1(w->metaObject()->className())];
+        if (e->type() == QEvent::Paint) {
+            ++c.paints;
+            for (const QRect& r : static_cast<QPaintEvent*>(e)->region())
+                c.pixels += qint64(r.width()) * r.height();
+        } else {
+            ++c.layouts;
+        }
+        return false;
+    }
+};
 } // namespace
 
 /// One timed edit: the change, then the event processing that lays out and paints what it
@@ -163,12 +199,18 @@ double runEditBenchmark(const QStringList& schedules, int rounds, QTextStream& o
         std::map<QString, double> update;   // summed per view: taking the snapshot
         std::map<QString, double> paint;    // summed per dock: repainting
         const bool breakdown = qEnvironmentVariableIsSet("LOOPSCOPE_BENCH_BREAKDOWN");
+        PaintCounter paints;
+        const bool countPaints = qEnvironmentVariableIsSet("LOOPSCOPE_BENCH_PAINTS");
+        if (countPaints)
+            qApp->installEventFilter(&paints);
         auto timed = [&](auto edit) {
             QElapsedTimer t;
             t.start();
             const double cpu0 = threadCpuMs();
             double e = 0;
+            paints.counting = countPaints;
             benchEditAndRepaint(edit, &e);
+            paints.counting = false;
             times.push_back(t.nsecsElapsed() / 1e6);
             cpu.push_back(threadCpuMs() - cpu0);
             if (breakdown) {
@@ -240,6 +282,18 @@ double runEditBenchmark(const QStringList& schedules, int rounds, QTextStream& o
             for (const auto& [view, ms] : paint)
                 out << " " << view << "=" << QString::number(ms / times.size(), 'f', 2);
             out << "\n";
+        }
+        if (countPaints) {
+            std::vector<std::pair<QString, PaintCounter::Count>> byPixels(paints.counts.begin(), paints.counts.end());
+            std::sort(byPixels.begin(), byPixels.end(), [](const auto& a, const auto& b) { return a.second.pixels > b.second.pixels; });
+            out << "  per edit: paints, kilopixels, layout requests\n";
+            for (const auto& [name, c] : byPixels)
+                out << QStringLiteral("    %1 %2 %3 %4\n")
+                           .arg(name, -48)
+                           .arg(double(c.paints) / times.size(), 6, 'f', 2)
+                           .arg(double(c.pixels) / 1000 / times.size(), 8, 'f', 1)
+                           .arg(double(c.layouts) / times.size(), 6, 'f', 2);
+            qApp->removeEventFilter(&paints);
         }
         out.flush();
         doc->undoStack()->setClean();  // nothing to ask when the window goes
