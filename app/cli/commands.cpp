@@ -8,6 +8,7 @@
 #include "codegen/export_writer.h"
 #include "codegen/gemmini_codegen.h"
 #include "codegen/measure.h"
+#include "instruction_output.h"
 #include "ir/kernel.h"
 #include "lower/loop_nest.h"
 #include "sched/schedule_file.h"
@@ -220,13 +221,15 @@ int runAnalyze(const std::string& schedule, const std::string& target, bool json
     }
     if (json) {
         nlohmann::ordered_json j = nlohmann::ordered_json::parse(analysis::reportJson(r));
-        if (measure)
+        if (measure) {
             j["measured"] = {{"machine", measured.machine}, {"kernel_instructions", measured.kernelInstructions},
                              {"copy_instructions", measured.copyInstructions},
                              {"instructions_per_mac", r.macs ? static_cast<double>(measured.kernelInstructions) / r.macs : 0.0},
                              {"instructions_per_mac_with_copies",
                               r.macs ? static_cast<double>(measured.kernelInstructions + measured.copyInstructions) / r.macs : 0.0},
                              {"estimated_compute_cycles", r.cycles.compute}};
+            addPredictionError(r, measured, j["measured"]);
+        }
         out << j.dump(2) << "\n";
         return kExitOk;
     }
@@ -238,8 +241,8 @@ int runAnalyze(const std::string& schedule, const std::string& target, bool json
     std::snprintf(line, sizeof line, "bound    %14lld  compute cycles at peak (estimate is %.1fx the bound)\n", static_cast<long long>(r.bounds.computeCycles),
                   r.bounds.computeCycles > 0 ? static_cast<double>(r.cycles.total) / r.bounds.computeCycles : 0.0);
     out << line;
-    std::snprintf(line, sizeof line, "latency  %14.3f  ms\nenergy   %14.3f  uJ\n\n", r.latencyMs, r.energyUj);
-    out << line;
+    std::snprintf(line, sizeof line, "latency  %14.3f  ms\nenergy   %14.3f  uJ\n", r.latencyMs, r.energyUj);
+    out << line << instructionsText(r) << "\n";
     out << "level        capacity        used   used%     read bytes    write bytes\n";
     for (const auto& l : r.levels) {
         std::snprintf(line, sizeof line, "%-10s %10s  %10s  %5.1f%%  %13lld  %13lld\n", l.name.c_str(), humanBytes(l.capacityBytes).c_str(), humanBytes(l.usedBytes).c_str(),
@@ -260,17 +263,8 @@ int runAnalyze(const std::string& schedule, const std::string& target, bool json
     }
     if (r.array)
         out << "\n" << analysis::arrayReportText(*r.array);
-    if (measure) {
-        std::snprintf(line, sizeof line,
-                      "\nmeasured on %s: %lld instructions in the kernel, %.2f per MAC;\n"
-                      "%lld more in the DMA hooks' copies (memcpy on the CPU), %.2f per MAC with them;\n"
-                      "the model's compute estimate is %lld cycles, %.2f per MAC (memory stalls are not emulated by qemu)\n",
-                      measured.machine.c_str(), measured.kernelInstructions, r.macs ? static_cast<double>(measured.kernelInstructions) / r.macs : 0.0,
-                      measured.copyInstructions,
-                      r.macs ? static_cast<double>(measured.kernelInstructions + measured.copyInstructions) / r.macs : 0.0,
-                      static_cast<long long>(r.cycles.compute), r.macs ? static_cast<double>(r.cycles.compute) / r.macs : 0.0);
-        out << line;
-    }
+    if (measure)
+        out << measuredText(r, measured);
     if (!r.diagnostics.empty()) {
         out << "\n";
         for (const auto& d : r.diagnostics)

@@ -6,6 +6,7 @@
 #include "analysis/array_model.h"
 #include "analysis/lattice_count.h"
 #include "lower/gemmini_layout.h"
+#include "analysis/nest_count.h"
 
 #include <algorithm>
 #include <cmath>
@@ -91,6 +92,7 @@ public:
         : m_n(n), m_t(t), m_k(*n.kernel), m_pingPong(lower::pingPongBuffers(n)), m_array(n, t)
     {
         size_t levels = t.levels.size();
+        m_execs.assign(n.stmts.size(), 0);
         m_read.assign(levels, std::vector<int64_t>(m_k.tensors.size(), 0));
         m_write = m_read;
     }
@@ -148,12 +150,16 @@ public:
         pj += static_cast<double>(m_macs + m_paddingMacs) * m_t.compute.energyPjPerMac;
         r.energyUj = pj * 1e-6;
         r.transfers = m_transfers;
+        if (m_t.kind != "accelerator")
+            r.instructions = predictInstructions(instructionFeatures(m_n, m_execs), m_t);
         bounds(r);
         diagnostics(r);
         m_array.finish(r, static_cast<int64_t>(std::ceil(total.array)), static_cast<int64_t>(std::ceil(total.host)),
                        static_cast<int64_t>(std::ceil(total.prepare)));
         return r;
     }
+
+    const std::vector<int64_t>& executionsCounted() const { return m_execs; }
 
 private:
     // ---- counting -------------------------------------------------------------------------
@@ -173,34 +179,11 @@ private:
         return out;
     }
 
-    void addSlots(IndexId e, std::vector<int>& out) const
-    {
-        if (e != kNoIndex)
-            m_n.index.slotsOf(e, out);
-        std::sort(out.begin(), out.end());
-        out.erase(std::unique(out.begin(), out.end()), out.end());
-    }
-
     std::vector<Factor> guardFactors() const
     {
         std::vector<Factor> fs;
-        for (const Cond* c : m_conds) {
-            Factor f;
-            addSlots(c->expr, f.vars);
-            addSlots(c->lo, f.vars);
-            addSlots(c->hi, f.vars);
-            const lower::IndexPool* ix = &m_n.index;
-            Cond cond = *c;
-            f.eval = [ix, cond](const int64_t* v) -> int64_t {
-                int64_t x = ix->eval(cond.expr, v);
-                if (cond.lo != kNoIndex && x < ix->eval(cond.lo, v))
-                    return 0;
-                if (cond.hi != kNoIndex && x > ix->eval(cond.hi, v))
-                    return 0;
-                return 1;
-            };
-            fs.push_back(std::move(f));
-        }
+        for (const Cond* c : m_conds)
+            fs.push_back(condFactor(m_n.index, *c));
         return fs;
     }
 
@@ -214,14 +197,8 @@ private:
     int64_t regionElements(const lower::Region& reg) const
     {
         std::vector<Factor> fs = guardFactors();
-        for (size_t d = 0; d < reg.count.size(); ++d) {
-            Factor f;
-            addSlots(reg.count[d], f.vars);
-            const lower::IndexPool* ix = &m_n.index;
-            IndexId e = reg.count[d];
-            f.eval = [ix, e](const int64_t* v) -> int64_t { return std::max<int64_t>(0, ix->eval(e, v)); };
-            fs.push_back(std::move(f));
-        }
+        for (IndexId e : reg.count)
+            fs.push_back(countFactor(m_n.index, e));
         return sumOfProducts(enclosingSlots(), m_n.slotExtents, fs);
     }
 
@@ -309,8 +286,9 @@ private:
                 add(out, walk(c));
             break;
         case Stmt::Kind::For: {
+            m_execs[id] = executions();
             if (s.loopKind != sched::LoopKind::Unrolled) {
-                int64_t runs = executions();
+                int64_t runs = m_execs[id];
                 double iters = static_cast<double>(runs) * s.extent;
                 if (s.loopKind == sched::LoopKind::Vectorized)
                     iters = static_cast<double>(runs) * std::ceil(s.extent / static_cast<double>(std::max(1, m_t.compute.simdLanes)));
@@ -332,6 +310,7 @@ private:
             break;
         }
         case Stmt::Kind::If:
+            m_execs[id] = executions();
             for (const Cond& c : s.conds)
                 m_conds.push_back(&c);
             for (int c : s.body)
@@ -370,7 +349,7 @@ private:
         }
         case Stmt::Kind::Copy: {
             int64_t elems = regionElements(s.region);
-            int64_t runs = executions();
+            int64_t runs = m_execs[id] = executions();
             countAccess(s.src, false, elems);
             countAccess(s.buffer, true, elems);
             const Buffer& src = m_n.buffers[s.src];
@@ -416,7 +395,7 @@ private:
             break;
         }
         case Stmt::Kind::AccInit: {
-            int64_t n = executions();
+            int64_t n = m_execs[id] = executions();
             if (s.helper || m_array.tensorized(s.stage)) {
                 // Host work (the initial row) or the tile's initial value (costed as one mvin per tile row).
                 countAccess(s.buffer, true, n);
@@ -435,7 +414,7 @@ private:
             break;
         }
         case Stmt::Kind::Load: {
-            int64_t n = executions();
+            int64_t n = m_execs[id] = executions();
             if (s.helper) {
                 countAccess(s.buffer, false, n);
                 out.prepare += static_cast<double>(n);
@@ -448,7 +427,7 @@ private:
             break;
         }
         case Stmt::Kind::Compute: {
-            int64_t n = executions();
+            int64_t n = m_execs[id] = executions();
             if (s.helper) {
                 // Host arithmetic the schedule added: not a MAC of the kernel.
                 if (s.accumulate)
@@ -471,7 +450,7 @@ private:
             break;
         }
         case Stmt::Kind::AccStore: {
-            int64_t n = executions();
+            int64_t n = m_execs[id] = executions();
             if (m_array.tensorized(s.stage)) {
                 // mvout (costed per tile) and, unless the output is the raw int32 sum, the
                 // requantization on the host.
@@ -1049,6 +1028,7 @@ private:
     std::vector<TransferReport> m_transfers;
     detail::ArrayModel m_array;
     int64_t m_paddingMacs = 0;  ///< MACs the array does beyond the kernel's (the padding halo): its MACs minus the kernel's
+    std::vector<int64_t> m_execs;  ///< per statement: executions (a For: entries)
 };
 
 } // namespace
@@ -1056,6 +1036,13 @@ private:
 CostReport analyze(const lower::LoopNest& nest, const hw::Target& target)
 {
     return Analyzer(nest, target).run();
+}
+
+std::vector<int64_t> statementExecutions(const lower::LoopNest& nest, const hw::Target& target)
+{
+    Analyzer a(nest, target);
+    a.run();
+    return a.executionsCounted();
 }
 
 } // namespace loopscope::analysis

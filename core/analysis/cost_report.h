@@ -2,6 +2,7 @@
 #pragma once
 
 #include "analysis/array_report.h"
+#include "analysis/instructions.h"
 #include "common/diagnostic.h"
 #include "lower/loop_nest.h"
 
@@ -83,6 +84,7 @@ struct CostReport {
     std::vector<TensorReport> tensors;  ///< (tensor, level) pairs with traffic
     std::vector<TransferReport> transfers;  ///< copy stages by (tensor, from, to), first use first
     Bounds bounds;
+    InstructionReport instructions;      ///< predicted instructions of the exported code (CPU targets)
     std::vector<CostDiagnostic> diagnostics;
     std::optional<ArrayReport> array;   ///< tensorized stages on a PE array (docs/cost-model.md, "Gemmini")
 
@@ -92,6 +94,10 @@ struct CostReport {
 /// Analyses a lowered nest on a target (usually nest.target; another target of the same
 /// level names may be given to compare). Walks the nest once; never throws.
 CostReport analyze(const lower::LoopNest& nest, const hw::Target& target);
+
+/// How often each statement of the nest executes (a For: how often it is entered), as analyze()
+/// counts it; indexed like nest.stmts. For the instruction model's finer reports and tests.
+std::vector<int64_t> statementExecutions(const lower::LoopNest& nest, const hw::Target& target);
 
 /// Steps of the trace that created or moved each cache stage (index = Program::caches index).
 /// Diagnostics use it to point at the step to change.

@@ -30,6 +30,21 @@ std::string reportJson(const CostReport& r, int indent)
     j["tensors"] = nlohmann::ordered_json::array();
     for (const auto& t : r.tensors)
         j["tensors"].push_back({{"name", t.name}, {"level", t.level}, {"read_bytes", t.readBytes}, {"write_bytes", t.writeBytes}});
+    // The predicted instructions of the exported code (null on an accelerator).
+    if (r.instructions.available) {
+        const InstructionReport& in = r.instructions;
+        nlohmann::ordered_json breakdown = nlohmann::ordered_json::object();
+        for (const auto& [name, count] : in.breakdown)
+            breakdown[name] = count;
+        j["instructions"] = {{"predicted", in.predicted},
+                             {"kernel", in.kernel},
+                             {"copies", in.copies},
+                             {"per_mac", r.macs ? static_cast<double>(in.predicted) / static_cast<double>(r.macs) : 0.0},
+                             {"breakdown", breakdown},
+                             {"calibration", in.calibration.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(in.calibration)}};
+    } else {
+        j["instructions"] = nullptr;
+    }
     j["bounds"] = {{"compute_cycles", r.bounds.computeCycles}, {"compulsory_bytes", r.bounds.compulsoryBytes}};
     if (r.bounds.ioLowerBoundBytes)
         j["bounds"]["io_lower_bound_bytes"] = *r.bounds.ioLowerBoundBytes;

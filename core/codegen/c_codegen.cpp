@@ -107,6 +107,35 @@ std::string shapeText(const std::vector<int64_t>& shape)
     return s + "]";
 }
 
+/// Whether any index of the statements inside `s` reads loop counter `slot` as the C writes it
+/// (an unrolled copy's counter that nothing reads must be marked used: exports build with
+/// -Werror). A scalar in a register is accessed by name, without its index.
+bool usesSlot(const LoopNest& n, const Stmt& s, int slot)
+{
+    std::vector<int> slots;
+    auto reads = [&](IndexId e) {
+        if (e == kNoIndex)
+            return false;
+        slots.clear();
+        n.index.slotsOf(e, slots);
+        return std::find(slots.begin(), slots.end(), slot) != slots.end();
+    };
+    auto any = [&](const std::vector<IndexId>& es) { return std::any_of(es.begin(), es.end(), reads); };
+    auto scalar = [&](int buffer) { return buffer >= 0 && n.buffers[buffer].level < 0 && n.buffers[buffer].elements() == 1; };
+    for (int c : s.body) {
+        const Stmt& b = n.stmts[c];
+        const bool indexed = b.kind != Stmt::Kind::Alloc && !scalar(b.buffer);
+        bool used = (indexed && any(b.index)) || (!scalar(b.src) && any(b.srcIndex)) || reads(b.channel) || any(b.region.min) || any(b.region.count);
+        for (const Cond& cond : b.conds)
+            used = used || reads(cond.expr) || reads(cond.lo) || reads(cond.hi);
+        if (b.kind == Stmt::Kind::Alloc)
+            used = used || any(n.buffers[b.buffer].origin);
+        if (used || usesSlot(n, b, slot))
+            return true;
+    }
+    return false;
+}
+
 } // namespace
 
 namespace detail {
@@ -471,33 +500,13 @@ void CWriter::stmt(int id)
     }
 }
 
-bool CWriter::indexesRegisterArray(const Stmt& loop) const
-{
-    std::vector<int> todo(loop.body.begin(), loop.body.end());
-    while (!todo.empty()) {
-        const Stmt& st = m_n.stmts[todo.back()];
-        todo.pop_back();
-        const bool acc = st.kind == Stmt::Kind::AccInit || st.kind == Stmt::Kind::Compute || st.kind == Stmt::Kind::AccStore;
-        const int b = st.kind == Stmt::Kind::AccStore ? st.src : st.buffer;
-        const auto& index = st.kind == Stmt::Kind::AccStore ? st.srcIndex : st.index;
-        if (acc && b >= 0 && m_n.buffers[b].level < 0 && m_n.buffers[b].elements() > 1) {
-            std::vector<int> slots;
-            for (IndexId e : index)
-                m_n.index.slotsOf(e, slots);
-            if (std::find(slots.begin(), slots.end(), loop.slot) != slots.end())
-                return true;
-        }
-        todo.insert(todo.end(), st.body.begin(), st.body.end());
-    }
-    return false;
-}
 
 void CWriter::forLoop(int id, const Stmt& s)
 {
     const std::string v = m_slot[s.slot];
     // A vectorized loop over the elements of an accumulator kept in registers is written out
     // like an unrolled one: indexed by a loop counter, the array would have to live in memory.
-    const bool writtenOut = s.loopKind == sched::LoopKind::Vectorized && indexesRegisterArray(s);
+    const bool writtenOut = vectorizedWrittenOut(m_n, s);
     const std::optional<DspLoop> plan = s.loopKind == sched::LoopKind::Vectorized ? dspLoop(m_n, s) : std::nullopt;
     if (s.loopKind == sched::LoopKind::Unrolled || (writtenOut && !plan)) {
         line("/* " + s.name + (writtenOut ? ": vectorized, written out (its accumulators stay in registers) */" : ": unrolled */"));
@@ -507,7 +516,7 @@ void CWriter::forLoop(int id, const Stmt& s)
         for (int64_t i = 0; i < s.extent; ++i) {
             line("{");
             ++m_indent;
-            line("const int " + v + " = " + std::to_string(i) + ";");
+            line("const int " + v + " = " + std::to_string(i) + ";" + (usesSlot(m_n, s, s.slot) ? "" : "  (void)" + v + ";"));
             body(s);
             --m_indent;
             line("}");
@@ -528,7 +537,7 @@ void CWriter::forLoop(int id, const Stmt& s)
             for (int64_t i = 0; i < s.extent; ++i) {
                 line("{");
                 ++m_indent;
-                line("const int " + v + " = " + std::to_string(i) + ";");
+                line("const int " + v + " = " + std::to_string(i) + ";" + (usesSlot(m_n, s, s.slot) ? "" : "  (void)" + v + ";"));
                 body(s);
                 --m_indent;
                 line("}");

@@ -28,7 +28,7 @@ void addLinear(const IndexPool& ix, IndexId e, int64_t scale, BufferOffset& out,
     out.constant += scale * n.constant;
     for (const auto& t : n.terms) {
         if (t.atom >= 0)
-            out.coeff[t.atom] += scale * t.coeff;
+            out.coeff.add(t.atom, scale * t.coeff);
         else
             atoms.push_back({-t.atom - 1, scale * t.coeff});
     }
@@ -80,7 +80,7 @@ BufferOffset bufferOffset(const LoopNest& nest, int buffer, const std::vector<In
             out.pureLinear = false;
             for (const auto& [slot, c] : rel.coeff)
                 if (c != 0)
-                    out.coeff[slot] += c / std::max<int64_t>(1, step) * stride;
+                    out.coeff.add(slot, c / std::max<int64_t>(1, step) * stride);
             for (const auto& a : atoms)
                 out.nonlinear.push_back(a.first);
             if (d < static_cast<int>(index.size()) && step != 1)
@@ -90,12 +90,11 @@ BufferOffset bufferOffset(const LoopNest& nest, int buffer, const std::vector<In
         }
         for (const auto& [slot, c] : rel.coeff)
             if (c != 0)
-                out.coeff[slot] += c / step * stride;
+                out.coeff.add(slot, c / step * stride);
         out.constant += (rel.constant - (rel.constant % step + step) % step) / step * stride;
         out.base = out.base || namedOrigin;
     }
-    for (auto it = out.coeff.begin(); it != out.coeff.end();)
-        it = it->second == 0 ? out.coeff.erase(it) : std::next(it);
+    out.coeff.dropZeros();
     return out;
 }
 
@@ -225,6 +224,30 @@ std::optional<DspLoop> dspLoop(const LoopNest& n, const Stmt& s)
 {
     std::string why;
     return decideDsp(n, s, why);
+}
+
+bool vectorizedWrittenOut(const LoopNest& n, const Stmt& loop)
+{
+    if (loop.kind != Stmt::Kind::For || loop.loopKind != sched::LoopKind::Vectorized)
+        return false;
+    std::vector<int> todo(loop.body.begin(), loop.body.end());
+    std::vector<int> slots;
+    while (!todo.empty()) {
+        const Stmt& st = n.stmts[todo.back()];
+        todo.pop_back();
+        const bool acc = st.kind == Stmt::Kind::AccInit || st.kind == Stmt::Kind::Compute || st.kind == Stmt::Kind::AccStore;
+        const int b = st.kind == Stmt::Kind::AccStore ? st.src : st.buffer;
+        const auto& index = st.kind == Stmt::Kind::AccStore ? st.srcIndex : st.index;
+        if (acc && b >= 0 && n.buffers[b].level < 0 && n.buffers[b].elements() > 1) {
+            slots.clear();
+            for (IndexId e : index)
+                n.index.slotsOf(e, slots);
+            if (std::find(slots.begin(), slots.end(), loop.slot) != slots.end())
+                return true;
+        }
+        todo.insert(todo.end(), st.body.begin(), st.body.end());
+    }
+    return false;
 }
 
 std::string dspRefusal(const LoopNest& n, const Stmt& s)

@@ -6,30 +6,86 @@
 
 #include "lower/loop_nest.h"
 
+#include <algorithm>
+#include <array>
+#include <cstddef>
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace loopscope::codegen {
 
+/// Coefficients per loop counter (slot), kept sorted by slot. Expressions involve few loops,
+/// so they live in place (the cost model builds many of them per analysis) and spill to the
+/// heap only beyond kInline.
+class SlotCoefficients {
+public:
+    using Term = std::pair<int, int64_t>;
+
+    void add(int slot, int64_t c)
+    {
+        Term* b = data();
+        Term* e = b + m_size;
+        Term* it = std::lower_bound(b, e, slot, [](const Term& t, int s) { return t.first < s; });
+        if (it != e && it->first == slot) {
+            it->second += c;
+            return;
+        }
+        const size_t at = static_cast<size_t>(it - b);
+        if (m_size == kInline && m_heap.empty())
+            m_heap.assign(m_inline.begin(), m_inline.end());
+        if (!m_heap.empty() || m_size >= kInline) {
+            m_heap.insert(m_heap.begin() + static_cast<std::ptrdiff_t>(at), Term{slot, c});
+        } else {
+            for (size_t k = m_size; k > at; --k)
+                m_inline[k] = m_inline[k - 1];
+            m_inline[at] = {slot, c};
+        }
+        ++m_size;
+    }
+    int64_t operator[](int slot) const
+    {
+        for (const Term& t : *this)
+            if (t.first == slot)
+                return t.second;
+        return 0;
+    }
+    void dropZeros()
+    {
+        Term* b = data();
+        Term* e = std::remove_if(b, b + m_size, [](const Term& t) { return t.second == 0; });
+        m_size = static_cast<size_t>(e - b);
+        if (!m_heap.empty())
+            m_heap.resize(m_size);
+    }
+    const Term* begin() const { return data(); }
+    const Term* end() const { return data() + m_size; }
+    size_t size() const { return m_size; }
+    bool empty() const { return m_size == 0; }
+    bool operator==(const SlotCoefficients& o) const { return std::equal(begin(), end(), o.begin(), o.end()); }
+
+private:
+    static constexpr size_t kInline = 12;
+    Term* data() { return m_heap.empty() ? m_inline.data() : m_heap.data(); }
+    const Term* data() const { return m_heap.empty() ? m_inline.data() : m_heap.data(); }
+    std::array<Term, kInline> m_inline{};
+    size_t m_size = 0;
+    std::vector<Term> m_heap;
+};
+
 /// An element offset into a buffer as the generated C computes it: a linear form over loop
 /// counters plus terms the code computes otherwise (a fused loop's division or modulo).
 /// A cache's origin that is not affine is a local the code computes where the buffer is
 /// allocated: a constant inside its scope, part of `base`.
 struct BufferOffset {
-    std::map<int, int64_t> coeff;   ///< slot -> elements per unit
+    SlotCoefficients coeff;         ///< slot -> elements per unit
     int64_t constant = 0;
     bool base = false;              ///< a non-affine origin (a local computed at the allocation) is added
     std::vector<lower::IndexId> nonlinear;  ///< division/modulo/min/max terms recomputed where they change
     bool pureLinear = true;         ///< no nonlinear terms (the DSP path needs this)
 
-    int64_t coefficient(int slot) const
-    {
-        auto it = coeff.find(slot);
-        return it == coeff.end() ? 0 : it->second;
-    }
+    int64_t coefficient(int slot) const { return coeff[slot]; }
 };
 
 /// The offset of `buffer[index]` (global tensor indices, or the flat index of an accumulator).
@@ -70,6 +126,11 @@ struct DspLoop {
 /// update, an extent that is a multiple of the lanes, offsets small enough for int16 pairs
 /// (int8) or none (int16), and operands affine in the loop (see DspLoop for each path).
 std::optional<DspLoop> dspLoop(const lower::LoopNest& nest, const lower::Stmt& loop);
+
+/// Whether the vectorized loop `loop` is written out like an unrolled one (its iterations, or
+/// its DSP steps, one after the other): it indexes an accumulator kept in registers, which a
+/// loop counter would force into memory.
+bool vectorizedWrittenOut(const lower::LoopNest& nest, const lower::Stmt& loop);
 
 /// Why dspLoop() leaves `loop` to plain C ("" when it does not), for messages and tests.
 std::string dspRefusal(const lower::LoopNest& nest, const lower::Stmt& loop);

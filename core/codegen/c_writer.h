@@ -62,8 +62,6 @@ private:
     void body(const lower::Stmt& s);
     void stmt(int id);
     void forLoop(int id, const lower::Stmt& s);
-    /// Whether a loop indexes the elements of an accumulator array kept in registers.
-    bool indexesRegisterArray(const lower::Stmt& loop) const;
     void alloc(const lower::Stmt& s);
     /// Whether guards (partial tiles) skip the initialisation of some of an accumulator's elements.
     bool guardedInit(const lower::Stmt& alloc) const;

@@ -54,6 +54,30 @@ struct Compute {
     std::optional<PeArray> peArray;
 };
 
+/// How instructions become cycles on a CPU target (target file: `issue_model`). The emulator
+/// counts instructions exactly but no cycles; these figures turn the predicted instructions into
+/// an estimate of the cycles a real core takes.
+struct IssueModel {
+    bool present = false;
+    double issueWidth = 1;          ///< instructions issued per cycle at best (2: dual issue)
+    double pairedFraction = 0;      ///< share of instruction pairs that dual-issue (0..1)
+    double loadUseCycles = 0;       ///< stall when a load's result feeds the next instruction
+    double takenBranchCycles = 0;   ///< extra cycles of a taken branch (a loop's back edge)
+    double macCycles = 1;           ///< cycles of one MLA/SMLAD/VFMA-class instruction
+    SourceLoc loc;
+};
+
+/// Per-target coefficients of the instruction model, fitted on the emulator (target file:
+/// `calibration`, written by `loopscope-cli calibrate`): instructions per counted event.
+struct Calibration {
+    std::string compiler;    ///< the compiler and flags the coefficients describe
+    std::string emulator;    ///< where they were measured
+    std::string date;
+    int schedules = 0;       ///< schedules they were fitted on
+    std::map<std::string, double> coefficients;  ///< feature name (analysis/instructions.h) -> instructions
+    SourceLoc loc;
+};
+
 struct Constraints {
     int64_t maxTileSize = 0;      ///< largest extent of one tile dimension; 0 = none
     int64_t alignmentBytes = 1;   ///< alignment of on-chip buffers
@@ -68,6 +92,8 @@ struct Target {
     std::vector<MemoryLevel> levels;  ///< outermost first
     Constraints constraints;
     double loopOverheadCycles = 0;   ///< per iteration of a loop that is not unrolled
+    IssueModel issue;                ///< CPU targets: instructions -> cycles
+    Calibration calibration;         ///< CPU targets: the instruction model's coefficients
     std::string path;                ///< file it came from
 
     int findLevel(const std::string& name) const;

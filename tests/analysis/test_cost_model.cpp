@@ -648,9 +648,30 @@ std::string schemaProblems(const nlohmann::json& j)
     auto isNum = [](const nlohmann::json& v) { return v.is_number(); };
     if (!j.is_object())
         return "not an object";
+    // The predicted instructions of the exported code: null on an accelerator.
+    const auto& in = j.value("instructions", nlohmann::json());
+    if (!in.is_null()) {
+        if (keysOf(in) != S{"predicted", "kernel", "copies", "per_mac", "breakdown", "calibration"})
+            p << "instructions keys: " << in.dump().substr(0, 200) << "\n";
+        for (const char* k : {"predicted", "kernel", "copies"})
+            if (!isInt(in.value(k, nlohmann::json())))
+                p << "instructions." << k << " not an integer\n";
+        if (!isNum(in.value("per_mac", nlohmann::json())))
+            p << "instructions.per_mac not a number\n";
+        const auto& bd = in.value("breakdown", nlohmann::json());
+        if (!bd.is_object() || bd.empty())
+            p << "instructions.breakdown not a non-empty object\n";
+        else
+            for (const auto& [name, v] : bd.items())
+                if (!isInt(v))
+                    p << "instructions.breakdown." << name << " not an integer\n";
+        const auto& cal = in.value("calibration", nlohmann::json(0));
+        if (!cal.is_null() && !cal.is_string())
+            p << "instructions.calibration neither null nor a string\n";
+    }
     S top = keysOf(j);
     const bool array = top.erase("array") > 0;  // tensorized schedules only
-    if (top != S{"kernel", "target", "macs", "cycles", "latency_ms", "energy_uj", "levels", "tensors", "bounds", "diagnostics"})
+    if (top != S{"kernel", "target", "macs", "cycles", "latency_ms", "energy_uj", "levels", "tensors", "instructions", "bounds", "diagnostics"})
         p << "top-level keys: " << j.dump().substr(0, 200) << "\n";
     if (array) {
         const auto& a = j["array"];
@@ -757,6 +778,17 @@ TEST(AnalyzeCli, JsonOfEveryExampleScheduleFitsTheSchemaAndEqualsTheReport)
         EXPECT_DOUBLE_EQ(j["cycles"]["overlap_ratio"].get<double>(), r.cycles.overlapRatio);
         EXPECT_DOUBLE_EQ(j["latency_ms"].get<double>(), r.latencyMs);
         EXPECT_DOUBLE_EQ(j["energy_uj"].get<double>(), r.energyUj);
+        // Instructions are predicted for CPU targets; an accelerator's schedule has null.
+        EXPECT_EQ(r.instructions.available, o->target->kind != "accelerator");
+        if (r.instructions.available) {
+            EXPECT_EQ(j["instructions"]["predicted"], r.instructions.predicted);
+            EXPECT_EQ(j["instructions"]["kernel"], r.instructions.kernel);
+            EXPECT_EQ(j["instructions"]["copies"], r.instructions.copies);
+            for (const auto& [name, count] : r.instructions.breakdown)
+                EXPECT_EQ(j["instructions"]["breakdown"][name], count) << name;
+        } else {
+            EXPECT_TRUE(j["instructions"].is_null());
+        }
         // Levels outermost first, as in the target file.
         ASSERT_EQ(j["levels"].size(), o->target->levels.size());
         for (size_t l = 0; l < o->target->levels.size(); ++l) {

@@ -1,0 +1,994 @@
+// The instruction model (see instructions.h): one walk of the nest counts the events of the C
+// the generator writes for it, following the generator's decisions (codegen/c_decisions.h).
+#include "analysis/instructions.h"
+
+#include "analysis/nest_count.h"
+#include "codegen/c_decisions.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <set>
+
+namespace loopscope::analysis {
+
+using lower::Buffer;
+using lower::Cond;
+using lower::IndexId;
+using lower::kNoIndex;
+using lower::LoopNest;
+using lower::Stmt;
+using lower::ValueNode;
+
+namespace {
+
+/// Dimensions of a copy region the memcpy count handles (tensors have at most a few).
+constexpr size_t kMaxCopyDims = 8;
+
+/// Largest body (loopBodySize) of a two-iteration loop that GCC -O2 unrolls completely.
+constexpr int kSmallLoopBody = 16;
+
+struct FeatureInfo {
+    InsnFeature feature;
+    const char* name;
+    const char* category;
+    double coefficient;  ///< default: instructions per event in straightforward code
+};
+
+constexpr FeatureInfo kFeatures[] = {
+    {InsnFeature::Function, "function", "loop", 20},
+    {InsnFeature::Load, "load", "loads", 1},
+    {InsnFeature::Store, "store", "stores", 1},
+    {InsnFeature::Mla, "mla", "mla", 1},
+    {InsnFeature::FpuOp, "fpu_op", "fpu", 1},
+    {InsnFeature::Alu, "alu", "alu", 1},
+    {InsnFeature::AccInit, "acc_init", "alu", 1},
+    {InsnFeature::LoopIteration, "loop_iteration", "loop", 2},
+    {InsnFeature::LoopCounter, "loop_counter", "loop", 1},
+    {InsnFeature::LoopEntry, "loop_entry", "loop", 2},
+    {InsnFeature::StreamInit, "stream_init", "address", 2},
+    {InsnFeature::FoldedStream, "folded_stream", "address", 0},
+    {InsnFeature::SharedStream, "shared_stream", "address", 0.5},
+    {InsnFeature::WordStream, "word_stream", "address", 1},
+    {InsnFeature::GuardStream, "guard_stream", "guards", 1},
+    {InsnFeature::OuterStream, "outer_stream", "address", 1},
+    {InsnFeature::IndexOp, "index_op", "address", 2},
+    {InsnFeature::Guard, "guard", "guards", 2},
+    {InsnFeature::Requantize, "requantize", "requantize", 20},
+    {InsnFeature::DspWord, "dsp_word", "loads", 1},
+    {InsnFeature::DspUnpack, "dsp_unpack", "alu", 1},
+    {InsnFeature::DspPack, "dsp_pack", "alu", 1},
+    {InsnFeature::Smlad, "smlad", "smlad", 1},
+    {InsnFeature::MemsetCall, "memset_call", "stores", 4},
+    {InsnFeature::CopyStatement, "copy_statement", "copy_calls", 2},
+    {InsnFeature::CopyCall, "copy_call", "copy_calls", 10},
+    {InsnFeature::WaitCall, "wait_call", "copy_calls", 1},
+    {InsnFeature::Spill, "spill", "spills", 2},
+    {InsnFeature::HookCall, "hook_call", "copies", 9},
+    {InsnFeature::HookRow, "hook_row", "copies", 9},
+    {InsnFeature::Memcpy, "memcpy", "copies", 1},
+    {InsnFeature::HookWait, "hook_wait", "copies", 1},
+};
+static_assert(sizeof kFeatures / sizeof kFeatures[0] == kInsnFeatureCount);
+
+const FeatureInfo& info(InsnFeature f) { return kFeatures[static_cast<int>(f)]; }
+
+/// A loop the compiled code keeps: not unrolled, more than one iteration.
+struct CodeLoop {
+    int slot = -1;
+    int64_t iterations = 0;    ///< over the whole run
+    /// Pointers advancing per iteration, by (buffer, elements per iteration): how many accesses
+    /// use it in all iterations, and whether a post-indexed load can advance it.
+    std::map<std::pair<int, int64_t>, std::pair<double, bool>> streams;
+    std::set<std::pair<int, int64_t>> outerStreams;
+    std::vector<codegen::SlotCoefficients> guardForms;  ///< distinct guard expressions advancing in it
+    size_t condsAtEntry = 0;   ///< guards around the loop (those inside make its accesses conditional)
+};
+
+/// An enclosing For of the statement being counted.
+struct Enclosing {
+    int slot;
+    int64_t trips;      ///< iterations as the C writes them
+    int code;           ///< index into the code loops when the compiled code keeps it, else -1
+};
+
+/// Arithmetic of a value expression without the offsets of loaded registers (x + 128), which the
+/// code computes once per load.
+int valueArithmetic(const LoopNest& n, int v)
+{
+    const ValueNode& nd = n.values[v];
+    switch (nd.op) {
+    case ValueNode::Op::Const:
+    case ValueNode::Op::Reg: return 0;
+    case ValueNode::Op::Neg: return 1 + valueArithmetic(n, nd.a);
+    default: break;
+    }
+    if ((nd.op == ValueNode::Op::Add || nd.op == ValueNode::Op::Sub) && n.values[nd.a].op == ValueNode::Op::Reg && n.values[nd.b].op == ValueNode::Op::Const)
+        return 0;
+    return 1 + valueArithmetic(n, nd.a) + valueArithmetic(n, nd.b);
+}
+
+/// What the compiler makes of each loop of a nest, computed once bottom-up: its iterations as
+/// the C writes them, its DSP plan, the size and branches of its body, and whether the compiled
+/// code keeps it as a loop (see compilerKeepsLoop) or makes it a memset.
+class LoopShapes {
+public:
+    explicit LoopShapes(const LoopNest& n) : m_n(n), m_info(n.stmts.size())
+    {
+        if (n.root >= 0)
+            visit(n.root);
+    }
+
+    struct Info {
+        std::optional<codegen::DspLoop> dsp;
+        int64_t trips = 0;
+        int size = 0;             ///< loopBodySize (For) or the statement's own size
+        bool branch = false;      ///< an If or a copy (a call) inside
+        bool keptInside = false;  ///< a kept loop inside
+        bool zeroes = false;      ///< only zeroes accumulators in memory (and has at least one)
+        bool onlyZeroes = true;
+        bool memset = false;
+        bool writtenOut = false;  ///< a vectorized loop written out like an unrolled one
+        bool kept = false;
+    };
+
+    const Info& operator[](int id) const { return m_info[id]; }
+
+private:
+    void visit(int id)
+    {
+        const Stmt& s = m_n.stmts[id];
+        Info& in = m_info[id];
+        for (int c : s.body)
+            visit(c);
+        int size = 0;
+        bool onlyZeroes = true, anyZero = false;
+        for (int c : s.body) {
+            const Stmt& b = m_n.stmts[c];
+            const Info& ci = m_info[c];
+            in.branch = in.branch || ci.branch || b.kind == Stmt::Kind::If || b.kind == Stmt::Kind::Copy;
+            in.keptInside = in.keptInside || ci.kept || ci.keptInside;
+            onlyZeroes = onlyZeroes && ci.onlyZeroes;
+            anyZero = anyZero || ci.zeroes;
+            switch (b.kind) {
+            case Stmt::Kind::For: size += static_cast<int>(std::min<int64_t>(ci.trips, 64)) * ci.size; break;
+            case Stmt::Kind::If: size += 3 + ci.size; break;
+            default: size += ci.size;
+            }
+        }
+        switch (s.kind) {
+        case Stmt::Kind::For: {
+            if (s.loopKind == sched::LoopKind::Vectorized) {
+                in.dsp = codegen::dspLoop(m_n, s);
+                in.writtenOut = codegen::vectorizedWrittenOut(m_n, s);
+            }
+            in.trips = s.extent / (in.dsp ? in.dsp->lanes : 1);
+            if (in.dsp) {
+                auto operand = [&](const codegen::DspOperand& o) { return !o.load ? 0 : o.stride == 1 ? (in.dsp->int8 ? 4 : 2) : (in.dsp->int8 ? 10 : 5); };
+                const bool lanes = in.dsp->path == codegen::DspLoop::Path::Lanes;
+                size = operand(in.dsp->x) + operand(in.dsp->y) + (lanes ? in.dsp->lanes * 3 : (in.dsp->int8 ? 2 : 1));
+            }
+            in.size = size;
+            in.onlyZeroes = onlyZeroes && s.loopKind != sched::LoopKind::Vectorized;
+            in.zeroes = anyZero;
+            in.memset = in.onlyZeroes && in.zeroes;
+            // Unrolled loops, and vectorized ones the generator writes out, are straight-line code.
+            const bool loopy = s.loopKind != sched::LoopKind::Unrolled && !in.writtenOut && in.trips > 1 && !in.memset;
+            in.kept = loopy && (in.trips > 2 || in.keptInside || in.branch || in.size > kSmallLoopBody);
+            break;
+        }
+        case Stmt::Kind::Block:
+        case Stmt::Kind::Alloc:
+        case Stmt::Kind::If:
+            in.size = size;
+            in.onlyZeroes = onlyZeroes && s.kind != Stmt::Kind::If;
+            in.zeroes = anyZero;
+            break;
+        case Stmt::Kind::Load: in.size = 2; in.onlyZeroes = false; break;
+        case Stmt::Kind::Compute: in.size = 1 + valueArithmetic(m_n, s.value) + (m_n.buffers[s.buffer].level >= 0 ? 3 : 0); in.onlyZeroes = false; break;
+        case Stmt::Kind::AccInit:
+            in.size = s.src >= 0 ? 2 : 1;
+            in.zeroes = s.src < 0 && m_n.buffers[s.buffer].level >= 0;
+            in.onlyZeroes = in.zeroes;
+            break;
+        case Stmt::Kind::AccStore: in.size = m_n.kernel->stages[s.stage].requant ? 20 : 2; in.onlyZeroes = false; break;
+        case Stmt::Kind::Copy: in.size = 12; in.onlyZeroes = false; break;
+        }
+    }
+
+    const LoopNest& m_n;
+    std::vector<Info> m_info;
+};
+
+class Counter {
+public:
+    Counter(const LoopNest& n, const std::vector<int64_t>& execs, std::vector<LoopFeatures>* loops)
+        : m_n(n), m_execs(execs), m_loopFeatures(loops), m_shapes(n)
+    {
+        findSharedOffsets();
+    }
+
+    InsnFeatures run()
+    {
+        m_f[InsnFeature::Function] = 1;
+        walk(m_n.root);
+        return m_f;
+    }
+
+private:
+    // ---- context --------------------------------------------------------------------------
+
+    int64_t execs(int id) const { return id < static_cast<int>(m_execs.size()) ? m_execs[id] : 0; }
+
+    /// How often the compiled code computes something that depends on `slots` in a statement
+    /// executed `n` times: loop-invariant code motion takes it out of the kept loops inside the
+    /// innermost kept loop it depends on, and in the straight-line code of unrolled copies the
+    /// copies that give it the same value share one computation.
+    double evaluations(const std::vector<int>& slots, double n, bool hoisted = true) const
+    {
+        auto depends = [&](const Enclosing& e) { return e.trips > 1 && std::binary_search(slots.begin(), slots.end(), e.slot); };
+        size_t k = 0;
+        for (size_t i = m_enclosing.size(); i-- > 0;)
+            if (m_enclosing[i].code >= 0 && (depends(m_enclosing[i]) || !hoisted)) {
+                k = i + 1;
+                break;
+            }
+        double inner = 1;
+        for (size_t i = k; i < m_enclosing.size(); ++i)
+            if (!depends(m_enclosing[i]))
+                inner *= static_cast<double>(std::max<int64_t>(1, m_enclosing[i].trips));
+        return n / inner;
+    }
+
+    std::vector<int> slotsOf(const codegen::BufferOffset& off) const
+    {
+        std::vector<int> out;
+        for (const auto& [slot, c] : off.coeff)
+            out.push_back(slot);
+        for (IndexId e : off.nonlinear)
+            addSlots(m_n.index, e, out);
+        std::sort(out.begin(), out.end());
+        out.erase(std::unique(out.begin(), out.end()), out.end());
+        return out;
+    }
+
+    /// Instructions of one evaluation of a division, modulo, minimum or maximum in an index.
+    int nodeCost(IndexId e) const
+    {
+        const lower::IndexPool::Node& nd = m_n.index.node(e);
+        auto linear = [&](IndexId x) {
+            if (x == kNoIndex)
+                return 0;
+            const lower::IndexPool::Node& l = m_n.index.node(x);
+            if (l.op != lower::IndexPool::Node::Op::Linear)
+                return nodeCost(x);
+            int c = 0;
+            for (const auto& t : l.terms)
+                c += t.atom >= 0 ? 1 : 1 + nodeCost(-t.atom - 1);
+            return std::max(0, c - 1) + (l.constant != 0 && !l.terms.empty() ? 0 : 0);
+        };
+        switch (nd.op) {
+        case lower::IndexPool::Node::Op::Div:
+        case lower::IndexPool::Node::Op::Mod: {
+            const bool pow2 = nd.constant > 0 && (nd.constant & (nd.constant - 1)) == 0;
+            const bool nonNegative = m_n.index.bounds(nd.a, m_n.slotExtents).first >= 0;
+            const bool div = nd.op == lower::IndexPool::Node::Op::Div;
+            int c = nonNegative ? (pow2 ? (div ? 2 : 3) : (div ? 3 : 5)) : (pow2 ? (div ? 5 : 7) : (div ? 8 : 10));
+            return c + linear(nd.a);
+        }
+        case lower::IndexPool::Node::Op::Min:
+        case lower::IndexPool::Node::Op::Max: return 3 + linear(nd.a) + linear(nd.b);
+        case lower::IndexPool::Node::Op::Linear: return linear(e);
+        }
+        return 0;
+    }
+
+    /// Registers an access to `buffer[index]` by a statement executed `n` times.
+    void access(int buffer, const std::vector<IndexId>& index, double n, bool word = false)
+    {
+        const Buffer& b = m_n.buffers[buffer];
+        if (b.level < 0)
+            return;  // an accumulator in registers
+        const codegen::BufferOffset off = codegen::bufferOffset(m_n, buffer, index);
+        const bool wordData = word || ir::isFloat(b.dtype);
+        const int64_t esize = ir::dtypeBytes(b.dtype);
+        const bool conditional = conditionalInLoop();
+        bool innermost = true;
+        for (size_t i = m_enclosing.size(); i-- > 0;) {
+            if (m_enclosing[i].code < 0)
+                continue;
+            CodeLoop& L = m_code[m_enclosing[i].code];
+            const int64_t c = off.coefficient(L.slot);
+            if (c != 0) {
+                if (!innermost) {
+                    L.outerStreams.insert({buffer, c});
+                } else {
+                    // Post-indexed addressing can advance the pointer: integer loads and stores
+                    // by up to 255 bytes, VLDM/VSTM (and word loads) by one word.
+                    // An access under a guard cannot advance a pointer the loop advances anyway.
+                    const int64_t bytes = c * esize;
+                    const bool foldable = !conditional && (wordData ? bytes == 4 : std::abs(bytes) <= 255);
+                    auto& st = L.streams[{buffer, c}];
+                    st.first += n;
+                    st.second = foldable;
+                }
+            }
+            innermost = false;
+        }
+        // Divisions, modulos, minima: computed where their operands change, once per value.
+        for (IndexId e : off.nonlinear)
+            charge(e, n);
+    }
+
+    /// Charges an index computation (once for equal expressions in one region of code).
+    void charge(IndexId e, double n)
+    {
+        std::vector<int> slots;
+        addSlots(m_n.index, e, slots);
+        int owner = -1;
+        for (size_t i = m_enclosing.size(); i-- > 0;)
+            if (std::binary_search(slots.begin(), slots.end(), m_enclosing[i].slot)) {
+                owner = static_cast<int>(i);
+                break;
+            }
+        auto& seen = m_charged[owner < 0 ? -1 : m_enclosingStmt[owner]];
+        if (std::any_of(seen.begin(), seen.end(), [&](IndexId x) { return m_n.index.same(x, e); }))
+            return;
+        seen.push_back(e);
+        m_f[InsnFeature::IndexOp] += evaluations(slots, n) * nodeCost(e);
+    }
+
+    // ---- values ---------------------------------------------------------------------------
+
+    /// Registers whose value the code offsets by a constant (x + 128): the offset is computed
+    /// once per load of the register, whatever uses it.
+    void findSharedOffsets()
+    {
+        for (size_t i = 0; i < m_n.values.size(); ++i)
+            if (isRegPlusConst(static_cast<int>(i)))
+                m_offsetRegs.insert(m_n.values[m_n.values[i].a].reg);
+    }
+
+    bool isRegPlusConst(int v) const
+    {
+        const ValueNode& n = m_n.values[v];
+        return (n.op == ValueNode::Op::Add || n.op == ValueNode::Op::Sub) && n.a >= 0 && n.b >= 0 && m_n.values[n.a].op == ValueNode::Op::Reg
+            && m_n.values[n.b].op == ValueNode::Op::Const;
+    }
+
+    /// Arithmetic of a value expression, the shared offsets excluded.
+    int valueOps(int v) const
+    {
+        const ValueNode& n = m_n.values[v];
+        switch (n.op) {
+        case ValueNode::Op::Const:
+        case ValueNode::Op::Reg: return 0;
+        case ValueNode::Op::Neg: return 1 + valueOps(n.a);
+        default: break;
+        }
+        if (isRegPlusConst(v))
+            return 0;
+        return 1 + valueOps(n.a) + valueOps(n.b);
+    }
+
+    // ---- loops the compiler keeps ---------------------------------------------------------
+
+    int64_t trips(int id) const { return m_shapes[id].trips; }
+    bool kept(int id) const { return m_shapes[id].kept; }
+
+    // ---- the walk -------------------------------------------------------------------------
+
+    void body(const Stmt& s)
+    {
+        for (int c : s.body)
+            walk(c);
+    }
+
+    void walk(int id)
+    {
+        const Stmt& s = m_n.stmts[id];
+        const double n = static_cast<double>(execs(id));
+        switch (s.kind) {
+        case Stmt::Kind::Block:
+        case Stmt::Kind::Alloc: body(s); break;
+        case Stmt::Kind::For: loop(id, s, execs(id)); break;
+        case Stmt::Kind::If: guard(s, n); break;
+        case Stmt::Kind::Copy: copy(s, execs(id)); break;
+        case Stmt::Kind::AccInit: {
+            const Buffer& acc = m_n.buffers[s.buffer];
+            if (s.src >= 0) {
+                m_f[InsnFeature::Load] += n;
+                access(s.src, s.srcIndex, n);
+            } else {
+                m_f[InsnFeature::AccInit] += n;
+            }
+            if (acc.level >= 0) {
+                m_f[InsnFeature::Store] += n;
+                access(s.buffer, s.index, n);
+            }
+            break;
+        }
+        case Stmt::Kind::Load: {
+            // Unrolled copies that load the same element share one load (and its offset).
+            const double loads = evaluations(slotsOf(codegen::bufferOffset(m_n, s.buffer, s.index)), n);
+            m_f[InsnFeature::Load] += loads;
+            if (m_offsetRegs.count(s.reg))
+                m_f[InsnFeature::Alu] += loads;
+            access(s.buffer, s.index, loads);
+            break;
+        }
+        case Stmt::Kind::Compute: compute(s, n); break;
+        case Stmt::Kind::AccStore: {
+            const Buffer& acc = m_n.buffers[s.src];
+            if (acc.level >= 0) {
+                m_f[InsnFeature::Load] += n;
+                access(s.src, s.srcIndex, n);
+            }
+            const ir::Stage& st = m_n.kernel->stages[s.stage];
+            if (st.requant)
+                m_f[InsnFeature::Requantize] += n;
+            for (int q : {s.multBuffer, s.shiftBuffer})
+                if (q >= 0) {
+                    m_f[InsnFeature::Load] += n;
+                    access(q, {s.channel}, n);
+                }
+            m_f[InsnFeature::Store] += n;
+            access(s.buffer, s.index, n);
+            break;
+        }
+        }
+    }
+
+    void compute(const Stmt& s, double n)
+    {
+        const Buffer& b = m_n.buffers[s.buffer];
+        const ValueNode& top = m_n.values[s.value];
+        const bool fl = ir::isFloat(b.dtype);
+        if (!s.accumulate) {
+            m_f[fl ? InsnFeature::FpuOp : InsnFeature::Alu] += n * valueOps(s.value);
+            m_f[InsnFeature::Store] += n;
+            access(s.buffer, s.index, n);
+            return;
+        }
+        if (fl)
+            m_f[InsnFeature::FpuOp] += n * (1 + valueOps(s.value));
+        else if (top.op == ValueNode::Op::Mul) {
+            m_f[InsnFeature::Mla] += n;
+            m_f[InsnFeature::Alu] += n * (valueOps(top.a) + valueOps(top.b));
+        } else {
+            m_f[InsnFeature::Alu] += n * (1 + valueOps(s.value));
+        }
+        if (b.level >= 0)
+            memoryAccumulator(s.buffer, s.index, n);
+    }
+
+    /// Whether the current statement sits under a guard inside the innermost kept loop.
+    bool conditionalInLoop() const
+    {
+        for (size_t i = m_enclosing.size(); i-- > 0;)
+            if (m_enclosing[i].code >= 0)
+                return m_conds.size() > m_code[m_enclosing[i].code].condsAtEntry;
+        return !m_conds.empty();
+    }
+
+    /// An accumulator in memory: loaded and stored where it changes. In a loop that does not
+    /// move it the compiler keeps it in a register (store motion) and touches memory around it;
+    /// a guard inside the loop prevents that, unless the element is the same in every kept
+    /// loop (a constant index after unrolling), which the compiler promotes with a flag.
+    void memoryAccumulator(int buffer, const std::vector<IndexId>& index, double n)
+    {
+        const codegen::BufferOffset off = codegen::bufferOffset(m_n, buffer, index);
+        const std::vector<int> slots = slotsOf(off);
+        bool fixed = true;
+        for (const Enclosing& e : m_enclosing)
+            if (e.code >= 0 && std::binary_search(slots.begin(), slots.end(), e.slot))
+                fixed = false;
+        const double times = conditionalInLoop() && !fixed ? n : evaluations(slots, n);
+        m_f[InsnFeature::Load] += times;
+        m_f[InsnFeature::Store] += times;
+        access(buffer, index, times);
+    }
+
+    /// Comparisons a guard costs per execution, averaged over the unrolled copies of the current
+    /// statement: in a copy where the copy's constants and the loops' ranges prove a bound, the
+    /// compiler drops its check; 0 <= x <= hi is one unsigned comparison.
+    double checksPerExecution(const Cond& c) const
+    {
+        int64_t lo0 = 0;
+        const bool rangeTrick = c.lo != kNoIndex && c.hi != kNoIndex && m_n.index.isConst(c.lo, &lo0) && lo0 == 0;
+        const double all = rangeTrick ? 1 : (c.lo != kNoIndex) + (c.hi != kNoIndex);
+        // Linear forms of expr - lo (must be >= 0) and hi - expr.
+        codegen::BufferOffset forms[2];
+        for (int which = 0; which < 2; ++which) {
+            const IndexId bound = which == 0 ? c.lo : c.hi;
+            if (bound == kNoIndex)
+                continue;
+            for (auto [e, sign] : {std::pair{c.expr, which == 0 ? 1 : -1}, std::pair{bound, which == 0 ? -1 : 1}}) {
+                const lower::IndexPool::Node& nd = m_n.index.node(e);
+                if (nd.op != lower::IndexPool::Node::Op::Linear)
+                    return all;
+                forms[which].constant += sign * nd.constant;
+                for (const auto& t : nd.terms) {
+                    if (t.atom < 0)
+                        return all;
+                    forms[which].coeff.add(t.atom, sign * t.coeff);
+                }
+            }
+        }
+        // The copies: unrolled loops inside the innermost kept loop.
+        size_t first = 0;
+        for (size_t i = m_enclosing.size(); i-- > 0;)
+            if (m_enclosing[i].code >= 0) {
+                first = i + 1;
+                break;
+            }
+        std::vector<std::pair<int, int64_t>> copies;
+        int64_t combos = 1;
+        for (size_t i = first; i < m_enclosing.size(); ++i)
+            if (m_enclosing[i].trips > 1 && (forms[0].coefficient(m_enclosing[i].slot) != 0 || forms[1].coefficient(m_enclosing[i].slot) != 0)) {
+                copies.push_back({m_enclosing[i].slot, m_enclosing[i].trips});
+                combos *= m_enclosing[i].trips;
+            }
+        if (copies.empty() || combos > 256)
+            return all;
+        auto isCopy = [&](int slot) { return std::any_of(copies.begin(), copies.end(), [&](const auto& u) { return u.first == slot; }); };
+        int64_t rest[2];
+        for (int which = 0; which < 2; ++which) {
+            rest[which] = forms[which].constant;
+            for (const auto& [slot, coeff] : forms[which].coeff)
+                if (!isCopy(slot) && coeff < 0)
+                    rest[which] += coeff * (m_n.slotExtents[slot] - 1);
+        }
+        double total = 0;
+        for (int64_t k = 0; k < combos; ++k) {
+            bool need[2] = {false, false};
+            for (int which = 0; which < 2; ++which) {
+                if ((which == 0 ? c.lo : c.hi) == kNoIndex)
+                    continue;
+                int64_t v = rest[which], r = k;
+                for (const auto& [slot, trips] : copies) {
+                    v += forms[which].coefficient(slot) * (r % trips);
+                    r /= trips;
+                }
+                need[which] = v < 0;
+            }
+            total += rangeTrick && need[0] && need[1] ? 1 : need[0] + need[1];
+        }
+        return total / static_cast<double>(combos);
+    }
+
+    void guard(const Stmt& s, double n)
+    {
+        double checks = 0;
+        for (const Cond& c : s.conds) {
+            checks += checksPerExecution(c);
+            // The checked expression advances with the loops it depends on (an induction variable
+            // of its own), or is computed where its division or minimum changes.
+            codegen::BufferOffset form;
+            std::vector<std::pair<IndexId, int64_t>> atoms;
+            const lower::IndexPool::Node& nd = m_n.index.node(c.expr);
+            if (nd.op == lower::IndexPool::Node::Op::Linear) {
+                for (const auto& t : nd.terms)
+                    if (t.atom >= 0)
+                        form.coeff.add(t.atom, t.coeff);
+                    else
+                        charge(-t.atom - 1, n);
+            } else {
+                charge(c.expr, n);
+            }
+            bool innermost = true;
+            for (size_t i = m_enclosing.size(); i-- > 0;) {
+                if (m_enclosing[i].code < 0)
+                    continue;
+                CodeLoop& L = m_code[m_enclosing[i].code];
+                if (form.coefficient(L.slot) != 0 && innermost) {
+                    if (std::find(L.guardForms.begin(), L.guardForms.end(), form.coeff) == L.guardForms.end())
+                        L.guardForms.push_back(form.coeff);
+                }
+                innermost = false;
+            }
+        }
+        m_f[InsnFeature::Guard] += n * checks;
+        m_conds.insert(m_conds.end(), s.conds.begin(), s.conds.end());
+        body(s);
+        m_conds.resize(m_conds.size() - s.conds.size());
+    }
+
+    void loop(int id, const Stmt& s, int64_t entries)
+    {
+        if (s.extent > 1 && m_shapes[id].memset) {
+            // Zeroing an accumulator in memory: GCC makes the loop (nest) a call of memset,
+            // whose instructions are the C library's.
+            m_f[InsnFeature::MemsetCall] += entries;
+            return;
+        }
+        const std::optional<codegen::DspLoop>& dsp = m_shapes[id].dsp;
+        const int64_t trips = this->trips(id);
+        const bool kept = this->kept(id);
+        Enclosing e{s.slot, trips, -1};
+        if (kept) {
+            CodeLoop L;
+            L.slot = s.slot;
+            L.iterations = entries * trips;
+            L.condsAtEntry = m_conds.size();
+            m_code.push_back(L);
+            e.code = static_cast<int>(m_code.size() - 1);
+        }
+        m_enclosing.push_back(e);
+        m_enclosingStmt.push_back(id);
+        size_t record = 0;
+        const InsnFeatures before = m_f;
+        if (kept && m_loopFeatures) {
+            record = m_loopFeatures->size();
+            m_loopFeatures->push_back({id, {}});
+        }
+        m_slots.push_back(s.slot);
+        if (dsp)
+            dspBody(*dsp, static_cast<double>(entries * trips));
+        else
+            body(s);
+        m_slots.pop_back();
+        m_enclosing.pop_back();
+        m_enclosingStmt.pop_back();
+        m_charged.erase(id);
+        if (kept) {
+            const CodeLoop L = m_code.back();
+            m_code.pop_back();
+            const double it = static_cast<double>(L.iterations);
+            m_f[InsnFeature::LoopEntry] += entries;
+            m_f[InsnFeature::LoopIteration] += it;
+            if (L.streams.empty() && L.outerStreams.empty())
+                m_f[InsnFeature::LoopCounter] += it;
+            for (const auto& [key, st] : L.streams) {
+                // One access per iteration: its load advances the pointer; several: one of them can.
+                const bool single = st.first <= it * 1.01;
+                m_f[!st.second ? InsnFeature::WordStream : single ? InsnFeature::FoldedStream : InsnFeature::SharedStream] += it;
+            }
+            m_f[InsnFeature::GuardStream] += it * static_cast<double>(L.guardForms.size());
+            m_f[InsnFeature::StreamInit] += static_cast<double>(entries) * static_cast<double>(L.streams.size() + L.guardForms.size());
+            if (m_loopFeatures)
+                for (int i = 0; i < kInsnFeatureCount; ++i)
+                    (*m_loopFeatures)[record].features.count[i] = m_f.count[i] - before.count[i];
+            m_f[InsnFeature::OuterStream] += it * static_cast<double>(L.outerStreams.size());
+        }
+    }
+
+    /// The DSP loop's body, `steps` times in all (steps of `lanes` lanes). An operand that does
+    /// not depend on an unrolled copy is loaded and unpacked once for all copies; the compiler
+    /// does not take it out of a kept loop it does not depend on.
+    void dspBody(const codegen::DspLoop& d, double steps)
+    {
+        for (const codegen::DspOperand* o : {&d.x, &d.y}) {
+            if (!o->load)
+                continue;  // a pair constant, set up outside the loop
+            const codegen::BufferOffset off = codegen::bufferOffset(m_n, o->load->buffer, o->load->index);
+            const double distinct = evaluations(slotsOf(off), steps, false);
+            if (o->stride == 1) {
+                m_f[InsnFeature::DspWord] += distinct;
+                if (d.int8)
+                    m_f[InsnFeature::DspUnpack] += 2 * distinct;
+                access(o->load->buffer, o->load->index, distinct, true);
+            } else {
+                m_f[InsnFeature::Load] += distinct * d.lanes;
+                m_f[InsnFeature::DspPack] += distinct * ((d.int8 ? 2 : 1) + (o->offset != 0 ? 2 : 0));
+                access(o->load->buffer, o->load->index, distinct);
+            }
+        }
+        if (d.path == codegen::DspLoop::Path::Lanes) {
+            // One SMLABB or SMLATT per lane, each lane its own accumulator.
+            m_f[InsnFeature::Smlad] += steps * d.lanes;
+            if (m_n.buffers[d.update->buffer].level >= 0)
+                for (int lane = 0; lane < d.lanes; ++lane)
+                    memoryAccumulator(d.update->buffer, d.update->index, steps);
+            return;
+        }
+        m_f[InsnFeature::Smlad] += steps * (d.int8 ? 2 : 1);
+        if (m_n.buffers[d.update->buffer].level >= 0)
+            memoryAccumulator(d.update->buffer, d.update->index, steps);
+    }
+
+    // ---- copies ---------------------------------------------------------------------------
+
+    std::vector<Factor> guards() const
+    {
+        std::vector<Factor> fs;
+        for (const Cond& c : m_conds)
+            fs.push_back(condFactor(m_n.index, c));
+        return fs;
+    }
+
+    void copy(const Stmt& s, int64_t n)
+    {
+        for (IndexId e : s.region.min)
+            if (!m_n.index.isPureLinear(e))
+                charge(e, static_cast<double>(n));
+        for (IndexId e : s.region.count)
+            if (!m_n.index.isPureLinear(e))
+                charge(e, static_cast<double>(n));
+        const codegen::CopyShape shape = codegen::copyShape(m_n, s);
+        m_f[InsnFeature::CopyStatement] += n;
+        m_f[InsnFeature::WaitCall] += n;
+        m_f[InsnFeature::HookWait] += n;
+        // Calls and rows: sums over the copy's executions of products of its runtime counts.
+        const std::vector<int>& slots = m_slots;
+        std::vector<Factor> calls = guards();
+        for (size_t d = 0; d < s.region.count.size(); ++d)
+            if (d < shape.outerDims)
+                calls.push_back(countFactor(m_n.index, s.region.count[d]));
+            else
+                calls.push_back(nonEmptyFactor(s.region.count[d]));
+        const int64_t callCount = sumOfProducts(slots, m_n.slotExtents, calls);
+        m_f[InsnFeature::CopyCall] += callCount;
+        m_f[InsnFeature::HookCall] += callCount;
+        if (shape.hasRowDim) {
+            std::vector<Factor> rows = guards();
+            for (size_t d = 0; d < s.region.count.size(); ++d)
+                rows.push_back(d < shape.outerDims || d == shape.rowDim ? countFactor(m_n.index, s.region.count[d]) : nonEmptyFactor(s.region.count[d]));
+            m_f[InsnFeature::HookRow] += sumOfProducts(slots, m_n.slotExtents, rows);
+        } else {
+            m_f[InsnFeature::HookRow] += callCount;
+        }
+        std::vector<Factor> bytes = guards();
+        bytes.push_back(memcpyFactor(s, shape));
+        m_f[InsnFeature::Memcpy] += sumOfProducts(slots, m_n.slotExtents, bytes);
+    }
+
+    Factor nonEmptyFactor(IndexId e) const
+    {
+        Factor f = countFactor(m_n.index, e);
+        auto inner = f.eval;
+        f.eval = [inner](const int64_t* v) -> int64_t { return inner(v) > 0 ? 1 : 0; };
+        return f;
+    }
+
+    /// Where one copy's rows start, as the cost of memcpy needs it: the byte offset of the first
+    /// element in a buffer and the bytes per unit of each region dimension.
+    struct Placement {
+        std::array<int64_t, kMaxCopyDims> stride{};    ///< elements between neighbours of a dimension (buffer steps)
+        std::array<int64_t, kMaxCopyDims> unitBytes{}; ///< bytes per unit of the region's dimension
+    };
+
+    /// Slots whose value changes the remainder modulo 4 of where a copy's rows start: those of
+    /// the region's minima and the buffers' origins, except terms whose bytes are multiples of 4.
+    void alignmentSlots(const Stmt& s, std::vector<int>& out) const
+    {
+        const int64_t es = ir::dtypeBytes(m_n.buffers[s.buffer].dtype);
+        if (es % 4 == 0)
+            return;
+        for (const Buffer* b : {&m_n.buffers[s.src], &m_n.buffers[s.buffer]})
+            for (size_t d = 0; d < s.region.min.size(); ++d) {
+                const int64_t bytes = codegen::bufferStride(*b, d, b->step[d]) * es;
+                for (IndexId e : {s.region.min[d], b->origin[d]}) {
+                    if (e == kNoIndex)
+                        continue;
+                    const lower::IndexPool::Node& nd = m_n.index.node(e);
+                    if (nd.op != lower::IndexPool::Node::Op::Linear) {
+                        addSlots(m_n.index, e, out);
+                        continue;
+                    }
+                    for (const auto& t : nd.terms) {
+                        if (t.atom < 0)
+                            addSlots(m_n.index, -t.atom - 1, out);
+                        else if ((t.coeff % b->step[d] != 0) || (t.coeff / b->step[d] * bytes) % 4 != 0)
+                            out.push_back(t.atom);
+                    }
+                }
+            }
+        std::sort(out.begin(), out.end());
+        out.erase(std::unique(out.begin(), out.end()), out.end());
+    }
+
+    /// memcpy instructions of one execution of the copy: per call and row, by the remainders
+    /// modulo 4 of the source and destination addresses (buffers are at least 4-byte aligned).
+    Factor memcpyFactor(const Stmt& s, const codegen::CopyShape& shape) const
+    {
+        Factor f;
+        const Buffer& src = m_n.buffers[s.src];
+        const Buffer& dst = m_n.buffers[s.buffer];
+        const size_t dims = s.region.min.size();
+        for (IndexId e : s.region.count)
+            addSlots(m_n.index, e, f.vars);
+        alignmentSlots(s, f.vars);
+        std::sort(f.vars.begin(), f.vars.end());
+        f.vars.erase(std::unique(f.vars.begin(), f.vars.end()), f.vars.end());
+        if (dims > kMaxCopyDims) {
+            f.vars.clear();
+            f.eval = [](const int64_t*) -> int64_t { return 0; };
+            return f;
+        }
+        Placement ps, pd;
+        for (size_t d = 0; d < dims; ++d) {
+            ps.stride[d] = codegen::bufferStride(src, d, src.step[d]);
+            pd.stride[d] = codegen::bufferStride(dst, d, dst.step[d]);
+            ps.unitBytes[d] = codegen::bufferStride(src, d, s.region.step[d]) * shape.elementBytes;
+            pd.unitBytes[d] = codegen::bufferStride(dst, d, s.region.step[d]) * shape.elementBytes;
+        }
+        const LoopNest* n = &m_n;
+        const Stmt* st = &s;
+        const bool aligned = shape.elementBytes % 4 == 0;
+        const std::vector<int> vars = f.vars;
+        const size_t slots = m_n.slotExtents.size();
+        f.eval = [n, st, shape, dims, ps, pd, aligned, &src, &dst, vars, slots](const int64_t* given) -> int64_t {
+            // Only the factor's variables have values; the others add multiples of 4 bytes.
+            std::array<int64_t, 128> small;
+            std::vector<int64_t> large;
+            int64_t* v = small.data();
+            if (slots > small.size()) {
+                large.assign(slots, 0);
+                v = large.data();
+            } else {
+                std::fill_n(v, slots, 0);
+            }
+            for (int x : vars)
+                v[x] = given[x];
+            std::array<int64_t, kMaxCopyDims> count{};
+            for (size_t d = 0; d < dims; ++d) {
+                count[d] = std::max<int64_t>(0, n->index.eval(st->region.count[d], v));
+                if (count[d] == 0)
+                    return 0;
+            }
+            const int64_t es = shape.elementBytes;
+            const int64_t rowBytes = shape.rowContiguous ? count[shape.runStart] * shape.runInnerElements * es : es;
+            const int64_t rows = shape.hasRowDim ? count[shape.rowDim] : 1;
+            int64_t calls = 1;
+            for (size_t d = 0; d < shape.outerDims; ++d)
+                calls *= count[d];
+            if (aligned)
+                return memcpyInstructions(rowBytes, 0, 0) * rows * calls;
+            // The first element's byte offset in a buffer.
+            auto first = [&](const Buffer& b, const Placement& p) {
+                int64_t off = 0;
+                for (size_t d = 0; d < dims; ++d) {
+                    const int64_t origin = b.origin[d] == kNoIndex ? 0 : n->index.eval(b.origin[d], v);
+                    off += (n->index.eval(st->region.min[d], v) - origin) / b.step[d] * p.stride[d];
+                }
+                return off * es;
+            };
+            const int64_t s0 = first(src, ps), d0 = first(dst, pd);
+            // Histogram of (source, destination) remainders over calls and rows.
+            std::array<int64_t, 16> hist{};
+            hist[(((s0 % 4) + 4) % 4) * 4 + (((d0 % 4) + 4) % 4)] = 1;
+            auto spread = [&](int64_t extent, int64_t ds, int64_t dd2) {
+                if ((ds % 4) == 0 && (dd2 % 4) == 0) {
+                    for (auto& h : hist)
+                        h *= extent;
+                    return;
+                }
+                std::array<int64_t, 16> out{};
+                for (int j = 0; j < 4 && j < extent; ++j) {
+                    const int64_t times = (extent - j + 3) / 4;
+                    const int rs = static_cast<int>(((j * ds) % 4 + 4) % 4), rd = static_cast<int>(((j * dd2) % 4 + 4) % 4);
+                    for (int a = 0; a < 16; ++a)
+                        if (hist[a])
+                            out[((a / 4 + rs) % 4) * 4 + (a % 4 + rd) % 4] += hist[a] * times;
+                }
+                hist = out;
+            };
+            for (size_t d = 0; d < shape.outerDims; ++d)
+                spread(count[d], ps.unitBytes[d], pd.unitBytes[d]);
+            if (shape.hasRowDim)
+                spread(rows, shape.srcRowStride * es, shape.dstRowStride * es);
+            int64_t total = 0;
+            for (int a = 0; a < 16; ++a)
+                if (hist[a])
+                    total += hist[a] * memcpyInstructions(rowBytes, a / 4, a % 4);
+            return total;
+        };
+        return f;
+    }
+
+    const LoopNest& m_n;
+    const std::vector<int64_t>& m_execs;
+    std::vector<LoopFeatures>* m_loopFeatures;
+    LoopShapes m_shapes;
+    InsnFeatures m_f;
+    std::vector<CodeLoop> m_code;
+    std::vector<Enclosing> m_enclosing;
+    std::vector<int> m_enclosingStmt;
+    std::map<int, std::vector<IndexId>> m_charged;  ///< index computations charged, per enclosing For (-1: none)
+    std::vector<int> m_slots;
+    std::vector<Cond> m_conds;
+    std::set<int> m_offsetRegs;
+};
+
+} // namespace
+
+int64_t loopTrips(const LoopNest& n, const Stmt& s)
+{
+    const std::optional<codegen::DspLoop> dsp = codegen::dspLoop(n, s);
+    return s.extent / (dsp ? dsp->lanes : 1);
+}
+
+int loopBodySize(const LoopNest& n, int stmt) { return LoopShapes(n)[stmt].size; }
+bool isMemsetLoop(const LoopNest& n, int stmt) { return LoopShapes(n)[stmt].memset; }
+bool compilerKeepsLoop(const LoopNest& n, int stmt) { return LoopShapes(n)[stmt].kept; }
+
+const char* insnFeatureName(InsnFeature f) { return info(f).name; }
+const char* insnFeatureCategory(InsnFeature f) { return info(f).category; }
+bool insnFeatureIsCopy(InsnFeature f) { return std::string(info(f).category) == "copies"; }
+double defaultInsnCoefficient(InsnFeature f) { return info(f).coefficient; }
+
+int64_t memcpyInstructions(int64_t n, int srcMod4, int dstMod4)
+{
+    if (n < 0)
+        return 0;
+    // Word path (both aligned, or either after aligning): blocks of 64, 16 and 4 bytes, then
+    // the last 0-3 bytes (the IT block's two instructions count even when they do not apply).
+    auto words = [](int64_t m) {
+        int64_t c = 2 + 34 * (m / 64);
+        c += 2 + 10 * ((m % 64) / 16);
+        c += 2 + 4 * ((m % 16) / 4);
+        const int64_t r = m % 4;
+        c += 2 + (r == 0 ? 0 : 5 + ((r & 2) ? 2 : 0));
+        return c + 2;  // mov, bx
+    };
+    int64_t c = 4;  // mov, orr, ands, bne
+    if (srcMod4 == 0 && dstMod4 == 0)
+        return c + words(n);
+    c += 2;  // cmp, bcc
+    if (n < 8) {
+        c += 2;  // subs, bcc
+        if (n < 4) {
+            const int64_t r = n;
+            return c + 2 + (r == 0 ? 0 : 5 + ((r & 2) ? 2 : 0)) + 2;
+        }
+        return c + 4 * (n - 3) + 8;
+    }
+    c += 2;  // source aligned?
+    if (srcMod4 == 0)
+        return c + words(n);
+    c += 2;  // destination aligned?
+    if (dstMod4 == 0)
+        return c + words(n);
+    const int head = 4 - dstMod4;  // bytes copied to align the destination
+    c += 7 + ((head & 2) ? 3 : 0);
+    return c + words(n - head);
+}
+
+InsnFeatures instructionFeatures(const LoopNest& nest, const std::vector<int64_t>& executions, std::vector<LoopFeatures>* loops)
+{
+    return Counter(nest, executions, loops).run();
+}
+
+std::array<double, kInsnFeatureCount> insnCoefficients(const hw::Target& target)
+{
+    std::array<double, kInsnFeatureCount> c{};
+    for (int i = 0; i < kInsnFeatureCount; ++i) {
+        c[i] = kFeatures[i].coefficient;
+        auto it = target.calibration.coefficients.find(kFeatures[i].name);
+        if (it != target.calibration.coefficients.end())
+            c[i] = it->second;
+    }
+    return c;
+}
+
+InstructionReport predictInstructions(const InsnFeatures& features, const hw::Target& target)
+{
+    InstructionReport r;
+    r.features = features;
+    r.available = target.kind != "accelerator";
+    r.calibration = target.calibration.compiler;
+    const auto c = insnCoefficients(target);
+    double kernel = 0, copies = 0;
+    std::map<std::string, double> byCategory;
+    std::vector<std::string> order;
+    for (int i = 0; i < kInsnFeatureCount; ++i) {
+        const double v = features.count[i] * c[i];
+        const InsnFeature f = static_cast<InsnFeature>(i);
+        (insnFeatureIsCopy(f) ? copies : kernel) += v;
+        const std::string cat = insnFeatureCategory(f);
+        if (!byCategory.count(cat))
+            order.push_back(cat);
+        byCategory[cat] += v;
+    }
+    r.kernel = static_cast<int64_t>(std::llround(kernel));
+    r.copies = static_cast<int64_t>(std::llround(copies));
+    r.predicted = r.kernel + r.copies;
+    for (const auto& cat : order)
+        r.breakdown.push_back({cat, static_cast<int64_t>(std::llround(byCategory[cat]))});
+    return r;
+}
+
+} // namespace loopscope::analysis

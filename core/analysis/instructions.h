@@ -1,0 +1,122 @@
+// The instruction model: how many instructions the exported C executes on a Cortex-M, kernel
+// and default-DMA-hook copies apart, predicted from the lowered nest and the C generator's own
+// decisions (codegen/c_decisions.h). It counts events of the generated code exactly — loads,
+// multiply-accumulates, pointer increments, loop iterations, guard checks, requantizations,
+// hook calls, rows and memcpy instructions — and weighs each kind of event with a per-target
+// coefficient: the instructions the compiler spends on one such event (hw::Target::calibration,
+// fitted on qemu by `loopscope-cli calibrate`). docs/cost-model.md explains every feature.
+#pragma once
+
+#include "hw/target.h"
+#include "lower/loop_nest.h"
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace loopscope::analysis {
+
+/// The kinds of events the model counts. Each is named in target files (calibration.coefficients).
+enum class InsnFeature {
+    Function,       ///< the kernel function: prologue, epilogue, constants set up once
+    Load,           ///< a scalar load (LDR/LDRSB/LDRSH, VLDR)
+    Store,          ///< a store of an output element or a spilled accumulator
+    Mla,            ///< an integer multiply-accumulate (MLA)
+    FpuOp,          ///< a floating-point operation (VMUL, VADD: a float MAC takes two)
+    Alu,            ///< other integer arithmetic on values (an input offset, a subtraction)
+    AccInit,        ///< setting an accumulator in a register to zero
+    LoopIteration,  ///< an iteration of a loop the code keeps (compare and branch)
+    LoopCounter,    ///< an iteration of a loop without a pointer to compare against (counter increment)
+    LoopEntry,      ///< entering a loop (its counter or bound set up)
+    StreamInit,     ///< entering a loop times a pointer that advances in it (set from the outer loops')
+    FoldedStream,   ///< an iteration of a loop times a pointer that advances in it with one access (post-indexed)
+    SharedStream,   ///< the same for a pointer several accesses share, or a guard's expression
+    WordStream,     ///< the same for a pointer no post-indexed access can advance (a long stride, a guarded access)
+    GuardStream,    ///< an iteration of a loop times a guard expression that advances in it
+    OuterStream,    ///< an iteration of a loop times a pointer advanced for the loops inside it
+    IndexOp,        ///< a division or modulo of a fused loop recomputed in an index
+    Guard,          ///< a bound checked by a guard (partial tile, padding, producer region)
+    Requantize,     ///< one requantization (ls_requantize and the clamp)
+    DspWord,        ///< a word load of packed int8 or int16 lanes
+    DspUnpack,      ///< SXTAB16/SXTB16 unpacking
+    DspPack,        ///< PKHBT packing of strided lanes (and SADD16 of their offset)
+    Smlad,          ///< SMLAD: two 16-bit multiply-accumulates
+    MemsetCall,     ///< a loop zeroing an accumulator in memory, which GCC makes a call of memset
+    CopyStatement,  ///< a copy stage executed (its counts, the emptiness check)
+    CopyCall,       ///< a call of loopscope_dma_copy (its seven arguments)
+    WaitCall,       ///< a call of loopscope_dma_wait
+    Spill,          ///< an iteration of a loop times a value beyond the registers (spill and reload)
+    HookCall,       ///< copies: the default loopscope_dma_copy entered
+    HookRow,        ///< copies: one row of it (the memcpy call)
+    Memcpy,         ///< copies: an instruction of newlib's memcpy (counted exactly)
+    HookWait,       ///< copies: the default loopscope_dma_wait (a return)
+    Count
+};
+
+inline constexpr int kInsnFeatureCount = static_cast<int>(InsnFeature::Count);
+
+/// Name of a feature in target files and reports ("load", "int_stream", ...).
+const char* insnFeatureName(InsnFeature f);
+/// The breakdown entry a feature belongs to ("loads", "mla", "address", "copies", ...).
+const char* insnFeatureCategory(InsnFeature f);
+/// Whether the feature counts instructions of the copies (the hooks and memcpy), not the kernel's.
+bool insnFeatureIsCopy(InsnFeature f);
+/// The coefficient a target without calibration uses: the instructions the event takes in
+/// straightforward code (e.g. 1 per load, 2 per loop iteration).
+double defaultInsnCoefficient(InsnFeature f);
+
+/// Event counts of one nest.
+struct InsnFeatures {
+    std::array<double, kInsnFeatureCount> count{};
+    double& operator[](InsnFeature f) { return count[static_cast<int>(f)]; }
+    double operator[](InsnFeature f) const { return count[static_cast<int>(f)]; }
+};
+
+/// The prediction, with where the instructions go.
+struct InstructionReport {
+    bool available = false;     ///< a CPU target (not an accelerator)
+    int64_t predicted = 0;      ///< kernel + copies
+    int64_t kernel = 0;
+    int64_t copies = 0;
+    std::vector<std::pair<std::string, int64_t>> breakdown;  ///< category -> instructions, kernel first, copies last
+    InsnFeatures features;
+    std::string calibration;    ///< what the coefficients were fitted for ("" = defaults)
+};
+
+/// The events inside one loop the compiled code keeps (its nested loops included).
+struct LoopFeatures {
+    int stmt = -1;              ///< the For statement
+    InsnFeatures features;
+};
+
+/// Counts the events of the code generated for `nest`. `executions` gives, per statement of the
+/// nest, how often it runs (the cost model's exact counts; for a For, how often it is entered).
+/// With `loops`, also the events inside each loop the compiled code keeps, outermost first.
+InsnFeatures instructionFeatures(const lower::LoopNest& nest, const std::vector<int64_t>& executions,
+                                 std::vector<LoopFeatures>* loops = nullptr);
+
+/// Iterations of a For as the C writes it (a DSP loop steps by its lanes).
+int64_t loopTrips(const lower::LoopNest& nest, const lower::Stmt& loop);
+/// The model's estimate of the size of a loop's body in straight-line statements (unrolled copies
+/// and inner loops counted out), which decides whether the compiler unrolls it.
+int loopBodySize(const lower::LoopNest& nest, int stmt);
+/// Whether the compiled code keeps statement `stmt` as a loop: a For not unrolled by the
+/// schedule, of more than one iteration, and not one of two iterations around a little
+/// straight-line code, which GCC -O2 unrolls completely (cunroll: when the unrolled copy is
+/// estimated no larger than the loop).
+bool compilerKeepsLoop(const lower::LoopNest& nest, int stmt);
+/// Whether a For only zeroes accumulators in memory (GCC -O2 turns it into a call of memset).
+bool isMemsetLoop(const lower::LoopNest& nest, int stmt);
+
+/// The coefficient of each feature on `target` (its calibration, else the defaults).
+std::array<double, kInsnFeatureCount> insnCoefficients(const hw::Target& target);
+
+/// Weighs the features with the target's coefficients.
+InstructionReport predictInstructions(const InsnFeatures& features, const hw::Target& target);
+
+/// Instructions newlib's memcpy (arm, memcpy-armv7m.S, as linked by the export harness) takes for
+/// `bytes` bytes from and to addresses with the given remainders modulo 4.
+int64_t memcpyInstructions(int64_t bytes, int srcMod4, int dstMod4);
+
+} // namespace loopscope::analysis

@@ -1,0 +1,17 @@
+// Factors of the exact execution counts over a loop nest (lattice_count.h): a guard that holds
+// or not at a point, a runtime count of elements. Shared by the traffic and instruction models.
+#pragma once
+
+#include "analysis/lattice_count.h"
+#include "lower/loop_nest.h"
+
+namespace loopscope::analysis {
+
+/// 1 where `cond` holds, 0 elsewhere.
+Factor condFactor(const lower::IndexPool& index, const lower::Cond& cond);
+/// max(0, e) at each point.
+Factor countFactor(const lower::IndexPool& index, lower::IndexId e);
+/// Appends the slots `e` depends on to `out`, sorted and without repetitions.
+void addSlots(const lower::IndexPool& index, lower::IndexId e, std::vector<int>& out);
+
+} // namespace loopscope::analysis

@@ -1,0 +1,157 @@
+// The instruction model's event counts on nests small enough to count by hand, the memcpy count,
+// the per-target coefficients and the report. The prediction against qemu's count is checked by
+// the qemu suite (test_instructions_qemu.cpp).
+#include "support/test_paths.h"
+
+#include "analysis/cost_report.h"
+#include "analysis/instructions.h"
+#include "ir/kernel.h"
+#include "lower/loop_nest.h"
+#include "sched/schedule_file.h"
+#include "target_loader.h"
+
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+using namespace loopscope;
+using analysis::InsnFeature;
+
+namespace {
+
+sched::Program example(const std::string& name)
+{
+    auto o = sched::openSchedule(test::sourceDir() + "/examples/schedules/" + name + ".sched.yaml",
+                                 [](const std::string& n, const std::string& d) { return hw::resolveTarget(n, d); });
+    EXPECT_TRUE(o.ok()) << o.errorText();
+    return o->program;
+}
+
+analysis::InsnFeatures featuresOf(const sched::Program& p)
+{
+    lower::LoopNest nest = lower::lower(p);
+    return analysis::instructionFeatures(nest, analysis::statementExecutions(nest, *p.target));
+}
+
+} // namespace
+
+TEST(InstructionModel, CountsTheEventsOfTheNaiveMatmulByHand)
+{
+    // for i, j (64 x 64): acc = 0; for k (64): acc += (A[i,k] + 128) * B[k,j]; C[i,j] = acc
+    const analysis::InsnFeatures f = featuresOf(example("matmul_int8_naive"));
+    const double macs = 64.0 * 64 * 64;
+    EXPECT_EQ(f[InsnFeature::Load], 2 * macs);         // A and B per MAC
+    EXPECT_EQ(f[InsnFeature::Mla], macs);
+    EXPECT_EQ(f[InsnFeature::Alu], macs);              // the +128 of each A element
+    EXPECT_EQ(f[InsnFeature::AccInit], 64 * 64);
+    EXPECT_EQ(f[InsnFeature::Store], 64 * 64);
+    EXPECT_EQ(f[InsnFeature::LoopIteration], macs + 64 * 64 + 64);
+    EXPECT_EQ(f[InsnFeature::LoopEntry], 64 * 64 + 64 + 1);
+    // k advances two pointers, each read once per iteration (post-indexed loads).
+    EXPECT_EQ(f[InsnFeature::FoldedStream], 2 * macs + 64 * 64);
+    EXPECT_EQ(f[InsnFeature::Function], 1);
+    // No caches: nothing goes through the DMA hooks.
+    for (InsnFeature c : {InsnFeature::CopyCall, InsnFeature::HookCall, InsnFeature::HookRow, InsnFeature::Memcpy})
+        EXPECT_EQ(f[c], 0) << analysis::insnFeatureName(c);
+}
+
+TEST(InstructionModel, UnrolledCopiesShareTheLoadsOfTheSameElement)
+{
+    // matmul_int8_tiled: k loop, 2 x 2 unrolled register block: the lowered nest loads B[k, j]
+    // once per (i, j) copy, the compiled code once per j (the i copies read the same element).
+    const analysis::InsnFeatures f = featuresOf(example("matmul_int8_tiled"));
+    const double macs = 64.0 * 64 * 64;
+    EXPECT_EQ(f[InsnFeature::Load], macs);     // per k: A twice, B twice, for 4 MACs
+    EXPECT_EQ(f[InsnFeature::Alu], macs / 2);  // the offset of each A element
+    EXPECT_EQ(f[InsnFeature::Mla], macs);
+}
+
+TEST(InstructionModel, FollowsTheDspPathTheGeneratorTakes)
+{
+    const analysis::InsnFeatures dsp = featuresOf(example("matmul_int8_dsp"));
+    const double macs = 64.0 * 64 * 64;
+    EXPECT_EQ(dsp[InsnFeature::Smlad], macs / 2);  // two MACs per SMLAD
+    EXPECT_EQ(dsp[InsnFeature::Mla], 0);
+    // A contiguous along k: one word per 4 lanes, shared by the two j copies, unpacked twice.
+    EXPECT_EQ(dsp[InsnFeature::DspWord], macs / 4 / 2);
+    EXPECT_EQ(dsp[InsnFeature::DspUnpack], 2 * dsp[InsnFeature::DspWord]);
+    // B strided along k: four byte loads and two PKHBT per 4 lanes, per j copy.
+    EXPECT_EQ(dsp[InsnFeature::DspPack], macs / 4 / 2 * 2);
+    // The same schedule on a core without the DSP extension is plain C.
+    auto plain = std::make_shared<hw::Target>(*test::builtinTarget("cortex-m7"));
+    plain->compute.dsp = false;
+    const sched::Program p = example("matmul_int8_dsp");
+    auto r = sched::replay(p.kernel, plain, p.trace);
+    ASSERT_TRUE(r.ok());
+    const analysis::InsnFeatures c = featuresOf(r.program());
+    EXPECT_EQ(c[InsnFeature::Smlad], 0);
+    EXPECT_EQ(c[InsnFeature::Mla], macs);
+}
+
+TEST(InstructionModel, CountsTheHookCallsRowsAndMemcpyOfEveryCopy)
+{
+    // matmul_int8_tiled fills A (16 x 64 bytes) and B (64 x 16 bytes) per (i.outer, j.outer):
+    // 16 pairs of calls. A's 16 rows are whole rows of A, contiguous in DRAM and in SRAM: one
+    // row of 1024 bytes; B's are 64 rows of 16 aligned bytes.
+    const analysis::InsnFeatures f = featuresOf(example("matmul_int8_tiled"));
+    EXPECT_EQ(f[InsnFeature::CopyCall], 32);
+    EXPECT_EQ(f[InsnFeature::HookCall], 32);
+    EXPECT_EQ(f[InsnFeature::HookRow], 16 * (1 + 64));
+    EXPECT_EQ(f[InsnFeature::Memcpy], 16 * (analysis::memcpyInstructions(1024, 0, 0) + 64 * analysis::memcpyInstructions(16, 0, 0)));
+    EXPECT_EQ(f[InsnFeature::WaitCall], 32);
+}
+
+TEST(InstructionModel, MemcpyFollowsNewlibsWordAndByteLoops)
+{
+    using analysis::memcpyInstructions;
+    // Aligned: entry, the 64/16/4-byte loops' tests, no tail.
+    EXPECT_EQ(memcpyInstructions(0, 0, 0), 14);
+    EXPECT_EQ(memcpyInstructions(4, 0, 0), 18);
+    EXPECT_EQ(memcpyInstructions(64, 0, 0), 14 + 34);
+    EXPECT_EQ(memcpyInstructions(80, 0, 0), 14 + 34 + 10);
+    // A tail of 1..3 bytes: the IT block, then a halfword.
+    EXPECT_EQ(memcpyInstructions(1, 0, 0), 19);
+    EXPECT_EQ(memcpyInstructions(3, 0, 0), 21);
+    // Misaligned and short: one byte at a time.
+    EXPECT_EQ(memcpyInstructions(7, 1, 0), 4 + 2 + 2 + 4 * 4 + 8);
+    // Misaligned and long: the word loop after aligning the destination (or with one side aligned).
+    EXPECT_GT(memcpyInstructions(64, 1, 1), memcpyInstructions(64, 0, 0));
+    EXPECT_EQ(memcpyInstructions(64, 0, 2), memcpyInstructions(64, 0, 0) + 2 + 2);
+    // Each further 64 bytes: one more turn of the 16-word loop (32 loads and stores, subs, bcs).
+    for (int n = 0; n < 300; ++n)
+        EXPECT_EQ(memcpyInstructions(n + 64, 0, 0), memcpyInstructions(n, 0, 0) + 34) << n;
+}
+
+TEST(InstructionModel, ReportsWhereTheInstructionsGoWithTheTargetsCoefficients)
+{
+    sched::Program p = example("matmul_int8_tiled");
+    lower::LoopNest nest = lower::lower(p);
+    const analysis::CostReport r = analysis::analyze(nest, *p.target);
+    const analysis::InstructionReport& in = r.instructions;
+    ASSERT_TRUE(in.available);
+    EXPECT_EQ(in.predicted, in.kernel + in.copies);
+    const int64_t sum = std::accumulate(in.breakdown.begin(), in.breakdown.end(), int64_t{0}, [](int64_t a, const auto& b) { return a + b.second; });
+    EXPECT_NEAR(static_cast<double>(sum), static_cast<double>(in.predicted), static_cast<double>(in.breakdown.size()));
+    EXPECT_EQ(in.breakdown.back().first, "copies");
+    // A coefficient of the target weighs its feature: loads at 2 instructions each.
+    hw::Target t = *p.target;
+    t.calibration.coefficients["load"] = 2;
+    const analysis::InstructionReport twice = analysis::predictInstructions(in.features, t);
+    auto category = [](const analysis::InstructionReport& x, const std::string& name) {
+        for (const auto& [n, v] : x.breakdown)
+            if (n == name)
+                return v;
+        return int64_t{-1};
+    };
+    EXPECT_EQ(category(twice, "loads"), 2 * static_cast<int64_t>(in.features[InsnFeature::Load]) + static_cast<int64_t>(in.features[InsnFeature::DspWord]));
+    EXPECT_EQ(twice.copies, in.copies);
+}
+
+TEST(InstructionModel, AnAcceleratorHasNoInstructionPrediction)
+{
+    auto kernel = ir::loadKernelFile(test::kernelPath("matmul_int8"));
+    ASSERT_TRUE(kernel.ok()) << kernel.errorText();
+    const sched::Program p = sched::Program::initial(std::make_shared<const ir::Kernel>(*kernel), test::builtinTarget("gemmini-16x16"));
+    lower::LoopNest nest = lower::lower(p);
+    EXPECT_FALSE(analysis::analyze(nest, *p.target).instructions.available);
+}
