@@ -1,6 +1,8 @@
 // Reads hardware targets from YAML into hw::Target, checking the schema with file:line:column errors.
 #include "target_loader.h"
 
+#include "analysis/instructions.h"
+
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
@@ -28,7 +30,7 @@ std::string_view embeddedTargetText(std::size_t i);
 namespace {
 
 const std::vector<std::string> kTopKeys = {"name", "kind", "description", "clock_mhz", "compute",
-                                           "memory", "constraints", "loop_overhead_cycles"};
+                                           "memory", "constraints", "loop_overhead_cycles", "calibration"};
 const std::vector<std::string> kComputeKeys = {"macs_per_cycle", "simd_lanes", "dsp", "fpu",
                                                "registers", "energy_pj_per_mac", "pe_array", "cores"};
 const std::vector<std::string> kDtypes = {"int8", "int16", "int32", "float32"};
@@ -38,6 +40,18 @@ const std::vector<std::string> kDataflows = {"weight_stationary", "output_statio
 const std::vector<std::string> kLevelKeys = {"name", "size", "bandwidth_bytes_per_cycle", "latency_cycles",
                                              "energy_pj_per_byte", "buffer_count", "dma", "banks", "row_bytes"};
 const std::vector<std::string> kConstraintKeys = {"max_tile_size", "alignment_bytes"};
+const std::vector<std::string> kCalibrationKeys = {"compiler", "emulator", "date", "schedules", "coefficients"};
+
+/// The instruction model's feature names (analysis/instructions.h): the keys of
+/// calibration.coefficients. The copies' features are exact and take no coefficient.
+std::vector<std::string> coefficientNames()
+{
+    std::vector<std::string> out;
+    for (int i = 0; i < analysis::kInsnFeatureCount; ++i)
+        if (!analysis::insnFeatureIsCopy(static_cast<analysis::InsnFeature>(i)))
+            out.push_back(analysis::insnFeatureName(static_cast<analysis::InsnFeature>(i)));
+    return out;
+}
 const std::vector<std::string> kKinds = {"mcu", "accelerator"};
 
 /// Largest value accepted for fields stored as `int` (lanes, registers, PE rows, buffers).
@@ -525,7 +539,40 @@ public:
         if (const Entry* e = find(top, "loop_overhead_cycles"))
             readNonNegative(*e, "loop_overhead_cycles", t.loopOverheadCycles);
 
+        if (const Entry* e = find(top, "calibration"))
+            if (expectMap(*e, "calibration"))
+                readCalibration(*e, t.calibration);
+
         return t;
+    }
+
+    /// `calibration:` (written by loopscope-cli calibrate): what the coefficients were fitted
+    /// for, and instructions per event of the instruction model's features.
+    void readCalibration(const Entry& section, Calibration& c)
+    {
+        c.loc = loc(section.keyNode.Mark());
+        const auto es = entries(section.value, "calibration", kCalibrationKeys);
+        if (const Entry* e = find(es, "compiler"))
+            readString(*e, "calibration.compiler", c.compiler);
+        if (const Entry* e = find(es, "emulator"))
+            readString(*e, "calibration.emulator", c.emulator);
+        if (const Entry* e = find(es, "date"))
+            readString(*e, "calibration.date", c.date);
+        if (const Entry* e = find(es, "schedules")) {
+            int64_t n = 0;
+            if (readInt(*e, "calibration.schedules", 0, kMaxSmallInt, n))
+                c.schedules = static_cast<int>(n);
+        }
+        if (const Entry* e = find(es, "coefficients")) {
+            if (!expectMap(*e, "calibration.coefficients"))
+                return;
+            static const std::vector<std::string> names = coefficientNames();
+            for (const Entry& k : entries(e->value, "calibration.coefficients", names, "coefficient")) {
+                double v = 0;
+                if (readNonNegative(k, "calibration.coefficients." + k.key, v))
+                    c.coefficients[k.key] = v;
+            }
+        }
     }
 
     void readCompute(const Entry& section, Compute& c)

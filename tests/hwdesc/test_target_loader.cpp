@@ -497,7 +497,7 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"unknown_top_key", "clock_mhz: 100", "clock_mhz: 100\nclock: 3",
                   "cortex-m7.yaml:3:1: error: clock: unknown key 'clock' (did you mean 'clock_mhz'?); allowed keys "
                   "at top level: name, kind, description, clock_mhz, compute, memory, constraints, "
-                  "loop_overhead_cycles"},
+                  "loop_overhead_cycles, calibration"},
         ErrorCase{"unknown_level_key", "    size: 512 KiB", "    size: 512 KiB\n    speed: 3",
                   "cortex-m7.yaml:11:5: error: memory[1].speed: unknown key 'speed'; allowed keys in memory[1]: name, "
                   "size, bandwidth_bytes_per_cycle, latency_cycles, energy_pj_per_byte, buffer_count, dma, banks, row_bytes"},
@@ -583,7 +583,7 @@ INSTANTIATE_TEST_SUITE_P(
                   "first)\n"
                   "cortex-m7.yaml:5:1: error: memories: unknown key 'memories'; allowed keys "
                   "at top level: name, kind, description, clock_mhz, compute, memory, constraints, "
-                  "loop_overhead_cycles"},
+                  "loop_overhead_cycles, calibration"},
         ErrorCase{"memory_empty", "", "name: t\nclock_mhz: 1\ncompute: {macs_per_cycle: {int8: 1}}\nmemory: []\n",
                   "cortex-m7.yaml:4:9: error: memory: expected a list of at least one memory level (outermost first), "
                   "got an empty sequence"},
@@ -868,3 +868,40 @@ INSTANTIATE_TEST_SUITE_P(Targets, MutatedBuiltin, ::testing::Values("cortex-m4",
                              std::replace(s.begin(), s.end(), '-', '_');
                              return s;
                          });
+
+// ---------------------------------------------------------------------------------------------
+// calibration: the instruction model's coefficients (written by loopscope-cli calibrate)
+
+TEST(Calibration, SectionGivesTheCoefficientsAndWhatTheyWereFittedFor)
+{
+    const std::string text = std::string(kMinimal) +
+                             "calibration:\n"
+                             "  compiler: \"arm-none-eabi-gcc 12.2.1, -O2 -mcpu=cortex-m7\"\n"
+                             "  emulator: \"QEMU 7.2, mps2-an500\"\n"
+                             "  date: 2026-12-01\n"
+                             "  schedules: 166\n"
+                             "  coefficients:\n"
+                             "    load: 0.921\n"
+                             "    loop_iteration: 2.006\n";
+    const auto r = parseTarget(text, "cal.yaml");
+    ASSERT_TRUE(r.ok()) << r.errorText();
+    EXPECT_EQ(r->calibration.compiler, "arm-none-eabi-gcc 12.2.1, -O2 -mcpu=cortex-m7");
+    EXPECT_EQ(r->calibration.schedules, 166);
+    EXPECT_EQ(r->calibration.coefficients.size(), 2u);
+    EXPECT_DOUBLE_EQ(r->calibration.coefficients.at("load"), 0.921);
+    EXPECT_EQ(r->calibration.loc.line, 12);
+}
+
+TEST(Calibration, UnknownOrNegativeCoefficientsAreLocatedErrors)
+{
+    const std::string base = std::string(kMinimal) + "calibration:\n  coefficients:\n    load: 1\n";
+    const auto unknown = parseTarget(replaced(base, "    load: 1", "    loads: 1"), "cal.yaml");
+    expectLocatedErrors(unknown, "cal.yaml", "unknown coefficient");
+    EXPECT_NE(unknown.errorText().find("did you mean 'load'"), std::string::npos) << unknown.errorText();
+    EXPECT_NE(unknown.errorText().find("cal.yaml:14:5"), std::string::npos) << unknown.errorText();
+    const auto negative = parseTarget(replaced(base, "load: 1", "load: -0.5"), "cal.yaml");
+    expectLocatedErrors(negative, "cal.yaml", "negative coefficient");
+    EXPECT_NE(negative.errorText().find("calibration.coefficients.load"), std::string::npos) << negative.errorText();
+    // The copies are counted exactly (newlib's memcpy): they take no coefficient.
+    expectLocatedErrors(parseTarget(replaced(base, "load: 1", "memcpy: 1"), "cal.yaml"), "cal.yaml", "copy feature");
+}
