@@ -384,7 +384,7 @@ int runCli(int argc, char** argv, std::ostream& out, std::ostream& err)
 
     auto* targetsCmd = app.add_subcommand("targets", "List the built-in targets");
     // Subcommands in files of their own (tiles_command.cpp, ...), one line each.
-    const std::vector<Subcommand> more = {addTilesCommand(app, out, err), addSearchCommand(app, out, err)};
+    const std::vector<Subcommand> more = {addTilesCommand(app, out, err), addSearchCommand(app, out, err), addCalibrateCommand(app, out, err)};
     WorkspaceCommand workspaceCmd(app, out, err);
 
     if (argc > 1 && argv[1][0] != '-') {

@@ -46,6 +46,9 @@ struct Subcommand {
 /// iteration of the outer loops (tiles_command.cpp).
 Subcommand addTilesCommand(CLI::App& app, std::ostream& out, std::ostream& err);
 int runTiles(const std::string& schedule, bool json, std::ostream& out, std::ostream& err);
+/// `calibrate TARGET`: measures example and random schedules on qemu and fits the instruction
+/// model's coefficients for the target (calibrate_command.cpp).
+Subcommand addCalibrateCommand(CLI::App& app, std::ostream& out, std::ostream& err);
 
 /// Parses argv and dispatches (what main() does).
 int runCli(int argc, char** argv, std::ostream& out, std::ostream& err);

@@ -10,14 +10,6 @@ using sched::Primitive;
 using sched::Program;
 using sched::Step;
 
-uint64_t Rng::next()
-{
-    uint64_t z = (m_state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 namespace {
 
 std::vector<int> liveStages(const Program& p)

@@ -1,0 +1,297 @@
+// `loopscope-cli calibrate TARGET`: measures the example schedules and random hand-style schedules
+// on qemu, fits the instruction model's coefficients for the target (analysis/calibration.h) and
+// can write them into the target file's `calibration:` section; with --check it only reports how
+// well the target's current coefficients predict the measured instructions.
+#include "commands.h"
+
+#include "analysis/calibration.h"
+#include "analysis/cost_report.h"
+#include "codegen/c_codegen.h"
+#include "codegen/measure.h"
+#include "codegen/measure_batch.h"
+#include "lower/loop_nest.h"
+#include "sched/random_tiling.h"
+#include "sched/schedule_file.h"
+#include "target_loader.h"
+
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+namespace loopscope::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Options {
+    std::string target;
+    int schedules = 150;
+    uint64_t seed = 0;
+    std::string examples;
+    std::string write;
+    bool check = false;
+    int jobs = 2;
+    std::string keep;
+};
+
+/// The examples folder: as given, else ./examples, else the source tree's.
+std::string examplesDir(const std::string& given)
+{
+    if (!given.empty())
+        return given;
+    if (fs::is_directory("examples/kernels"))
+        return "examples";
+#ifdef LOOPSCOPE_SOURCE_DIR
+    if (fs::is_directory(std::string(LOOPSCOPE_SOURCE_DIR) + "/examples/kernels"))
+        return std::string(LOOPSCOPE_SOURCE_DIR) + "/examples";
+#endif
+    return "examples";
+}
+
+/// The first line a tool prints for --version ("" when it does not run).
+std::string toolVersion(const std::string& tool)
+{
+    std::string out;
+    if (codegen::detail::runCaptured(tool + " --version 2>/dev/null", out) != 0)
+        return "";
+    return out.substr(0, out.find('\n'));
+}
+
+struct Case {
+    std::string name;
+    lower::LoopNest nest;
+    analysis::InsnFeatures features;
+    bool example = false;
+};
+
+/// A schedule worth measuring: it fits the target and its C stays a reasonable size.
+bool usable(const lower::LoopNest& nest, const analysis::CostReport& r)
+{
+    return !r.hasErrors() && r.macs > 0 && codegen::generateSource(nest).size() < 300000;
+}
+
+std::string percent(double v)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f%%", 100 * v);
+    return buf;
+}
+
+/// Replaces (or appends) the top-level `calibration:` block of a target file's text, with the
+/// comment lines calibrate writes above it.
+std::string withCalibration(const std::string& text, const std::string& block)
+{
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);)
+        lines.push_back(line);
+    size_t at = lines.size(), end = lines.size();
+    for (size_t i = 0; i < lines.size(); ++i)
+        if (lines[i].rfind("calibration:", 0) == 0) {
+            at = i;
+            end = i + 1;
+            while (end < lines.size() && (lines[end].empty() || lines[end][0] == ' '))
+                ++end;
+            while (at > 0 && (lines[at - 1].rfind("# Instruction model coefficients", 0) == 0 || lines[at - 1].rfind("#   loopscope-cli calibrate", 0) == 0))
+                --at;
+            break;
+        }
+    std::string out;
+    for (size_t i = 0; i < at; ++i)
+        out += lines[i] + "\n";
+    if (at == lines.size() && !out.empty() && out.substr(out.size() - 2) != "\n\n")
+        out += "\n";
+    out += block;
+    if (end < lines.size())
+        out += "\n";
+    for (size_t i = end; i < lines.size(); ++i)
+        out += lines[i] + "\n";
+    return out;
+}
+
+int runCalibrate(const Options& o, std::ostream& out, std::ostream& err)
+{
+    auto t = hw::resolveTarget(o.target, "");
+    if (!t) {
+        err << t.errorText() << "\n";
+        return kExitBadInput;
+    }
+    auto target = std::make_shared<const hw::Target>(*t);
+    codegen::Measurement probe;
+    if (codegen::detail::qemuCore(target->name, probe).empty()) {
+        err << "calibrate: " << probe.error << "\n";
+        return kExitBadInput;
+    }
+    const std::string examples = examplesDir(o.examples);
+    std::vector<Case> cases;
+    auto add = [&](const std::string& name, const sched::Program& p, bool example) {
+        lower::LoopNest nest = lower::lower(p);
+        const analysis::CostReport r = analysis::analyze(nest, *target);
+        if (!usable(nest, r))
+            return false;
+        cases.push_back({name, std::move(nest), r.instructions.features, example});
+        return true;
+    };
+    std::vector<fs::path> files;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(examples + "/schedules", ec))
+        if (e.path().string().ends_with(".sched.yaml"))
+            files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) {
+        auto opened = sched::openSchedule(f.string(), [](const std::string& n, const std::string& d) { return hw::resolveTarget(n, d); });
+        if (!opened)
+            continue;
+        auto replayed = sched::replay(opened->program.kernel, target, opened->program.trace);
+        if (replayed.ok())
+            add(f.filename().string(), replayed.program(), true);
+    }
+    const size_t exampleCount = cases.size();
+    int drawn = 0;
+    for (uint64_t n = o.seed; drawn < o.schedules && n < o.seed + static_cast<uint64_t>(o.schedules) * 4; ++n) {
+        std::optional<sched::Program> p = sched::randomTiling(n, examples + "/kernels", target);
+        if (p && add("random #" + std::to_string(n), *p, false))
+            ++drawn;
+    }
+    if (cases.empty()) {
+        err << "calibrate: no schedules to measure (examples in " << examples << "?)\n";
+        return kExitBadInput;
+    }
+    out << "measuring " << exampleCount << " example and " << drawn << " random schedules on " << probe.machine << "...\n" << std::flush;
+    std::vector<const lower::LoopNest*> nests;
+    for (const Case& c : cases)
+        nests.push_back(&c.nest);
+    codegen::BatchOptions batch;
+    batch.jobs = o.jobs;
+    if (!o.keep.empty()) {
+        batch.keepDirectory = o.keep;
+        batch.profile = true;
+    }
+    const std::vector<codegen::Measurement> measured = codegen::measureBatchOnQemu(nests, target->name, batch);
+    std::vector<analysis::CalibrationSample> samples;
+    for (size_t i = 0; i < cases.size(); ++i) {
+        if (!measured[i].ok) {
+            err << "calibrate: " << cases[i].name << ": " << measured[i].error.substr(0, 2000) << "\n";
+            return kExitBadInput;
+        }
+        samples.push_back({cases[i].name, cases[i].features, measured[i].kernelInstructions, measured[i].copyInstructions});
+    }
+    if (!o.keep.empty()) {
+        std::ofstream list(o.keep + "/schedules.txt", std::ios::trunc);
+        for (size_t i = 0; i < cases.size(); ++i)
+            list << "lsk" << i << " " << cases[i].name << " predicted " << analysis::predictInstructions(cases[i].features, *target).predicted << " measured "
+                 << measured[i].kernelInstructions + measured[i].copyInstructions << "\n";
+        out << "kept the build in " << o.keep << " (schedules.txt: which kernel is which)\n";
+    }
+    auto report = [&](const char* what, const analysis::PredictionStats& s) {
+        out << what << ": median error " << percent(s.median) << ", 95th percentile " << percent(s.p95) << ", worst " << percent(s.worst)
+            << ", Spearman " << s.spearman << " (" << s.count << " schedules)\n";
+    };
+    if (o.check) {
+        std::vector<double> predicted, actual;
+        for (const auto& s : samples) {
+            predicted.push_back(static_cast<double>(analysis::predictInstructions(s.features, *target).predicted));
+            actual.push_back(static_cast<double>(s.kernel + s.copies));
+        }
+        report("prediction (kernel + copies)", analysis::predictionStats(predicted, actual));
+        std::vector<double> ep(predicted.begin(), predicted.begin() + static_cast<std::ptrdiff_t>(exampleCount));
+        std::vector<double> ea(actual.begin(), actual.begin() + static_cast<std::ptrdiff_t>(exampleCount));
+        report("  examples", analysis::predictionStats(ep, ea));
+        std::vector<double> rp(predicted.begin() + static_cast<std::ptrdiff_t>(exampleCount), predicted.end());
+        std::vector<double> ra(actual.begin() + static_cast<std::ptrdiff_t>(exampleCount), actual.end());
+        report("  random", analysis::predictionStats(rp, ra));
+        for (size_t i = 0; i < samples.size(); ++i)
+            if (actual[i] > 0 && std::fabs(predicted[i] - actual[i]) / actual[i] > 0.10)
+                out << "  " << samples[i].name << ": predicted " << static_cast<long long>(predicted[i]) << ", measured " << static_cast<long long>(actual[i]) << " ("
+                    << percent((predicted[i] - actual[i]) / actual[i]) << ")\n";
+        return kExitOk;
+    }
+    const analysis::CalibrationFit fit = analysis::fitInstructionCoefficients(samples, *target);
+    report("before", fit.before);
+    report("after", fit.after);
+    const std::string gcc = toolVersion("arm-none-eabi-gcc");
+    const std::string qemu = toolVersion("qemu-system-arm");
+    char date[16];
+    const std::time_t now = std::time(nullptr);
+    std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
+    std::ostringstream block;
+    block << "calibration:\n"
+          << "  compiler: \"" << gcc << ", -O2 -mcpu=" << (target->name == "cortex-m4" ? "cortex-m4" : "cortex-m7") << " (the export harness)\"\n"
+          << "  emulator: \"" << qemu << ", " << probe.machine << "\"\n"
+          << "  date: " << date << "\n"
+          << "  schedules: " << samples.size() << "\n"
+          << "  coefficients:\n";
+    for (int i = 0; i < analysis::kInsnFeatureCount; ++i) {
+        const auto f = static_cast<analysis::InsnFeature>(i);
+        if (analysis::insnFeatureIsCopy(f))
+            continue;
+        char value[32];
+        std::snprintf(value, sizeof value, "%.3f", fit.coefficients.at(analysis::insnFeatureName(f)));
+        block << "    " << analysis::insnFeatureName(f) << ": " << value << "\n";
+    }
+    const std::string comment = "# Instruction model coefficients (docs/cost-model.md): fitted on qemu by\n#   loopscope-cli calibrate " + o.target
+        + " --schedules " + std::to_string(o.schedules) + " --seed " + std::to_string(o.seed) + "\n";
+    if (o.write.empty()) {
+        out << "\n" << comment << block.str();
+        return kExitOk;
+    }
+    std::ifstream in(o.write);
+    if (!in) {
+        err << "calibrate: cannot read " << o.write << "\n";
+        return kExitBadInput;
+    }
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string updated = withCalibration(text.str(), comment + block.str());
+    // The file must still load (and describe the same target).
+    auto check = hw::parseTarget(updated, o.write);
+    if (!check) {
+        err << "calibrate: the updated file would not load:\n" << check.errorText() << "\n";
+        return kExitBadInput;
+    }
+    const std::string tmp = o.write + ".calibrate-tmp";
+    {
+        std::ofstream f(tmp, std::ios::trunc);
+        f << updated;
+        if (!f) {
+            err << "calibrate: cannot write " << tmp << "\n";
+            return kExitBadInput;
+        }
+    }
+    fs::rename(tmp, o.write, ec);
+    if (ec) {
+        err << "calibrate: cannot replace " << o.write << ": " << ec.message() << "\n";
+        return kExitBadInput;
+    }
+    out << "wrote the calibration section of " << o.write << "\n";
+    return kExitOk;
+}
+
+} // namespace
+
+Subcommand addCalibrateCommand(CLI::App& app, std::ostream& out, std::ostream& err)
+{
+    auto o = std::make_shared<Options>();
+    CLI::App* cmd = app.add_subcommand("calibrate", "Measure example and random schedules on qemu and fit the instruction model's coefficients "
+                                                    "for a Cortex-M target (cortex-m7, cortex-m4)");
+    cmd->add_option("TARGET", o->target, "a built-in target name or a target file")->required();
+    cmd->add_option("--schedules", o->schedules, "random schedules besides the examples (default 150)");
+    cmd->add_option("--seed", o->seed, "number of the first random schedule (default 0)");
+    cmd->add_option("--examples", o->examples, "the examples folder (kernels/, schedules/); default ./examples");
+    cmd->add_option("--write", o->write, "target file to write the calibration section into (the target's own file, e.g. hwdesc/targets/cortex-m7.yaml)");
+    cmd->add_flag("--check", o->check, "fit nothing: report how well the target's coefficients predict the measured instructions");
+    cmd->add_option("--jobs", o->jobs, "parallel compiler processes (default 2)");
+    cmd->add_option("--keep", o->keep, "build in this folder and keep the kernels' C, the images and a profile of how often each instruction ran "
+                                       "(where a prediction goes wrong)");
+    return {cmd, [o, &out, &err] { return runCalibrate(*o, out, err); }};
+}
+
+} // namespace loopscope::cli
