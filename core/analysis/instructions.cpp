@@ -56,6 +56,7 @@ constexpr FeatureInfo kFeatures[] = {
     {InsnFeature::OuterStream, "outer_stream", "address", 1},
     {InsnFeature::IndexOp, "index_op", "address", 2},
     {InsnFeature::Guard, "guard", "guards", 2},
+    {InsnFeature::GuardFlag, "guard_flag", "guards", 1},
     {InsnFeature::Requantize, "requantize", "requantize", 20},
     {InsnFeature::DspWord, "dsp_word", "loads", 1},
     {InsnFeature::DspUnpack, "dsp_unpack", "alu", 1},
@@ -559,10 +560,52 @@ private:
         return total / static_cast<double>(combos);
     }
 
+    /// The innermost loop the compiled code keeps around the current statement (nullptr: none).
+    const Enclosing* innermostKept() const
+    {
+        for (size_t i = m_enclosing.size(); i-- > 0;)
+            if (m_enclosing[i].code >= 0)
+                return &m_enclosing[i];
+        return nullptr;
+    }
+
     void guard(const Stmt& s, double n)
     {
         double checks = 0;
+        // A condition is evaluated once per value of the loop counters it reads: the copies of
+        // an unrolled loop it does not read share one evaluation (GCC's CSE), and one that does
+        // not change in the loop the code keeps around it is evaluated where that loop is
+        // entered and tested in a register on every execution (loop-invariant motion).
+        bool flagTested = false;
+        double flagTests = 0;
+        std::vector<int> slots;
         for (const Cond& c : s.conds) {
+            slots.clear();
+            for (IndexId e : {c.expr, c.lo, c.hi})
+                if (e != kNoIndex)
+                    m_n.index.slotsOf(e, slots);
+            auto reads = [&](int slot) { return std::find(slots.begin(), slots.end(), slot) != slots.end(); };
+            double shared = 1;  // copies of unrolled loops inside the innermost kept loop it does not read
+            bool hoisted = false;
+            for (size_t i = m_enclosing.size(); i-- > 0;) {
+                const Enclosing& e = m_enclosing[i];
+                if (e.code >= 0) {
+                    hoisted = e.trips > 1 && !reads(e.slot);
+                    if (hoisted)
+                        shared *= static_cast<double>(e.trips);
+                    break;
+                }
+                if (!reads(e.slot))
+                    shared *= static_cast<double>(std::max<int64_t>(1, e.trips));
+            }
+            if (hoisted || shared > 1) {
+                m_f[InsnFeature::Guard] += n / shared * checksPerExecution(c);
+                if (hoisted) {
+                    flagTested = true;
+                    flagTests = n;
+                }
+                continue;
+            }
             checks += checksPerExecution(c);
             // The checked expression advances with the loops it depends on (an induction variable
             // of its own), or is computed where its division or minimum changes.
@@ -591,6 +634,8 @@ private:
             }
         }
         m_f[InsnFeature::Guard] += n * checks;
+        if (flagTested)
+            m_f[InsnFeature::GuardFlag] += flagTests;
         m_conds.insert(m_conds.end(), s.conds.begin(), s.conds.end());
         body(s);
         m_conds.resize(m_conds.size() - s.conds.size());

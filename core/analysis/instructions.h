@@ -37,6 +37,7 @@ enum class InsnFeature {
     OuterStream,    ///< an iteration of a loop times a pointer advanced for the loops inside it
     IndexOp,        ///< a division or modulo of a fused loop recomputed in an index
     Guard,          ///< a bound checked by a guard (partial tile, padding, producer region)
+    GuardFlag,      ///< a guard invariant in the loop around it: GCC computes it at the loop's entry and tests a register
     Requantize,     ///< one requantization (ls_requantize and the clamp)
     DspWord,        ///< a word load of packed int8 or int16 lanes
     DspUnpack,      ///< SXTAB16/SXTB16 unpacking
