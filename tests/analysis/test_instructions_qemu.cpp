@@ -1,0 +1,203 @@
+// The instruction model against the emulator (issue 11): every example schedule and 60 random
+// hand-style schedules (sched/random_tiling.h: int8, int16 and float kernels, DSP and plain
+// paths, partial tiles, caches, unrolled bodies; other seeds than calibration's) are exported,
+// compiled into one firmware image per core with the export harness's compiler and flags, and
+// counted on qemu's Cortex-M7 and Cortex-M4 (kernel and default-DMA-hook copies).
+//
+// The issue's goals: the predicted total within 10% of the measured one for every example; over
+// the random schedules a median error of at most 5%, a 95th percentile of at most 10% and no
+// schedule worse than 25%; a Spearman rank correlation of at least 0.95 over all of them.
+// NOT ALL MET YET. What this suite holds the model to is what it reaches today (default
+// coefficients, arm-none-eabi-gcc 12.2.1, qemu 7.2), so that it cannot get worse unnoticed:
+//   - the copies (default DMA hooks) predicted exactly, to one instruction per hook call (measured:
+//     off by 0 to 32 instructions, at most 0.8%);
+//   - Spearman >= 0.98 over all (met: 0.989; the issue asks 0.95);
+//   - every example within 10% except the four in kExampleBounds, each within the bound it
+//     reaches (the issue's 10% is not met by them: see docs/cost-model.md);
+//   - random schedules: median, p95 and worst within kRandomBounds (measured 2026-12-02:
+//     M7 7.5% / 27.8% / 84.4%, M4 7.7% / 30.0% / 84.5%; the issue asks 5% / 10% / 25%).
+// Tighten the bounds as the model improves; the goal is the issue's figures.
+// Needs arm-none-eabi-gcc and qemu-system-arm (./test.sh installs them); installs nothing.
+#include "support/test_paths.h"
+
+#include "analysis/calibration.h"
+#include "analysis/cost_report.h"
+#include "codegen/c_codegen.h"
+#include "codegen/c_decisions.h"
+#include "codegen/measure_batch.h"
+#include "lower/loop_nest.h"
+#include "sched/random_tiling.h"
+#include "sched/schedule_file.h"
+#include "target_loader.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <sstream>
+
+using namespace loopscope;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// The first random schedule the suite uses; calibration draws from 0 up.
+constexpr uint64_t kFirstSchedule = 100000;
+constexpr int kRandomSchedules = 60;
+/// The issue's bound for an example schedule.
+constexpr double kExampleGoal = 0.10;
+/// Examples the model does not yet predict within kExampleGoal, with the bound each reaches on
+/// both cores (measured M7 / M4 error in the comment). Why: docs/cost-model.md.
+const std::map<std::string, double> kExampleBounds = {
+    {"conv2d_int8_tiled.sched.yaml", 0.30},     // -28.5% / -28.5%: GCC spills in one unrolled copy
+    {"conv2d_s2_int8_tiled.sched.yaml", 0.36},  // -33.4% / -34.9%
+    {"matmul_f32_tiled.sched.yaml", 0.12},      // -11.3% / -11.3%
+    {"conv2d_int8_dsp.sched.yaml", 0.15},       //  -9.7% / -13.8%
+};
+/// What the random schedules reach today (the issue: median 5%, p95 10%, worst 25%).
+struct RandomBounds {
+    double median, p95, worst;
+};
+constexpr RandomBounds kRandomBounds{0.08, 0.31, 0.86};
+/// Spearman over all schedules (the issue: 0.95).
+constexpr double kSpearmanBound = 0.98;
+
+struct Case {
+    std::string name;
+    lower::LoopNest nest;
+    analysis::CostReport report;
+    bool example = false;
+};
+
+/// What the random schedules cover, so that the suite says it checks them all.
+struct Coverage {
+    std::set<std::string> dtypes;
+    int dsp = 0, plain = 0, partialTiles = 0, caches = 0, unrolled = 0;
+
+    void add(const lower::LoopNest& n)
+    {
+        dtypes.insert(ir::dtypeName(n.kernel->tensors[n.kernel->stages.back().loads()[0].tensor].dtype));
+        bool anyDsp = false, guards = false, unroll = false;
+        for (const auto& s : n.stmts) {
+            anyDsp = anyDsp || (s.kind == lower::Stmt::Kind::For && codegen::dspLoop(n, s));
+            unroll = unroll || (s.kind == lower::Stmt::Kind::For && s.loopKind == sched::LoopKind::Unrolled && s.extent > 1);
+            if (s.kind == lower::Stmt::Kind::If)
+                for (const auto& c : s.conds)
+                    guards = guards || c.why == lower::Cond::Why::PartialTile;
+        }
+        (anyDsp ? dsp : plain) += 1;
+        partialTiles += guards ? 1 : 0;
+        unrolled += unroll ? 1 : 0;
+        caches += std::any_of(n.buffers.begin(), n.buffers.end(), [](const lower::Buffer& b) { return b.role == lower::Buffer::Role::Cache; }) ? 1 : 0;
+    }
+};
+
+std::vector<Case> cases(const std::shared_ptr<const hw::Target>& target, Coverage& coverage)
+{
+    std::vector<Case> out;
+    auto add = [&](const std::string& name, const sched::Program& p, bool example) {
+        lower::LoopNest nest = lower::lower(p);
+        analysis::CostReport r = analysis::analyze(nest, *target);
+        if (!example && (r.hasErrors() || codegen::generateSource(nest).size() > 300000))
+            return false;
+        out.push_back({name, std::move(nest), std::move(r), example});
+        return true;
+    };
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(test::sourceDir() + "/examples/schedules"))
+        files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) {
+        auto o = sched::openSchedule(f.string(), [](const std::string& n, const std::string& d) { return hw::resolveTarget(n, d); });
+        EXPECT_TRUE(o.ok()) << o.errorText();
+        if (!o)
+            continue;
+        if (o->program.target->kind == "accelerator")
+            continue;  // a Gemmini schedule: no Cortex-M code to predict
+        auto r = sched::replay(o->program.kernel, target, o->program.trace);
+        EXPECT_TRUE(r.ok()) << f;
+        if (r.ok())
+            add(f.filename().string(), r.program(), true);
+    }
+    int drawn = 0;
+    for (uint64_t n = kFirstSchedule; drawn < kRandomSchedules && n < kFirstSchedule + 1000; ++n) {
+        std::optional<sched::Program> p = sched::randomTiling(n, test::sourceDir() + "/examples/kernels", target);
+        if (p && add("random #" + std::to_string(n), *p, false)) {
+            coverage.add(out.back().nest);
+            ++drawn;
+        }
+    }
+    EXPECT_EQ(drawn, kRandomSchedules);
+    return out;
+}
+
+class InstructionsOnQemu : public ::testing::TestWithParam<const char*> {};
+
+} // namespace
+
+TEST_P(InstructionsOnQemu, PredictedTotalsMatchTheEmulator)
+{
+    const std::shared_ptr<const hw::Target> target = test::builtinTarget(GetParam());
+    ASSERT_TRUE(target);
+    Coverage coverage;
+    const std::vector<Case> all = cases(target, coverage);
+    // The random schedules exercise what the issue names.
+    EXPECT_EQ(coverage.dtypes, (std::set<std::string>{"int8", "int16", "float32"}));
+    EXPECT_GE(coverage.dsp, 5);
+    EXPECT_GE(coverage.plain, 5);
+    EXPECT_GE(coverage.partialTiles, 5);
+    EXPECT_GE(coverage.caches, 5);
+    EXPECT_GE(coverage.unrolled, 5);
+
+    std::vector<const lower::LoopNest*> nests;
+    for (const Case& c : all)
+        nests.push_back(&c.nest);
+    const std::vector<codegen::Measurement> measured = codegen::measureBatchOnQemu(nests, target->name);
+    ASSERT_EQ(measured.size(), all.size());
+
+    std::vector<double> predicted, actual, randomPredicted, randomActual;
+    std::ostringstream table;
+    int examples = 0, examplesWithinGoal = 0;
+    for (size_t i = 0; i < all.size(); ++i) {
+        ASSERT_TRUE(measured[i].ok) << all[i].name << ": " << measured[i].error.substr(0, 3000);
+        const analysis::InstructionReport& in = all[i].report.instructions;
+        const double m = static_cast<double>(measured[i].kernelInstructions + measured[i].copyInstructions);
+        const double p = static_cast<double>(in.predicted);
+        const double error = (p - m) / m;
+        predicted.push_back(p);
+        actual.push_back(m);
+        char line[256];
+        std::snprintf(line, sizeof line, "%-42s predicted %11.0f  measured %11.0f (kernel %lld, copies %lld)  %+6.1f%%\n", all[i].name.c_str(), p, m,
+                      measured[i].kernelInstructions, measured[i].copyInstructions, 100 * error);
+        table << line;
+        // The default DMA hooks' copies are counted exactly, up to one instruction per hook call.
+        EXPECT_NEAR(static_cast<double>(in.copies), static_cast<double>(measured[i].copyInstructions), in.features[analysis::InsnFeature::HookCall] + 0.5)
+            << all[i].name << " on " << target->name << ": copies";
+        if (all[i].example) {
+            const auto known = kExampleBounds.find(all[i].name);
+            const double bound = known == kExampleBounds.end() ? kExampleGoal : known->second;
+            EXPECT_LE(std::fabs(error), bound) << all[i].name << " on " << target->name << ": " << line;
+            examplesWithinGoal += std::fabs(error) <= kExampleGoal ? 1 : 0;
+            ++examples;
+        } else {
+            randomPredicted.push_back(p);
+            randomActual.push_back(m);
+        }
+    }
+    const analysis::PredictionStats random = analysis::predictionStats(randomPredicted, randomActual);
+    const analysis::PredictionStats everything = analysis::predictionStats(predicted, actual);
+    std::printf("%s", table.str().c_str());
+    std::printf("%s: random schedules: median %.1f%%, p95 %.1f%%, worst %.1f%%; Spearman over all %.4f\n", target->name.c_str(), 100 * random.median,
+                100 * random.p95, 100 * random.worst, everything.spearman);
+    std::printf("%s: %d of %d examples within the issue's %.0f%%\n", target->name.c_str(), examplesWithinGoal, examples, 100 * kExampleGoal);
+    EXPECT_LE(random.median, kRandomBounds.median);
+    EXPECT_LE(random.p95, kRandomBounds.p95);
+    EXPECT_LE(random.worst, kRandomBounds.worst);
+    EXPECT_GE(everything.spearman, kSpearmanBound);
+}
+
+INSTANTIATE_TEST_SUITE_P(Cores, InstructionsOnQemu, ::testing::Values("cortex-m7", "cortex-m4"),
+                         [](const ::testing::TestParamInfo<const char*>& i) { return std::string(i.param) == "cortex-m7" ? "M7" : "M4"; });
