@@ -4,6 +4,7 @@
 #include "analysis/cost_report.h"
 
 #include <QHelpEvent>
+#include <QLocale>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
@@ -260,6 +261,11 @@ void MemoryView::relayout()
         if (row.over)
             row.overflow = tr("+%1 over").arg(formatBytes(used - cap));
         row.titleRect = QRectF(left, y, fullWidth, kTitleHeight);
+        if (layoutRows(static_cast<int>(l), row, left, fullWidth, y)) {
+            m_rows.push_back(row);
+            y += kRowGap;
+            continue;
+        }
         y += kTitleHeight;
         // Bar width = capacity; past it the overflow, scaled alike (but kept readable).
         qreal capWidth = fullWidth;
@@ -321,6 +327,99 @@ void MemoryView::relayout()
         y += kRowGap;
     }
     m_legendY = y;
+}
+
+bool MemoryView::layoutRows(int level, LevelRow& row, qreal left, qreal fullWidth, qreal& y)
+{
+    const analysis::CostReport& r = *m_snapshot.report;
+    if (!r.array)
+        return false;
+    const analysis::RowLevel* rl = nullptr;
+    for (const analysis::RowLevel& candidate : r.array->levels)
+        if (candidate.name == r.levels[level].name)
+            rl = &candidate;
+    if (!rl || rl->rows <= 0)
+        return false;
+    const int64_t cap = rl->rows;
+    const int64_t used = rl->peakRows;
+    const QLocale en(QLocale::English);
+    row.over = used > cap;
+    row.text = tr("%1  %2 of %3 rows (%4) · %5 banks × %6 × %7 B")
+                   .arg(row.name, en.toString(qlonglong(used)), en.toString(qlonglong(cap)), percentText(double(used) / double(cap)))
+                   .arg(rl->banks)
+                   .arg(en.toString(qlonglong(cap / std::max(1, rl->banks))))
+                   .arg(rl->rowBytes);
+    if (row.over)
+        row.overflow = tr("+%1 rows over").arg(en.toString(qlonglong(used - cap)));
+    y += kTitleHeight;
+    qreal capWidth = fullWidth;
+    if (row.over)
+        capWidth = fullWidth * std::min(double(cap) / double(used), 1.0 - kOverflowMinShare);
+    const qreal scale = capWidth / double(cap);
+    const qreal overScale = row.over ? (fullWidth - capWidth) / double(used - cap) : 0;
+    auto xOf = [&](int64_t rows) { return rows <= cap ? left + rows * scale : left + capWidth + (rows - cap) * overScale; };
+    row.capacityX = left + capWidth;
+    qreal drawnEnd = row.capacityX;
+    const size_t first = m_segments.size();
+    for (const analysis::RowBlock& b : r.array->rowBlocks) {
+        if (b.level != rl->name)
+            continue;
+        Segment s;
+        s.level = level;
+        s.buffer = -1;
+        s.rows = true;
+        s.name = QString::fromStdString(b.buffer);
+        s.tensor = QString::fromStdString(b.tensor);
+        s.doubleBuffered = b.doubleBuffered;
+        s.step = stepOfBuffer(s.name, level);
+        s.highlighted = loopMatches(QString::fromStdString(b.loop));
+        const int64_t rows = b.rows * (b.doubleBuffered ? 2 : 1);
+        const qreal x0 = xOf(b.baseRow);
+        s.rect = QRectF(x0, y, std::max(xOf(b.baseRow + rows) - x0, kMinSegment), kBarHeight);
+        s.label = s.name + (b.doubleBuffered ? QStringLiteral(" ×2 ") : QStringLiteral(" ")) + tr("%n row(s)", nullptr, int(rows));
+        QStringList tip;
+        tip << tr("%1 — buffer of %2 (%3)").arg(s.name, s.tensor, row.name);
+        tip << (b.doubleBuffered ? tr("rows %1-%2 and %3-%4 (double buffer: two halves of %5 rows)")
+                                       .arg(b.baseRow).arg(b.baseRow + b.rows - 1).arg(b.baseRow + b.rows).arg(b.baseRow + 2 * b.rows - 1).arg(b.rows)
+                                 : tr("rows %1-%2 (%3 rows)").arg(b.baseRow).arg(b.baseRow + b.rows - 1).arg(b.rows));
+        tip << (b.bank == b.lastBank ? tr("bank %1").arg(b.bank) : tr("banks %1-%2").arg(b.bank).arg(b.lastBank));
+        tip << (b.loop.empty() || b.loop == "root" ? tr("lives for the whole program (root)")
+                                                   : tr("lives in the body of loop %1").arg(QString::fromStdString(b.loop)));
+        if (s.step >= 0 && m_snapshot.program && s.step < static_cast<int>(m_snapshot.program->trace.size()))
+            tip << tr("placed by step %1: %2 (click to select it)").arg(s.step + 1).arg(QString::fromStdString(sched::describe(m_snapshot.program->trace[s.step])));
+        s.toolTip = tip.join(QLatin1Char('\n'));
+        drawnEnd = std::max(drawnEnd, s.rect.right());
+        if (std::find(m_legend.begin(), m_legend.end(), s.tensor) == m_legend.end())
+            m_legend.push_back(s.tensor);
+        m_segments.push_back(s);
+    }
+    const int64_t perBank = cap / std::max(1, rl->banks);
+    for (int k = 1; k < rl->banks; ++k)
+        row.bankX.push_back(xOf(perBank * k));
+    row.bar = QRectF(left, y, drawnEnd - left, kBarHeight);
+    row.usedX = xOf(used);
+    y += kBarHeight;
+    if (used > 0 && !row.over && double(used) < kZoomBelowShare * double(cap)) {
+        // The rows in use, magnified (with the bank boundaries that fall among them).
+        row.zoom = QRectF(left, y + kZoomGap, fullWidth, kZoomHeight);
+        const qreal zs = fullWidth / double(used);
+        for (size_t i = first; i < m_segments.size(); ++i) {
+            Segment& s = m_segments[i];
+            const qreal x0 = left + (s.rect.left() - left) / scale * zs;
+            s.zoomRect = QRectF(x0, row.zoom.top(), std::max(s.rect.width() / scale * zs, kMinSegment), kZoomHeight);
+        }
+        for (int k = 1; k < rl->banks; ++k)
+            if (perBank * k < used)
+                row.zoomBankX.push_back(left + perBank * k * zs);
+        y += kZoomGap + kZoomHeight;
+    }
+    return true;
+}
+
+int MemoryView::bankLines(const QString& level) const
+{
+    const LevelRow* r = row(level);
+    return r ? static_cast<int>(r->bankX.size()) : 0;
 }
 
 QSize MemoryView::sizeHint() const
@@ -408,7 +507,10 @@ void MemoryView::paintEvent(QPaintEvent*)
         // Title: level name and used/capacity; the overflow amount in red on the right.
         p.setFont(bold);
         p.setPen(text);
-        p.drawText(row.titleRect, Qt::AlignLeft | Qt::AlignVCenter, row.text);
+        // A narrow dock elides the title (levelText() and the tooltips keep it whole).
+        const QFontMetricsF fm(bold);
+        const qreal room = row.titleRect.width() - (row.over ? fm.horizontalAdvance(row.overflow) + 8 : 0);
+        p.drawText(row.titleRect, Qt::AlignLeft | Qt::AlignVCenter, fm.elidedText(row.text, Qt::ElideRight, room));
         if (row.over) {
             p.setPen(overRed);
             p.drawText(row.titleRect, Qt::AlignRight | Qt::AlignVCenter, row.overflow);
@@ -444,6 +546,15 @@ void MemoryView::paintEvent(QPaintEvent*)
         drawSegment(s, s.rect);
         if (!s.zoomRect.isEmpty())
             drawSegment(s, s.zoomRect);
+    }
+
+    // Banks of a row-addressed level: dashed lines across the bar (and the magnified strip).
+    p.setPen(QPen(palette().color(QPalette::Text), 1, Qt::DashLine));
+    for (const LevelRow& row : m_rows) {
+        for (qreal x : row.bankX)
+            p.drawLine(QPointF(x, row.bar.top() - 3), QPointF(x, row.bar.bottom() + 3));
+        for (qreal x : row.zoomBankX)
+            p.drawLine(QPointF(x, row.zoom.top() - 3), QPointF(x, row.zoom.bottom() + 3));
     }
 
     // Overflow: everything past the capacity line in red (the amount is in the title).
@@ -552,8 +663,12 @@ QString MemoryView::bufferAt(const QPointF& pos) const
 
 QString MemoryView::toolTipAt(const QPointF& pos) const
 {
-    const Segment* s = segmentAt(pos);
-    return s ? s->toolTip : QString();
+    if (const Segment* s = segmentAt(pos))
+        return s->toolTip;
+    for (const LevelRow& row : m_rows)  // a title, whole (a narrow dock elides it)
+        if (row.titleRect.contains(pos))
+            return row.text;
+    return QString();
 }
 
 QRectF MemoryView::bufferRect(const QString& level, const QString& buffer) const
@@ -571,6 +686,8 @@ bool MemoryView::event(QEvent* event)
         if (const Segment* s = segmentAt(help->pos())) {
             QRectF area = s->zoomRect.contains(help->pos()) ? s->zoomRect : s->rect;
             QToolTip::showText(help->globalPos(), s->toolTip, this, area.toAlignedRect());
+        } else if (const QString title = toolTipAt(help->pos()); !title.isEmpty()) {
+            QToolTip::showText(help->globalPos(), title, this);
         } else {
             QToolTip::hideText();
             event->ignore();

@@ -34,6 +34,8 @@ public:
     QString bufferAt(const QPointF& pos) const;
     /// The tooltip shown at a point ("" when none).
     QString toolTipAt(const QPointF& pos) const;
+    /// Bank boundaries drawn in a level's bar (row-addressed levels), left to right.
+    int bankLines(const QString& level) const;
     /// Where a buffer of a level is drawn: in the magnified strip when its level has one
     /// (small contents of a large level), else in the bar; empty when it is not drawn.
     QRectF bufferRect(const QString& level, const QString& buffer) const;
@@ -65,6 +67,7 @@ private:
         int step = -1;
         bool doubleBuffered = false;
         bool highlighted = false;
+        bool rows = false;          ///< placed by rows (a row-addressed level of a PE array)
     };
     struct LevelRow {
         QString name;
@@ -76,9 +79,14 @@ private:
         bool over = false;
         QRectF zoom;                ///< the used part magnified (empty: not needed)
         qreal usedX = 0;            ///< x where the used part ends in the bar
+        std::vector<qreal> bankX;   ///< row-addressed level: x of each boundary between banks
+        std::vector<qreal> zoomBankX;  ///< the same in the magnified strip
     };
 
     void relayout();
+    /// A row-addressed level (Gemmini's scratchpad and accumulator, with an array report): the
+    /// buffers at the rows they occupy, the banks marked; false when `level` is not one.
+    bool layoutRows(int level, LevelRow& row, qreal left, qreal fullWidth, qreal& y);
     int stepOfBuffer(const QString& name, int level) const;
     QString describeBuffer(int level, int buffer, int step) const;
     bool loopMatches(const QString& loop) const;
