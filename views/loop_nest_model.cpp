@@ -2,6 +2,7 @@
 // pairing each with its printed line, so the view reads exactly like `loopscope-cli lower`.
 #include "loop_nest_model.h"
 
+#include "lower/gemmini_layout.h"
 #include "lower/loop_nest.h"
 
 #include <QBrush>
@@ -133,6 +134,24 @@ private:
             r.touched << r.tensor;
     }
 
+    /// Where the operands of an instruction live: rows of the scratchpad and the accumulator.
+    QString addresses(const lower::MatmulOp& op)
+    {
+        if (m_rowPlacement.empty())
+            m_rowPlacement = lower::placeRows(m_n);
+        QStringList parts;
+        for (int b : {op.a, op.b, op.c}) {
+            if (b < 0 || b >= static_cast<int>(m_rowPlacement.size()) || m_rowPlacement[b].level < 0)
+                continue;
+            const lower::RowPlacement& pl = m_rowPlacement[b];
+            QString text = QObject::tr("%1: %2 rows %3-%4").arg(qs(m_n.buffers[b].name), levelName(pl.level)).arg(pl.base).arg(pl.base + pl.rows - 1);
+            if (pl.doubled)
+                text += QObject::tr(" and %1-%2 (double buffer)").arg(pl.base + pl.rows).arg(pl.base + 2 * pl.rows - 1);
+            parts << text;
+        }
+        return parts.isEmpty() ? QString() : QObject::tr("Local addresses: %1.").arg(parts.join(QStringLiteral("; ")));
+    }
+
     QString loopLabelOf(int row) const { return row < 0 ? QObject::tr("the whole program") : m_rows[row].label; }
 
     void walk(int id, int parent, int depth, int enclosing)
@@ -213,6 +232,43 @@ private:
             add(std::move(r));
             return;
         }
+        case K::Matmul: {
+            NestRow r = next(NestRow::Kind::Matmul, parent, depth, enclosing);
+            const lower::MatmulOp& op = m_n.matmuls[s.op];
+            aboutBuffer(r, op.c);
+            for (int b : {op.a, op.b}) {
+                const QString t = tensorName(m_n.buffers[b]);
+                if (!t.isEmpty() && !r.touched.contains(t))
+                    r.touched << t;
+            }
+            const bool ws = op.dataflow == sched::Dataflow::WeightStationary;
+            r.tooltip = QObject::tr("One accelerator instruction per block (gemmini_matmul, %1x%2x%3 at most): a preload, then a compute\n"
+                                    "on the PE array in %4. %5 += %6 x %7.\n%8\n%9%10")
+                            .arg(op.extentI).arg(op.extentJ).arg(op.extentK)
+                            .arg(ws ? QObject::tr("weight-stationary dataflow (the block of %1 stays in the PEs)").arg(tensorName(m_n.buffers[op.b]))
+                                    : QObject::tr("output-stationary dataflow (the partial sums stay in the PEs)"))
+                            .arg(qs(m_n.buffers[op.c].name), qs(m_n.buffers[op.a].name), qs(m_n.buffers[op.b].name))
+                            .arg(addresses(op))
+                            .arg(op.reuseSlot >= 0 ? QObject::tr("Consecutive instructions over %1 (%2 of them) keep the %3 in the PEs.")
+                                                         .arg(qs(m_n.slotNames.size() > size_t(op.reuseSlot) ? m_n.slotNames[op.reuseSlot] : std::string("?")))
+                                                         .arg(op.reuseExtent)
+                                                         .arg(ws ? QObject::tr("weights") : QObject::tr("partial sums"))
+                                                   : QObject::tr("Every instruction loads its block into the PEs."))
+                            .arg(op.offsetA != 0 ? QObject::tr("\nThe offset %1 on %2 is folded into the initial accumulator row.")
+                                                       .arg(op.offsetA).arg(tensorName(m_n.buffers[op.a]))
+                                                 : QString());
+            add(std::move(r));
+            return;
+        }
+        case K::Fill: {
+            NestRow r = next(NestRow::Kind::Fill, parent, depth, enclosing);
+            aboutBuffer(r, s.buffer);
+            r.tooltip = QObject::tr("Writes %1 into the padding halo of %2 in %3 (%4): the array reads every row of the block,\n"
+                                    "so the rows outside the input hold the value that makes their products zero.")
+                            .arg(s.fillValue).arg(r.tensor, r.buffer, r.level);
+            add(std::move(r));
+            return;
+        }
         case K::AccInit:
         case K::Load:
         case K::Compute:
@@ -244,6 +300,7 @@ private:
     std::vector<int>& m_top;
     QStringList m_lines;
     int m_cursor = 0;
+    std::vector<lower::RowPlacement> m_rowPlacement;  ///< of the row-addressed levels, computed on the first instruction
 };
 
 } // namespace
@@ -382,7 +439,7 @@ QVariant LoopNestModel::data(const QModelIndex& index, int role) const
         return r->tooltip;
     case Qt::FontRole: {
         QFont f = QFontDatabase::systemFont(QFontDatabase::FixedFont);
-        f.setBold(r->kind == NestRow::Kind::Loop);
+        f.setBold(r->kind == NestRow::Kind::Loop || r->kind == NestRow::Kind::Matmul);
         return f;
     }
     case Qt::ForegroundRole:
@@ -392,6 +449,8 @@ QVariant LoopNestModel::data(const QModelIndex& index, int role) const
         case NestRow::Kind::Copy: return QBrush(QColor(0xb3, 0x4d, 0x00));
         case NestRow::Kind::Guard: return QBrush(QColor(0x8d, 0x6e, 0x00));
         case NestRow::Kind::Tensor: return QBrush(QColor(0x45, 0x5a, 0x64));
+        case NestRow::Kind::Matmul: return QBrush(QColor(0x00, 0x69, 0x5c));
+        case NestRow::Kind::Fill: return QBrush(QColor(0x8d, 0x6e, 0x00));
         default: return {};
         }
     case Qt::BackgroundRole: {

@@ -15,7 +15,9 @@ namespace loopscope::ui {
 /// One row of the nest. Rows are numbered in print order; a loop's or guard's body rows are
 /// its children, an allocation's body follows it at the same depth (as printed).
 struct NestRow {
-    enum class Kind { Tensor, Loop, Guard, Alloc, Copy, Init, Load, Compute, Store };
+    /// Matmul: one accelerator instruction on a block (a tensorized stage); Fill: the padding halo
+    /// of a tensorized operand written in the scratchpad.
+    enum class Kind { Tensor, Loop, Guard, Alloc, Copy, Init, Load, Compute, Store, Matmul, Fill };
     Kind kind = Kind::Compute;
     QString code;               ///< the printed line without indentation and comment
     QStringList badges;         ///< "reduction", "unrolled", "cache_read", "DRAM -> SRAM", "4 KiB"...

@@ -26,6 +26,8 @@
 #include <QVBoxLayout>
 #include <QWidgetAction>
 
+#include "sched/tensorize.h"
+
 #include <algorithm>
 
 namespace loopscope::ui {
@@ -268,6 +270,7 @@ void LoopNestView::buildActions()
         {MoveIn, "In", "Alt+Down", "reorder: swap with the loop directly inside it"},
         {CacheMenu, "Cache / place", "C", "cache_read / cache_write / compute_at / compute_inline of a tensor here"},
         {DoubleBuffer, "Double buffer", "D", "give a cache stage at this loop two buffers (overlap copy and compute)"},
+        {Tensorize, "Tensorize", "G", "map the three innermost loops of this stage onto the accelerator's PE array (adds the scratchpad and accumulator caches it needs)"},
     };
     for (const Def& d : defs) {
         auto* a = new QAction(tr(d.text), this);
@@ -315,6 +318,22 @@ void LoopNestView::buildActions()
     cacheButton->setMenu(cacheMenu);
     m_memoryBar->addWidget(cacheButton);
     m_memoryBar->addAction(m_actions[DoubleBuffer]);
+    // Tensorize: one entry per dataflow, each greyed with the reason when it cannot apply.
+    auto* tensorizeButton = new QToolButton(m_memoryBar);
+    tensorizeButton->setDefaultAction(m_actions[Tensorize]);
+    tensorizeButton->setPopupMode(QToolButton::InstantPopup);
+    tensorizeButton->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    auto* tensorizeMenu = new QMenu(tensorizeButton);
+    tensorizeMenu->setToolTipsVisible(true);
+    connect(tensorizeMenu, &QMenu::aboutToShow, this, [this, tensorizeMenu] {
+        tensorizeMenu->clear();
+        if (const NestRow* r = currentRow())
+            addTensorizeActions(tensorizeMenu, *r);
+        if (tensorizeMenu->isEmpty())
+            tensorizeMenu->addAction(tr("Select a loop of a stage first"))->setEnabled(false);
+    });
+    tensorizeButton->setMenu(tensorizeMenu);
+    m_tensorizeButton = m_memoryBar->addWidget(tensorizeButton);
     for (QToolBar* bar : {m_toolbar, m_memoryBar})
         bar->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);  // never widen the window
     connect(m_factor, &QSpinBox::valueChanged, this, [this] { updateActions(); });
@@ -373,6 +392,18 @@ void LoopNestView::trigger(ActionId id)
         if (!row)
             return;
         QMenu* menu = contextMenuFor(m_tree->currentIndex(), this);
+        menu->setAttribute(Qt::WA_DeleteOnClose);
+        menu->popup(m_tree->viewport()->mapToGlobal(m_tree->visualRect(m_tree->currentIndex()).bottomLeft()));
+        return;
+    }
+    if (id == Tensorize) {
+        if (!row)
+            return;
+        auto* menu = new QMenu(this);
+        menu->setToolTipsVisible(true);
+        addTensorizeActions(menu, *row);
+        if (menu->isEmpty())
+            menu->addAction(tr("Select a loop of a stage first"))->setEnabled(false);
         menu->setAttribute(Qt::WA_DeleteOnClose);
         menu->popup(m_tree->viewport()->mapToGlobal(m_tree->visualRect(m_tree->currentIndex()).bottomLeft()));
         return;
@@ -660,6 +691,44 @@ void LoopNestView::addCacheActions(QMenu* menu, const NestRow& r)
     }
 }
 
+void LoopNestView::addTensorizeActions(QMenu* menu, const NestRow& r)
+{
+    if (!m_snapshot.program || !m_snapshot.program->target || !m_snapshot.program->target->compute.peArray)
+        return;
+    const auto& p = *m_snapshot.program;
+    const NestRow* loop = loopFor(&r);
+    int stage = loop ? loop->stage : -1;
+    if (stage < 0 && r.kind == NestRow::Kind::Matmul && r.enclosingLoop >= 0)
+        stage = m_model->rows()[r.enclosingLoop].stage;
+    if (stage < 0 || stage >= static_cast<int>(p.stages.size()))
+        return;
+    const auto& pe = *p.target->compute.peArray;
+    const QString stageName = qs(p.kernel->stages[stage].name);
+    for (const std::string& name : pe.dataflows) {
+        sched::Dataflow dataflow;
+        if (!sched::parseDataflow(name, dataflow))
+            continue;
+        const sched::TensorizePlan plan = sched::planTensorize(p, stage, dataflow);
+        QStringList what;
+        for (const sched::Step& st : plan.steps)
+            what << qs(sched::describe(st));
+        const QString text = tr("Tensorize stage %1 onto the %2x%3 PE array, %4").arg(stageName).arg(pe.rows).arg(pe.cols).arg(qs(name));
+        QAction* a = menu->addAction(plan.legal && plan.steps.size() > 1
+                                         ? text + tr(" (+%n cache step(s))", nullptr, static_cast<int>(plan.steps.size()) - 1)
+                                         : text);
+        a->setEnabled(plan.legal);
+        a->setToolTip(plan.legal ? tr("Adds: %1").arg(what.join(QStringLiteral("; ")))
+                                 : tr("Not possible here: %1").arg(plan.error ? qs(plan.error->message) : tr("no plan")));
+        const std::vector<sched::Step> steps = plan.steps;
+        connect(a, &QAction::triggered, this, [this, steps, text] {
+            if (steps.size() == 1)
+                emit stepRequested(steps.front());
+            else
+                emit stepsRequested(steps, text);
+        });
+    }
+}
+
 QMenu* LoopNestView::contextMenuFor(const QModelIndex& index, QWidget* parent)
 {
     auto* menu = new QMenu(parent ? parent : this);
@@ -719,6 +788,13 @@ QMenu* LoopNestView::contextMenuFor(const QModelIndex& index, QWidget* parent)
         menu->addSection(loop ? tr("in loop %1").arg(loop->label) : tr("at the root"));
     }
     addCacheActions(menu, *r);
+    if (m_snapshot.program && m_snapshot.program->target && m_snapshot.program->target->compute.peArray) {
+        menu->addSection(tr("PE array"));
+        const int before = static_cast<int>(menu->actions().size());
+        addTensorizeActions(menu, *r);
+        if (static_cast<int>(menu->actions().size()) == before)
+            menu->addAction(tr("Tensorize: right-click a loop of the stage"))->setEnabled(false);
+    }
     return menu;
 }
 
@@ -751,6 +827,12 @@ void LoopNestView::updateActions()
     m_actions[MoveIn]->setText(inner.isEmpty() ? tr("Move %1 in").arg(name) : tr("Move %1 in (inside %2)").arg(name, inner));
     m_actions[CacheMenu]->setEnabled(r != nullptr && !m_snapshot.empty());
     m_actions[DoubleBuffer]->setEnabled(r != nullptr && (loop != nullptr || r->kind == NestRow::Kind::Alloc));
+    // Tensorize belongs to targets with a PE array: elsewhere it is not shown at all.
+    const bool array = m_snapshot.program && m_snapshot.program->target && m_snapshot.program->target->compute.peArray;
+    m_actions[Tensorize]->setEnabled(array && r != nullptr && (loop != nullptr || r->kind == NestRow::Kind::Matmul));
+    m_actions[Tensorize]->setVisible(array);
+    if (m_tensorizeButton)
+        m_tensorizeButton->setVisible(array);
 }
 
 void LoopNestView::onCurrentChanged()

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <vector>
 
 #include "loop_nest_model.h"
 #include "snapshot.h"
@@ -27,7 +28,7 @@ class LoopNestView : public QWidget {
 public:
     /// The primitives with a fixed action (the cache and placement primitives are offered per
     /// tensor in the context menu and the Cache menu).
-    enum ActionId { Split, Tile, Fuse, Unroll, Vectorize, Parallel, MoveOut, MoveIn, CacheMenu, DoubleBuffer, ActionCount };
+    enum ActionId { Split, Tile, Fuse, Unroll, Vectorize, Parallel, MoveOut, MoveIn, CacheMenu, DoubleBuffer, Tensorize, ActionCount };
 
     explicit LoopNestView(QWidget* parent = nullptr);
 
@@ -56,6 +57,9 @@ public:
 signals:
     /// The user asked for a schedule step (the document decides whether it applies).
     void stepRequested(const loopscope::sched::Step& step);
+    /// The user asked for several steps as one edit named `text` (a one-click tensorize: the
+    /// caches it needs, then the tensorize).
+    void stepsRequested(const std::vector<loopscope::sched::Step>& steps, const QString& text);
     /// The current loop changed ("" when the current row is not a loop): label, stage, and
     /// the tensors its body touches.
     void loopSelected(const QString& label, const QString& stage, const QStringList& touched);
@@ -78,6 +82,10 @@ private:
     QString neighbour(const NestRow& r, int delta) const;
     sched::Step baseStep(sched::Primitive p, const QString& stage) const;
     void addCacheActions(QMenu* menu, const NestRow& r);
+    /// "tensorize onto the PE array" entries for the stage of row `r` (one per dataflow the
+    /// target's array supports), each the plan of sched::planTensorize; nothing on a target
+    /// without a PE array.
+    void addTensorizeActions(QMenu* menu, const NestRow& r);
     void restoreState();
 
     LoopNestModel* m_model;
@@ -88,6 +96,7 @@ private:
     QLabel* m_banner;
     QSpinBox* m_factor;
     QAction* m_actions[ActionCount] = {};
+    QAction* m_tensorizeButton = nullptr;  ///< the toolbar's Tensorize button (shown for PE-array targets)
     Snapshot m_snapshot;
     QString m_currentKey;       ///< label (loops) or code of the current row, kept across edits
     QSet<QString> m_collapsed;  ///< labels of loops the user collapsed

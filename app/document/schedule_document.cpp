@@ -7,6 +7,7 @@
 #include "analysis/cost_report.h"
 #include "codegen/c_codegen.h"
 #include "codegen/export_writer.h"
+#include "codegen/gemmini_codegen.h"
 #include "document_commands.h"
 #include "ir/kernel.h"
 #include "lower/loop_nest.h"
@@ -221,6 +222,11 @@ bool ScheduleDocument::exportTo(const QString& directory, QStringList* written, 
     }
     codegen::ExportOptions options;
     options.harness = harness;
+    if (codegen::isGemminiNest(*m_snapshot.nest))
+        if (const std::string why = codegen::gemminiExportError(*m_snapshot.nest); !why.empty()) {
+            setError(error, tr("cannot export for the accelerator: %1").arg(qstr(why)));
+            return false;
+        }
     codegen::ExportWriteResult w = codegen::writeExport(str(directory), codegen::exportFiles(*m_snapshot.nest, options), force);
     if (conflicts)
         for (const auto& c : w.conflicts)
@@ -252,6 +258,34 @@ std::optional<sched::ScheduleError> ScheduleDocument::applyStep(const sched::Ste
     }
     m_rejected.reset();
     m_undo->push(new AddStepCommand(this, index, step));
+    return std::nullopt;
+}
+
+std::optional<sched::ScheduleError> ScheduleDocument::applySteps(const std::vector<sched::Step>& steps, const QString& text)
+{
+    if (!isOpen() || steps.empty())
+        return std::nullopt;
+    if (steps.size() == 1)
+        return applyStep(steps.front());
+    const int index = m_snapshot.failedStep ? m_snapshot.failedStep->stepIndex
+                                            : static_cast<int>(m_state.steps.size());
+    sched::Program p = *m_snapshot.program;
+    for (size_t i = 0; i < steps.size(); ++i) {
+        sched::ApplyResult r = sched::apply(p, steps[i]);
+        if (!r.ok()) {
+            sched::ScheduleError e = r.error();
+            e.stepIndex = index + static_cast<int>(i);
+            e.loc = SourceLoc{};
+            m_rejected = e;
+            emit stepRejected(e);
+            return e;
+        }
+        p = std::move(r.program());
+    }
+    m_rejected.reset();
+    DocumentState after = m_state;
+    after.steps.insert(after.steps.begin() + index, steps.begin(), steps.end());
+    m_undo->push(new SetStateCommand(this, m_state, after, text));
     return std::nullopt;
 }
 
@@ -357,7 +391,13 @@ std::pair<Snapshot, double> buildSnapshot(std::shared_ptr<const ir::Kernel> kern
     }
     auto nest = std::make_shared<lower::LoopNest>(lower::lower(p));
     s.report = std::make_shared<const analysis::CostReport>(analysis::analyze(*nest, *target));
-    s.code = codegen::generateSource(*nest);
+    // A tensorized nest becomes gemmini.h calls (what export writes), or cannot be exported.
+    if (!codegen::isGemminiNest(*nest))
+        s.code = codegen::generateSource(*nest);
+    else if (const std::string why = codegen::gemminiExportError(*nest); why.empty())
+        s.code = codegen::generateGemminiSource(*nest);
+    else
+        s.code = "// This schedule cannot be exported for the accelerator:\n// " + why + "\n";
     s.nest = std::move(nest);
     s.program = std::make_shared<const sched::Program>(std::move(p));
     return {std::move(s), timer.nsecsElapsed() / 1e6};

@@ -66,6 +66,10 @@ public:
     /// new step goes just before it (the program shown is the one before that step). A step
     /// that does not apply is rejected: nothing changes, the error is returned and emitted.
     std::optional<sched::ScheduleError> applyStep(const sched::Step& step);
+    /// Applies several new steps as one edit (one undo entry named `text`), as applyStep does
+    /// one: the cache steps and the tensorize of a one-click tensorize. All or nothing: when a
+    /// step does not apply, nothing changes and its error (with its index) is returned and emitted.
+    std::optional<sched::ScheduleError> applySteps(const std::vector<sched::Step>& steps, const QString& text);
     bool removeStep(int index);
     /// Moves step `from` to position `to` (both 0-based).
     bool moveStep(int from, int to);

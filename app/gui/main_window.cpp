@@ -379,6 +379,10 @@ void MainWindow::connectDocument()
         m_refusedStep = qs(sched::describe(s));
         m_doc->applyStep(s);
     });
+    connect(m_nest, &LoopNestView::stepsRequested, this, [this](const std::vector<sched::Step>& steps, const QString& text) {
+        m_refusedStep = text;
+        m_doc->applySteps(steps, text);
+    });
     connect(m_nest, &LoopNestView::loopSelected, this, [this](const QString& label, const QString&, const QStringList& touched) {
         m_selectedLoop = label;
         m_selectedTensors = touched;

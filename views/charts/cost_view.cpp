@@ -193,7 +193,8 @@ void setTitleIfChanged(QChart* chart, const QString& title)
         chart->setTitle(title);
 }
 
-const char* const kFigureNames[] = {"Cycles", "Latency", "Energy", "MACs", "DRAM traffic", "DRAM traffic"};
+const char* const kFigureNames[] = {"Cycles", "Latency", "Energy", "MACs", "DRAM traffic", "DRAM traffic", "PE utilisation"};
+constexpr int kFigureCount = static_cast<int>(sizeof(kFigureNames) / sizeof(kFigureNames[0]));
 
 } // namespace
 
@@ -228,8 +229,8 @@ CostView::CostView(QWidget* parent) : QWidget(parent)
         h->setStyleSheet(QStringLiteral("color: palette(mid);"));
         grid->addWidget(h, 0, c, c == 0 ? Qt::AlignLeft : Qt::AlignRight);
     }
-    m_headlines.resize(6);
-    for (int r = 0; r < 6; ++r) {
+    m_headlines.resize(kFigureCount);
+    for (int r = 0; r < kFigureCount; ++r) {
         Headline& h = m_headlines[r];
         h.name = new LiveLabel(tr(kFigureNames[r]), m_content);
         h.value = new LiveLabel(m_content);
@@ -432,6 +433,11 @@ double CostView::percentOfBound(Figure figure) const
     return m_headlines[static_cast<int>(figure)].share;
 }
 
+bool CostView::figureShown(Figure figure) const
+{
+    return !m_headlines[static_cast<int>(figure)].name->isHidden();
+}
+
 QString CostView::figureText(Figure figure) const
 {
     const Headline& h = m_headlines[static_cast<int>(figure)];
@@ -475,7 +481,11 @@ void CostView::updateHeadlines()
     const hw::Target* target = m_snapshot.program && m_snapshot.program->target ? m_snapshot.program->target.get()
                                : m_snapshot.nest && m_snapshot.nest->target ? m_snapshot.nest->target.get()
                                                                              : nullptr;
-    if (target)
+    if (target && r.array)
+        m_caveat->setText(tr("What these count: cycles = the PE array's computes and the preloads it cannot hide, the mvin/mvout rows over "
+                             "the DMA bus (less what double buffering hides), and the host issuing the instructions and requantizing, "
+                             "overlapped with the array (docs/cost-model.md, Gemmini; timings from the target file)."));
+    else if (target)
         m_caveat->setText(tr("What these count: cycles = MACs at %1's peak rate + %2 cycles per iteration of a loop not unrolled "
                              "+ copies (bytes over bandwidth, plus latency), less what double buffering hides. Address arithmetic, "
                              "loads, stores and loop control of the exported C are not counted: the instructions it executes "
@@ -525,6 +535,28 @@ void CostView::updateHeadlines()
                     achieved / peak * 100.0, tr("MACs per cycle achieved over the whole run against the peak rate."));
     } else {
         setHeadline(Figure::Macs, grouped(r.macs), tr("peak rate unknown"), -1);
+    }
+
+    // The PE array: how full each compute is, beside the share of the array's peak reached.
+    Headline& pe = m_headlines[int(Figure::PeUtilisation)];
+    for (LiveLabel* l : {pe.name, pe.value, pe.bound, pe.percent})
+        l->setVisible(r.array.has_value());
+    if (r.array) {
+        const analysis::ArrayReport& a = *r.array;
+        const int64_t perCompute = int64_t(a.dim) * a.dim * a.dim;
+        setHeadline(Figure::PeUtilisation, QStringLiteral("%1%").arg(QString::number(a.peUtilisation * 100.0, 'f', 1)),
+                    tr("%1 computes × %2 MACs").arg(grouped(a.instructions.compute), grouped(perCompute)), a.peUtilisation * 100.0,
+                    tr("%1x%1 PE array, %2: %3 useful MACs over %4 computes of %5 MACs each. The array reaches %6% of its "
+                       "peak over the whole run (the Cycles row); %7 array cycles, %8 host cycles overlapped with them; %9 "
+                       "instructions (mvin %10, mvout %11, preload %12, compute %13).")
+                        .arg(a.dim)
+                        .arg(QString::fromStdString(a.dataflow), grouped(a.usefulMacs), grouped(a.instructions.compute), grouped(perCompute))
+                        .arg(QString::number(a.peakFraction * 100.0, 'f', 1))
+                        .arg(grouped(a.arrayCycles), grouped(a.hostCycles), grouped(a.instructions.total()))
+                        .arg(grouped(a.instructions.mvin), grouped(a.instructions.mvout), grouped(a.instructions.preload),
+                             grouped(a.instructions.compute)));
+    } else {
+        pe.share = -1;
     }
 
     int64_t home = 0;
