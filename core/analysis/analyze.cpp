@@ -187,10 +187,23 @@ private:
         return fs;
     }
 
-    /// Executions of the current statement (enclosing loops, guards holding).
+    /// Executions of the current statement (enclosing loops, guards holding). Every statement
+    /// of one body shares the figure: it is counted once per context (m_execsHere).
     int64_t executions() const
     {
-        return sumOfProducts(enclosingSlots(), m_n.slotExtents, guardFactors());
+        if (m_execsHere < 0)
+            m_execsHere = sumOfProducts(enclosingSlots(), m_n.slotExtents, guardFactors());
+        return m_execsHere;
+    }
+
+    bool readsSlot(const std::vector<const Cond*>& conds, int slot) const
+    {
+        std::vector<int> slots;
+        for (const Cond* c : conds)
+            for (IndexId e : {c->expr, c->lo, c->hi})
+                if (e != kNoIndex)
+                    m_n.index.slotsOf(e, slots);
+        return std::find(slots.begin(), slots.end(), slot) != slots.end();
     }
 
     /// Elements moved by a region statement over all its executions.
@@ -303,19 +316,25 @@ private:
                     out.host += overhead;
             }
             m_loops.push_back({s.slot, s.extent, s.loopKind, id});
+            // The guards around a loop cannot read its counter: inside, every point of the
+            // context outside runs once per value of it.
+            m_execsHere = readsSlot(m_conds, s.slot) ? -1 : m_execs[id] * m_n.slotExtents[s.slot];
             m_slotStage[s.slot] = s.stage;
             for (int c : s.body)
                 add(out, walk(c));
             m_loops.pop_back();
+            m_execsHere = m_execs[id];
             break;
         }
         case Stmt::Kind::If:
             m_execs[id] = executions();
             for (const Cond& c : s.conds)
                 m_conds.push_back(&c);
+            m_execsHere = -1;
             for (int c : s.body)
                 add(out, walk(c));
             m_conds.resize(m_conds.size() - s.conds.size());
+            m_execsHere = m_execs[id];
             break;
         case Stmt::Kind::Alloc: {
             const Buffer& b = m_n.buffers[s.buffer];
@@ -1029,6 +1048,7 @@ private:
     detail::ArrayModel m_array;
     int64_t m_paddingMacs = 0;  ///< MACs the array does beyond the kernel's (the padding halo): its MACs minus the kernel's
     std::vector<int64_t> m_execs;  ///< per statement: executions (a For: entries)
+    mutable int64_t m_execsHere = -1;  ///< executions() in the current loops and guards (-1: not counted yet)
 };
 
 } // namespace

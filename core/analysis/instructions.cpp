@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <set>
@@ -289,10 +290,17 @@ private:
     /// Registers an access to `buffer[index]` by a statement executed `n` times.
     void access(int buffer, const std::vector<IndexId>& index, double n, bool word = false)
     {
+        if (m_n.buffers[buffer].level < 0)
+            return;  // an accumulator in registers
+        access(buffer, codegen::bufferOffset(m_n, buffer, index), n, word);
+    }
+
+    /// The same with the access's offset computed already.
+    void access(int buffer, const codegen::BufferOffset& off, double n, bool word = false)
+    {
         const Buffer& b = m_n.buffers[buffer];
         if (b.level < 0)
-            return;  // an accumulator in registers
-        const codegen::BufferOffset off = codegen::bufferOffset(m_n, buffer, index);
+            return;
         const bool wordData = word || ir::isFloat(b.dtype);
         const int64_t esize = ir::dtypeBytes(b.dtype);
         const bool conditional = conditionalInLoop();
@@ -413,11 +421,12 @@ private:
         }
         case Stmt::Kind::Load: {
             // Unrolled copies that load the same element share one load (and its offset).
-            const double loads = evaluations(slotsOf(codegen::bufferOffset(m_n, s.buffer, s.index)), n);
+            const codegen::BufferOffset off = codegen::bufferOffset(m_n, s.buffer, s.index);
+            const double loads = evaluations(slotsOf(off), n);
             m_f[InsnFeature::Load] += loads;
             if (m_offsetRegs.count(s.reg))
                 m_f[InsnFeature::Alu] += loads;
-            access(s.buffer, s.index, loads);
+            access(s.buffer, off, loads);
             break;
         }
         case Stmt::Kind::Compute: compute(s, n); break;
@@ -489,7 +498,7 @@ private:
         const double times = conditionalInLoop() && !fixed ? n : evaluations(slots, n);
         m_f[InsnFeature::Load] += times;
         m_f[InsnFeature::Store] += times;
-        access(buffer, index, times);
+        access(buffer, off, times);
     }
 
     /// Comparisons a guard costs per execution, averaged over the unrolled copies of the current
@@ -714,11 +723,11 @@ private:
                 m_f[InsnFeature::DspWord] += distinct;
                 if (d.int8)
                     m_f[InsnFeature::DspUnpack] += 2 * distinct;
-                access(o->load->buffer, o->load->index, distinct, true);
+                access(o->load->buffer, off, distinct, true);
             } else {
                 m_f[InsnFeature::Load] += distinct * d.lanes;
                 m_f[InsnFeature::DspPack] += distinct * ((d.int8 ? 2 : 1) + (o->offset != 0 ? 2 : 0));
-                access(o->load->buffer, o->load->index, distinct);
+                access(o->load->buffer, off, distinct);
             }
         }
         if (d.path == codegen::DspLoop::Path::Lanes) {
@@ -952,7 +961,7 @@ bool compilerKeepsLoop(const LoopNest& n, int stmt) { return LoopShapes(n)[stmt]
 
 const char* insnFeatureName(InsnFeature f) { return info(f).name; }
 const char* insnFeatureCategory(InsnFeature f) { return info(f).category; }
-bool insnFeatureIsCopy(InsnFeature f) { return std::string(info(f).category) == "copies"; }
+bool insnFeatureIsCopy(InsnFeature f) { return std::strcmp(info(f).category, "copies") == 0; }
 double defaultInsnCoefficient(InsnFeature f) { return info(f).coefficient; }
 
 int64_t memcpyInstructions(int64_t n, int srcMod4, int dstMod4)
@@ -997,6 +1006,21 @@ InsnFeatures instructionFeatures(const LoopNest& nest, const std::vector<int64_t
     return Counter(nest, executions, loops).run();
 }
 
+namespace {
+
+const std::array<double, kInsnFeatureCount>& defaultCoefficients()
+{
+    static const std::array<double, kInsnFeatureCount> c = [] {
+        std::array<double, kInsnFeatureCount> d{};
+        for (int i = 0; i < kInsnFeatureCount; ++i)
+            d[i] = kFeatures[i].coefficient;
+        return d;
+    }();
+    return c;
+}
+
+} // namespace
+
 std::array<double, kInsnFeatureCount> insnCoefficients(const hw::Target& target)
 {
     std::array<double, kInsnFeatureCount> c{};
@@ -1015,24 +1039,29 @@ InstructionReport predictInstructions(const InsnFeatures& features, const hw::Ta
     r.features = features;
     r.available = target.kind != "accelerator";
     r.calibration = target.calibration.compiler;
-    const auto c = insnCoefficients(target);
+    const auto c = target.calibration.coefficients.empty() ? defaultCoefficients() : insnCoefficients(target);
     double kernel = 0, copies = 0;
-    std::map<std::string, double> byCategory;
-    std::vector<std::string> order;
+    // Categories in the order of their first feature (the features' names are static strings).
+    std::array<std::pair<const char*, double>, kInsnFeatureCount> byCategory{};
+    size_t categories = 0;
     for (int i = 0; i < kInsnFeatureCount; ++i) {
         const double v = features.count[i] * c[i];
         const InsnFeature f = static_cast<InsnFeature>(i);
         (insnFeatureIsCopy(f) ? copies : kernel) += v;
-        const std::string cat = insnFeatureCategory(f);
-        if (!byCategory.count(cat))
-            order.push_back(cat);
-        byCategory[cat] += v;
+        const char* cat = insnFeatureCategory(f);
+        size_t k = 0;
+        while (k < categories && std::strcmp(byCategory[k].first, cat) != 0)
+            ++k;
+        if (k == categories)
+            byCategory[categories++] = {cat, 0.0};
+        byCategory[k].second += v;
     }
     r.kernel = static_cast<int64_t>(std::llround(kernel));
     r.copies = static_cast<int64_t>(std::llround(copies));
     r.predicted = r.kernel + r.copies;
-    for (const auto& cat : order)
-        r.breakdown.push_back({cat, static_cast<int64_t>(std::llround(byCategory[cat]))});
+    r.breakdown.reserve(categories);
+    for (size_t k = 0; k < categories; ++k)
+        r.breakdown.push_back({byCategory[k].first, static_cast<int64_t>(std::llround(byCategory[k].second))});
     return r;
 }
 

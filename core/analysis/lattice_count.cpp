@@ -2,33 +2,68 @@
 #include "analysis/lattice_count.h"
 
 #include <algorithm>
-#include <numeric>
+#include <array>
 
 namespace loopscope::analysis {
+
+namespace {
+
+/// Scratch arrays indexed by variable id: on the stack for the few dozen slots of a nest.
+template <typename T>
+class Scratch {
+public:
+    Scratch(size_t n, T init)
+    {
+        if (n > m_small.size()) {
+            m_large.assign(n, init);
+            m_data = m_large.data();
+        } else {
+            std::fill_n(m_small.begin(), n, init);
+            m_data = m_small.data();
+        }
+    }
+    T& operator[](size_t i) { return m_data[i]; }
+    T* data() { return m_data; }
+
+private:
+    std::array<T, 64> m_small;
+    std::vector<T> m_large;
+    T* m_data;
+};
+
+} // namespace
 
 int64_t sumOfProducts(const std::vector<int>& vars, const std::vector<int64_t>& extents,
                       const std::vector<Factor>& factors)
 {
     if (vars.empty() && factors.empty())
         return 1;
+    if (factors.empty()) {
+        int64_t total = 1;
+        for (int v : vars)
+            total *= extents[v];
+        return total;
+    }
     int maxVar = 0;
     for (int v : vars)
         maxVar = std::max(maxVar, v);
     for (const Factor& f : factors)
         for (int v : f.vars)
             maxVar = std::max(maxVar, v);
+    const size_t n = static_cast<size_t>(maxVar) + 1;
     // Union-find over variables connected by a factor.
-    std::vector<int> parent(maxVar + 1);
-    std::iota(parent.begin(), parent.end(), 0);
+    Scratch<int> parent(n, 0);
+    for (size_t i = 0; i < n; ++i)
+        parent[i] = static_cast<int>(i);
     auto find = [&](int x) {
         while (parent[x] != x)
             x = parent[x] = parent[parent[x]];
         return x;
     };
-    std::vector<bool> inFactor(maxVar + 1, false);
+    Scratch<char> inFactor(n, 0);
     for (const Factor& f : factors)
         for (size_t i = 0; i < f.vars.size(); ++i) {
-            inFactor[f.vars[i]] = true;
+            inFactor[f.vars[i]] = 1;
             if (i > 0)
                 parent[find(f.vars[i])] = find(f.vars[0]);
         }
@@ -42,18 +77,20 @@ int64_t sumOfProducts(const std::vector<int>& vars, const std::vector<int64_t>& 
     for (const Factor& f : factors)
         if (f.vars.empty())
             total *= f.eval(nullptr);
-    std::vector<int64_t> values(maxVar + 1, 0);
-    std::vector<bool> done(maxVar + 1, false);
+    Scratch<int64_t> values(n, 0);
+    Scratch<char> done(n, 0);
+    std::vector<int> group;
+    std::vector<const Factor*> fs;
     for (int v : vars) {
         if (!inFactor[v] || done[find(v)])
             continue;
         int root = find(v);
-        done[root] = true;
-        std::vector<int> group;
+        done[root] = 1;
+        group.clear();
         for (int w : vars)
             if (inFactor[w] && find(w) == root)
                 group.push_back(w);
-        std::vector<const Factor*> fs;
+        fs.clear();
         for (const Factor& f : factors)
             if (!f.vars.empty() && find(f.vars[0]) == root)
                 fs.push_back(&f);

@@ -38,10 +38,13 @@ void addLinear(const IndexPool& ix, IndexId e, int64_t scale, BufferOffset& out,
 
 int64_t bufferStride(const Buffer& b, size_t dim, int64_t regionStep)
 {
-    const std::vector<int> order = b.storageOrder();
+    // The product of the dimensions stored inside `dim` (b.storageOrder(), without a copy:
+    // this runs for every access the instruction model counts).
     int64_t inner = 1;
     bool inside = false;
-    for (int e : order) {
+    const size_t dims = b.order.empty() ? b.shape.size() : b.order.size();
+    for (size_t i = 0; i < dims; ++i) {
+        const int e = b.order.empty() ? static_cast<int>(i) : b.order[i];
         if (inside)
             inner *= b.shape[e];
         inside = inside || e == static_cast<int>(dim);
@@ -56,8 +59,9 @@ BufferOffset bufferOffset(const LoopNest& nest, int buffer, const std::vector<In
     BufferOffset out;
     if (b.level < 0 && b.elements() == 1)
         return out;  // a scalar in a register
-    const std::vector<int> order = b.storageOrder();
-    for (int d : order) {
+    const size_t dims = b.order.empty() ? b.shape.size() : b.order.size();
+    for (size_t i = 0; i < dims; ++i) {
+        const int d = b.order.empty() ? static_cast<int>(i) : b.order[i];  // b.storageOrder(), not copied
         const int64_t stride = bufferStride(b, static_cast<size_t>(d), b.step[d]);
         BufferOffset rel;
         std::vector<std::pair<IndexId, int64_t>> atoms;

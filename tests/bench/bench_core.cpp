@@ -2,6 +2,7 @@
 // GUI (apply one step, lower, analyse) and raw analysis throughput. Figures and the command
 // that produced them are in docs/performance.md.
 #include "analysis/cost_report.h"
+#include "analysis/instructions.h"
 #include "lower/loop_nest.h"
 #include "sched/schedule_file.h"
 #include "target_loader.h"
@@ -78,6 +79,20 @@ void BM_AnalyzeOnly(benchmark::State& state)
     state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_AnalyzeOnly)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+
+/// The instruction model's share of BM_AnalyzeOnly/0: counting the events of the generated code
+/// from the statements' execution counts, and weighing them (issue 11).
+void BM_InstructionFeatures(benchmark::State& state)
+{
+    auto o = openBench("tests/bench/conv2d_12loops.sched.yaml");
+    lower::LoopNest nest = lower::lower(o.program);
+    const std::vector<int64_t> executions = analysis::statementExecutions(nest, *o.target);
+    for (auto _ : state) {
+        analysis::InstructionReport r = analysis::predictInstructions(analysis::instructionFeatures(nest, executions), *o.target);
+        benchmark::DoNotOptimize(r.predicted);
+    }
+}
+BENCHMARK(BM_InstructionFeatures)->Unit(benchmark::kMicrosecond);
 
 /// The oracle, for scale: interpreting the same nest on data.
 void BM_Interpret(benchmark::State& state)
