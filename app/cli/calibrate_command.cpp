@@ -56,6 +56,25 @@ std::string examplesDir(const std::string& given)
     return "examples";
 }
 
+/// Writes a random schedule kept with --keep as a schedule file (analyze --measure reproduces it).
+void keepSchedule(const std::string& path, const std::string& name, const sched::RandomTilingSource& source, const std::string& target,
+                  const std::vector<sched::Step>& trace, std::ostream& err)
+{
+    sched::ScheduleFile f;
+    f.path = path;
+    std::error_code ec;
+    f.kernel = fs::weakly_canonical(fs::absolute(source.kernelFile), ec).generic_string();
+    if (ec || f.kernel.empty())
+        f.kernel = fs::absolute(source.kernelFile).generic_string();
+    f.target = fs::is_regular_file(target, ec) ? fs::absolute(target).generic_string() : target;
+    f.description = name + " (loopscope-cli calibrate)";
+    f.params = source.params;
+    f.steps = trace;
+    std::string error;
+    if (!sched::saveScheduleFile(f, path, error))
+        err << "calibrate: " << error << "\n";
+}
+
 /// The first line a tool prints for --version ("" when it does not run).
 std::string toolVersion(const std::string& tool)
 {
@@ -156,10 +175,17 @@ int runCalibrate(const Options& o, std::ostream& out, std::ostream& err)
     }
     const size_t exampleCount = cases.size();
     int drawn = 0;
+    std::error_code keepError;
+    if (!o.keep.empty())
+        fs::create_directories(o.keep, keepError);
     for (uint64_t n = o.seed; drawn < o.schedules && n < o.seed + static_cast<uint64_t>(o.schedules) * 4; ++n) {
-        std::optional<sched::Program> p = sched::randomTiling(n, examples + "/kernels", target);
-        if (p && add("random #" + std::to_string(n), *p, false))
+        sched::RandomTilingSource source;
+        std::optional<sched::Program> p = sched::randomTiling(n, examples + "/kernels", target, &source);
+        if (p && add("random #" + std::to_string(n), *p, false)) {
+            if (!o.keep.empty())
+                keepSchedule(o.keep + "/lsk" + std::to_string(cases.size() - 1) + ".sched.yaml", "random #" + std::to_string(n), source, o.target, p->trace, err);
             ++drawn;
+        }
     }
     if (cases.empty()) {
         err << "calibrate: no schedules to measure (examples in " << examples << "?)\n";
@@ -189,7 +215,7 @@ int runCalibrate(const Options& o, std::ostream& out, std::ostream& err)
         for (size_t i = 0; i < cases.size(); ++i)
             list << "lsk" << i << " " << cases[i].name << " predicted " << analysis::predictInstructions(cases[i].features, *target).predicted << " measured "
                  << measured[i].kernelInstructions + measured[i].copyInstructions << "\n";
-        out << "kept the build in " << o.keep << " (schedules.txt: which kernel is which)\n";
+        out << "kept the build in " << o.keep << " (schedules.txt: which kernel is which; lskN.sched.yaml: the random schedules)\n";
     }
     auto report = [&](const char* what, const analysis::PredictionStats& s) {
         out << what << ": median error " << percent(s.median) << ", 95th percentile " << percent(s.p95) << ", worst " << percent(s.worst)

@@ -36,11 +36,17 @@ std::string reportJson(const CostReport& r, int indent)
         nlohmann::ordered_json breakdown = nlohmann::ordered_json::object();
         for (const auto& [name, count] : in.breakdown)
             breakdown[name] = count;
+        // The events counted, by feature (the breakdown is these times their coefficients).
+        nlohmann::ordered_json events = nlohmann::ordered_json::object();
+        for (int i = 0; i < kInsnFeatureCount; ++i)
+            if (in.features.count[i] != 0)
+                events[insnFeatureName(static_cast<InsnFeature>(i))] = in.features.count[i];
         j["instructions"] = {{"predicted", in.predicted},
                              {"kernel", in.kernel},
                              {"copies", in.copies},
                              {"per_mac", r.macs ? static_cast<double>(in.predicted) / static_cast<double>(r.macs) : 0.0},
                              {"breakdown", breakdown},
+                             {"events", events},
                              {"calibration", in.calibration.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(in.calibration)}};
     } else {
         j["instructions"] = nullptr;

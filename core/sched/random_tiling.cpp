@@ -79,7 +79,7 @@ std::optional<Program> vectorizeAReduction(const Program& p, Rng& rng)
     return q;
 }
 
-std::optional<Program> randomTiling(uint64_t n, const std::string& kernelDir, std::shared_ptr<const hw::Target> target)
+std::optional<Program> randomTiling(uint64_t n, const std::string& kernelDir, std::shared_ptr<const hw::Target> target, RandomTilingSource* source)
 {
     Rng rng(0x7117 + n * 7919ull);
     const auto& kernels = tilingKernels();
@@ -90,6 +90,8 @@ std::optional<Program> randomTiling(uint64_t n, const std::string& kernelDir, st
     auto kernel = ir::loadKernelFile(kernelDir + "/" + k.name + ".kernel.yaml", params);
     if (!kernel.ok())
         return std::nullopt;
+    if (source)
+        *source = {kernelDir + "/" + k.name + ".kernel.yaml", params};
     Program p = Program::initial(std::make_shared<const ir::Kernel>(*kernel), std::move(target));
     const int s = static_cast<int>(p.stages.size()) - 1;
     const std::string stage = p.kernel->stages.size() > 1 ? p.kernel->stages[s].name : "";

@@ -10,6 +10,7 @@
 #include "sched/program.h"
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -32,8 +33,16 @@ const std::vector<TilingKernel>& tilingKernels();
 /// and vectorizes it (a reduction that can take the DSP path); nullopt when a primitive refuses.
 std::optional<Program> vectorizeAReduction(const Program& p, Rng& rng);
 
+/// Where a random schedule's kernel came from, to write the schedule as a file.
+struct RandomTilingSource {
+    std::string kernelFile;                 ///< <kernelDir>/<name>.kernel.yaml
+    std::map<std::string, int64_t> params;  ///< the sizes drawn
+};
+
 /// Random schedule number `n` (the same n gives the same schedule) of one of tilingKernels(),
-/// loaded from `kernelDir`, for `target`; nullopt when the kernel file cannot be read.
-std::optional<Program> randomTiling(uint64_t n, const std::string& kernelDir, std::shared_ptr<const hw::Target> target);
+/// loaded from `kernelDir`, for `target`; nullopt when the kernel file cannot be read. With
+/// `source`, also says which kernel file and sizes it used.
+std::optional<Program> randomTiling(uint64_t n, const std::string& kernelDir, std::shared_ptr<const hw::Target> target,
+                                    RandomTilingSource* source = nullptr);
 
 } // namespace loopscope::sched

@@ -651,7 +651,7 @@ std::string schemaProblems(const nlohmann::json& j)
     // The predicted instructions of the exported code: null on an accelerator.
     const auto& in = j.value("instructions", nlohmann::json());
     if (!in.is_null()) {
-        if (keysOf(in) != S{"predicted", "kernel", "copies", "per_mac", "breakdown", "calibration"})
+        if (keysOf(in) != S{"predicted", "kernel", "copies", "per_mac", "breakdown", "events", "calibration"})
             p << "instructions keys: " << in.dump().substr(0, 200) << "\n";
         for (const char* k : {"predicted", "kernel", "copies"})
             if (!isInt(in.value(k, nlohmann::json())))
@@ -665,6 +665,13 @@ std::string schemaProblems(const nlohmann::json& j)
             for (const auto& [name, v] : bd.items())
                 if (!isInt(v))
                     p << "instructions.breakdown." << name << " not an integer\n";
+        const auto& ev = in.value("events", nlohmann::json());
+        if (!ev.is_object() || ev.empty())
+            p << "instructions.events not a non-empty object\n";
+        else
+            for (const auto& [name, v] : ev.items())
+                if (!isNum(v) || v.get<double>() <= 0)
+                    p << "instructions.events." << name << " not a positive number\n";
         const auto& cal = in.value("calibration", nlohmann::json(0));
         if (!cal.is_null() && !cal.is_string())
             p << "instructions.calibration neither null nor a string\n";
@@ -786,6 +793,14 @@ TEST(AnalyzeCli, JsonOfEveryExampleScheduleFitsTheSchemaAndEqualsTheReport)
             EXPECT_EQ(j["instructions"]["copies"], r.instructions.copies);
             for (const auto& [name, count] : r.instructions.breakdown)
                 EXPECT_EQ(j["instructions"]["breakdown"][name], count) << name;
+            // The events are the features' counts, by feature name; those not counted are left out.
+            for (int f = 0; f < analysis::kInsnFeatureCount; ++f) {
+                const char* name = analysis::insnFeatureName(static_cast<analysis::InsnFeature>(f));
+                if (r.instructions.features.count[f] != 0)
+                    EXPECT_DOUBLE_EQ(j["instructions"]["events"][name].get<double>(), r.instructions.features.count[f]) << name;
+                else
+                    EXPECT_FALSE(j["instructions"]["events"].contains(name)) << name;
+            }
         } else {
             EXPECT_TRUE(j["instructions"].is_null());
         }
