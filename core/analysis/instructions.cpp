@@ -128,6 +128,7 @@ public:
         int64_t trips = 0;
         int size = 0;             ///< loopBodySize (For) or the statement's own size
         bool branch = false;      ///< an If or a copy (a call) inside
+        bool calls = false;       ///< a copy (a call) inside
         bool keptInside = false;  ///< a kept loop inside
         bool zeroes = false;      ///< only zeroes accumulators in memory (and has at least one)
         bool onlyZeroes = true;
@@ -151,6 +152,7 @@ private:
             const Stmt& b = m_n.stmts[c];
             const Info& ci = m_info[c];
             in.branch = in.branch || ci.branch || b.kind == Stmt::Kind::If || b.kind == Stmt::Kind::Copy;
+            in.calls = in.calls || ci.calls || b.kind == Stmt::Kind::Copy;
             in.keptInside = in.keptInside || ci.kept || ci.keptInside;
             onlyZeroes = onlyZeroes && ci.onlyZeroes;
             anyZero = anyZero || ci.zeroes;
@@ -178,7 +180,10 @@ private:
             in.memset = in.onlyZeroes && in.zeroes;
             // Unrolled loops, and vectorized ones the generator writes out, are straight-line code.
             const bool loopy = s.loopKind != sched::LoopKind::Unrolled && !in.writtenOut && in.trips > 1 && !in.memset;
-            in.kept = loopy && (in.trips > 2 || in.keptInside || in.branch || in.size > kSmallLoopBody);
+            // A two-iteration loop around a guard stays a loop unless one of the two copies
+            // proves the guard and drops it (GCC's complete unrolling then makes the code smaller).
+            in.kept = loopy
+                && (in.trips > 2 || in.keptInside || in.calls || in.size > kSmallLoopBody || (in.branch && !copyDropsAGuard(s, s.slot)));
             break;
         }
         case Stmt::Kind::Block:
@@ -198,6 +203,62 @@ private:
         case Stmt::Kind::AccStore: in.size = m_n.kernel->stages[s.stage].requant ? 20 : 2; in.onlyZeroes = false; break;
         case Stmt::Kind::Copy: in.size = 12; in.onlyZeroes = false; break;
         }
+    }
+
+    /// A lower bound of `form` (a linear form of slots; nullopt when it has other terms) with
+    /// `slot` fixed to `value` and every other slot over its whole range.
+    std::optional<int64_t> minimum(const std::vector<std::pair<int, int64_t>>& form, int64_t constant, int slot, int64_t value) const
+    {
+        int64_t lo = constant;
+        for (const auto& [atom, c] : form) {
+            if (atom < 0)
+                return std::nullopt;
+            lo += atom == slot ? c * value : std::min<int64_t>(0, c * (m_n.slotExtents[atom] - 1));
+        }
+        return lo;
+    }
+
+    /// expr - bound (sign 1) or bound - expr (sign -1) as a linear form, when both are linear.
+    bool difference(IndexId expr, IndexId bound, int sign, std::vector<std::pair<int, int64_t>>& form, int64_t& constant) const
+    {
+        form.clear();
+        constant = 0;
+        for (auto [e, k] : {std::pair{expr, sign}, std::pair{bound, -sign}}) {
+            const lower::IndexPool::Node& nd = m_n.index.node(e);
+            if (nd.op != lower::IndexPool::Node::Op::Linear)
+                return false;
+            constant += k * nd.constant;
+            for (const auto& t : nd.terms)
+                form.push_back({t.atom, k * t.coeff});
+        }
+        return true;
+    }
+
+    /// Whether, with `slot` fixed to 0 or 1, every bound of some guard in `s`'s body holds.
+    bool copyDropsAGuard(const Stmt& s, int slot) const
+    {
+        std::vector<std::pair<int, int64_t>> form;
+        int64_t constant = 0;
+        for (int c : s.body) {
+            const Stmt& b = m_n.stmts[c];
+            if (b.kind == Stmt::Kind::If) {
+                for (int64_t value : {0, 1}) {
+                    bool all = true;
+                    for (const Cond& cond : b.conds)
+                        for (auto [bound, sign] : {std::pair{cond.lo, 1}, std::pair{cond.hi, -1}}) {
+                            if (bound == kNoIndex || !all)
+                                continue;
+                            const std::optional<int64_t> lo = difference(cond.expr, bound, sign, form, constant) ? minimum(form, constant, slot, value) : std::nullopt;
+                            all = lo && *lo >= 0;
+                        }
+                    if (all)
+                        return true;
+                }
+            }
+            if ((b.kind == Stmt::Kind::If || b.kind == Stmt::Kind::Block || b.kind == Stmt::Kind::Alloc || b.kind == Stmt::Kind::For) && copyDropsAGuard(b, slot))
+                return true;
+        }
+        return false;
     }
 
     const LoopNest& m_n;

@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <numeric>
 
 using namespace loopscope;
@@ -53,6 +54,47 @@ TEST(InstructionModel, CountsTheEventsOfTheNaiveMatmulByHand)
     // No caches: nothing goes through the DMA hooks.
     for (InsnFeature c : {InsnFeature::CopyCall, InsnFeature::HookCall, InsnFeature::HookRow, InsnFeature::Memcpy})
         EXPECT_EQ(f[c], 0) << analysis::insnFeatureName(c);
+}
+
+TEST(InstructionModel, ATwoIterationLoopAroundAGuardStaysALoopUnlessACopyDropsTheGuard)
+{
+    auto open = [](const std::string& name) {
+        auto o = sched::openSchedule(test::sourceDir() + "/tests/data/analysis/" + name + ".sched.yaml",
+                                     [](const std::string& n, const std::string& d) { return hw::resolveTarget(n, d); });
+        EXPECT_TRUE(o.ok()) << o.errorText();
+        return lower::lower(o->program);
+    };
+    // Guards on the loop's own counter (those that do not read it are another matter).
+    auto readsSlot = [](const lower::LoopNest& n, const lower::Stmt& guard, int slot) {
+        std::vector<int> slots;
+        for (const lower::Cond& c : guard.conds)
+            for (lower::IndexId e : {c.expr, c.lo, c.hi})
+                if (e != lower::kNoIndex)
+                    n.index.slotsOf(e, slots);
+        return std::find(slots.begin(), slots.end(), slot) != slots.end();
+    };
+    auto twoTripLoops = [&](const lower::LoopNest& n, const std::string& name, bool& anyKept) {
+        int found = 0;
+        anyKept = false;
+        for (size_t i = 0; i < n.stmts.size(); ++i) {
+            const lower::Stmt& s = n.stmts[i];
+            if (s.kind == lower::Stmt::Kind::For && s.extent == 2 && s.loopKind == sched::LoopKind::Serial && s.name == name
+                && std::any_of(s.body.begin(), s.body.end(), [&](int c) { return n.stmts[c].kind == lower::Stmt::Kind::If && readsSlot(n, n.stmts[c], s.slot); })) {
+                ++found;
+                anyKept = anyKept || analysis::compilerKeepsLoop(n, static_cast<int>(i));
+            }
+        }
+        return found;
+    };
+    bool kept = false;
+    // 0 <= oh.outer*4 + r + oh.inner*2 - 1 holds in the copy oh.inner = 1: GCC unrolls.
+    const lower::LoopNest dropped = open("two_trip_guard_dropped");
+    EXPECT_GT(twoTripLoops(dropped, "oh.inner", kept), 0);
+    EXPECT_FALSE(kept);
+    // 0 <= ow.outer*2 + s + ow.inner - 1 <= 5: the upper bound stays in both copies: a loop.
+    const lower::LoopNest stays = open("two_trip_guard_kept");
+    EXPECT_EQ(twoTripLoops(stays, "ow.inner", kept), 1);
+    EXPECT_TRUE(kept);
 }
 
 TEST(InstructionModel, UnrolledCopiesShareTheLoadsOfTheSameElement)

@@ -11,11 +11,11 @@
 // coefficients, arm-none-eabi-gcc 12.2.1, qemu 7.2), so that it cannot get worse unnoticed:
 //   - the copies (default DMA hooks) predicted exactly, to one instruction per hook call (measured:
 //     off by 0 to 32 instructions, at most 0.8%);
-//   - Spearman >= 0.98 over all (met: 0.989; the issue asks 0.95);
+//   - Spearman >= 0.99 over all (met: 0.993; the issue asks 0.95);
 //   - every example within 10% except the four in kExampleBounds, each within the bound it
 //     reaches (the issue's 10% is not met by them: see docs/cost-model.md);
 //   - random schedules: median, p95 and worst within kRandomBounds (measured 2026-12-02:
-//     M7 7.5% / 27.8% / 84.4%, M4 7.7% / 30.0% / 84.5%; the issue asks 5% / 10% / 25%).
+//     M7 7.5% / 27.3% / 62.1%, M4 7.7% / 26.7% / 63.3%; the issue asks 5% / 10% / 25%).
 // Tighten the bounds as the model improves; the goal is the issue's figures.
 // Needs arm-none-eabi-gcc and qemu-system-arm (./test.sh installs them); installs nothing.
 #include "support/test_paths.h"
@@ -61,9 +61,9 @@ const std::map<std::string, double> kExampleBounds = {
 struct RandomBounds {
     double median, p95, worst;
 };
-constexpr RandomBounds kRandomBounds{0.08, 0.31, 0.86};
+constexpr RandomBounds kRandomBounds{0.08, 0.28, 0.64};
 /// Spearman over all schedules (the issue: 0.95).
-constexpr double kSpearmanBound = 0.98;
+constexpr double kSpearmanBound = 0.99;
 
 struct Case {
     std::string name;
