@@ -5,6 +5,7 @@
 
 #include "codegen/measure.h"
 #include "lower/loop_nest.h"
+#include "store/compare.h"
 #include "store/figures.h"
 #include "store/trace_diff.h"
 #include "store/variant_files.h"
@@ -95,14 +96,6 @@ std::string isoTime(store::Millis ms)
     char buf[32];
     std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
     return buf;
-}
-
-/// The newest measured instruction count, if any.
-std::optional<int64_t> measured(const store::Variant& v)
-{
-    if (v.measurements.empty())
-        return std::nullopt;
-    return v.measurements.front().instructions;
 }
 
 std::string parentName(const std::vector<store::Variant>& all, const std::optional<int64_t>& id)
@@ -380,7 +373,7 @@ int WorkspaceCommand::run()
         m_out << line;
         for (const auto& v : all) {
             const auto& f = v.figures;
-            auto ins = measured(v);
+            auto ins = store::measuredInstructions(v);
             std::snprintf(line, sizeof line, "%-*s %14s %11s %11s %11s %13s %12s  %-16s  %s\n", static_cast<int>(w), v.name.c_str(),
                           f ? std::to_string(f->cycles).c_str() : "-", f ? (std::to_string(f->latencyMs).substr(0, 9)).c_str() : "-",
                           f ? std::to_string(f->energyUj).substr(0, 9).c_str() : "-", f ? bytesText(f->innerPeakBytes()).c_str() : "-",
@@ -449,31 +442,7 @@ int WorkspaceCommand::run()
         auto tb = sched::parseScheduleFile(b->trace, "variant '" + b->name + "'");
         if (!ta || !tb)
             return fail(!ta ? ta.errorText() : tb.errorText());
-        struct Row {
-            std::string name;
-            double a;
-            double b;
-        };
-        std::vector<Row> rows;
-        if (a->figures && b->figures) {
-            const auto& fa = *a->figures;
-            const auto& fb = *b->figures;
-            rows = {{"cycles", double(fa.cycles), double(fb.cycles)},
-                    {"compute cycles", double(fa.computeCycles), double(fb.computeCycles)},
-                    {"transfer cycles", double(fa.transferCycles), double(fb.transferCycles)},
-                    {"latency ms", fa.latencyMs, fb.latencyMs},
-                    {"energy uJ", fa.energyUj, fb.energyUj}};
-            if (fa.predictedInstructions && fb.predictedInstructions)
-                rows.push_back({"predicted instructions", double(*fa.predictedInstructions), double(*fb.predictedInstructions)});
-            for (const auto& la : fa.levels)
-                for (const auto& lb : fb.levels)
-                    if (la.name == lb.name) {
-                        rows.push_back({la.name + " peak bytes", double(la.peakBytes), double(lb.peakBytes)});
-                        rows.push_back({la.name + " traffic bytes", double(la.readBytes + la.writeBytes), double(lb.readBytes + lb.writeBytes)});
-                    }
-        }
-        if (auto ma = measured(*a), mb = measured(*b); ma && mb)
-            rows.push_back({"measured instructions", double(*ma), double(*mb)});
+        const std::vector<store::FigureComparison> rows = store::compareFigures(*a, *b);
         const auto steps = store::diffSteps(ta->steps, tb->steps);
         if (o.json) {
             ordered_json j;
@@ -481,7 +450,7 @@ int WorkspaceCommand::run()
             j["b"] = b->name;
             j["figures"] = ordered_json::array();
             for (const auto& r : rows)
-                j["figures"].push_back({{"name", r.name}, {"a", r.a}, {"b", r.b}, {"ratio", r.a != 0 ? ordered_json(r.b / r.a) : ordered_json(nullptr)}});
+                j["figures"].push_back({{"name", r.name}, {"a", r.a}, {"b", r.b}, {"ratio", r.ratio ? ordered_json(*r.ratio) : ordered_json(nullptr)}});
             j["steps"] = ordered_json::array();
             for (const auto& s : steps)
                 j["steps"].push_back({{"change", store::changeKindName(s.kind)},
@@ -497,8 +466,7 @@ int WorkspaceCommand::run()
         std::snprintf(line, sizeof line, "%-24s %*s %*s %8s\n", "", w, a->name.c_str(), w, b->name.c_str(), "B/A");
         m_out << line;
         for (const auto& r : rows) {
-            const bool whole = r.a == static_cast<int64_t>(r.a) && r.b == static_cast<int64_t>(r.b);
-            std::snprintf(line, sizeof line, whole ? "%-24s %*.0f %*.0f %8s\n" : "%-24s %*.4f %*.4f %8s\n", r.name.c_str(), w, r.a, w, r.b,
+            std::snprintf(line, sizeof line, r.integral ? "%-24s %*.0f %*.0f %8s\n" : "%-24s %*.4f %*.4f %8s\n", r.name.c_str(), w, r.a, w, r.b,
                           ratioText(r.a, r.b).c_str());
             m_out << line;
         }

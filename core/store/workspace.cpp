@@ -305,8 +305,56 @@ Result<std::unique_ptr<Workspace>> Workspace::create(const std::string& path)
         return errorAt(path, detail::describeFailure(e, "cannot create the workspace"));
     }
     impl->schemaVersion = kSchemaVersion;
+    impl->dataVersion = kSchemaVersion;
     return std::unique_ptr<Workspace>(new Workspace(std::move(impl)));
 }
+
+namespace {
+
+/// A connection for reading only that leaves nothing behind. A file we may write (the CLI's
+/// list, show, compare, export, check) is opened read-write with query_only: a read-only
+/// connection cannot remove the -wal and -shm files sqlite creates for a WAL database, and
+/// would leave both beside the workspace; this one, when it is the last to close, removes
+/// them. A file we may not write is read as immutable when no -wal file exists (no program
+/// has it open, the file is all there is; sqlite would otherwise fail to create the -shm file
+/// and every reader would find nothing). With a -wal file it is read through that log, which
+/// needs the -shm file to be readable.
+std::unique_ptr<SQLite::Database> openForReading(const std::string& path, bool writable, int busyTimeoutMs)
+{
+    std::error_code ec;
+    std::unique_ptr<SQLite::Database> db;
+    if (writable) {
+        db = std::make_unique<SQLite::Database>(path, SQLite::OPEN_READWRITE, busyTimeoutMs);
+        db->exec("PRAGMA query_only = ON");
+    } else if (!fs::exists(path + "-wal", ec)) {
+        db = std::make_unique<SQLite::Database>(detail::immutableUri(path), SQLite::OPEN_READONLY | SQLite::OPEN_URI, busyTimeoutMs);
+    } else {
+        db = std::make_unique<SQLite::Database>(path, SQLite::OPEN_READONLY, busyTimeoutMs);
+        try {
+            (void)db->execAndGet("SELECT count(*) FROM sqlite_master").getInt();
+        } catch (const SQLite::Exception& e) {
+            throw std::runtime_error("the workspace is read-only for this user and has a -wal file beside it (a program has it open, or was "
+                                     "stopped before closing it): sqlite cannot read it without writing; open it when that program has "
+                                     "closed it, or as its owner (" + std::string(e.what()) + ")");
+        }
+    }
+    db->exec("PRAGMA foreign_keys = ON");
+    return db;
+}
+
+/// An older schema read without changing the file: the file is copied into memory and the
+/// copy migrated there.
+std::unique_ptr<SQLite::Database> migratedCopy(SQLite::Database& file, int version)
+{
+    auto mem = std::make_unique<SQLite::Database>(":memory:", SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    SQLite::Backup(*mem, file).executeStep();
+    migrate(*mem, version);
+    mem->exec("PRAGMA foreign_keys = ON");
+    mem->exec("PRAGMA query_only = ON");
+    return mem;
+}
+
+} // namespace
 
 Result<std::unique_ptr<Workspace>> Workspace::open(const std::string& pathIn, Options options)
 {
@@ -341,12 +389,16 @@ Result<std::unique_ptr<Workspace>> Workspace::open(const std::string& pathIn, Op
         if (auto why = validate(probe, version))
             return errorAt(pathIn, *why);
     } catch (const SQLite::Exception& e) {
+        if (!writable && (e.getErrorCode() & 0xff) == SQLITE_READONLY)
+            return errorAt(pathIn, "the workspace is read-only for this user and has a -wal file beside it (a program has it open, or was stopped "
+                                   "before closing it): sqlite cannot read it without writing; open it when that program has closed it, or as its owner");
         return errorAt(pathIn, detail::describeFailure(e, ""));
     }
     try {
         if (impl->readOnly) {
-            impl->db = std::make_unique<SQLite::Database>(path, SQLite::OPEN_READONLY, options.busyTimeoutMs);
-            impl->db->exec("PRAGMA foreign_keys = ON");
+            impl->db = openForReading(path, writable, options.busyTimeoutMs);
+            if (version < kSchemaVersion)
+                impl->db = migratedCopy(*impl->db, version);
         } else {
             impl->db = std::make_unique<SQLite::Database>(path, SQLite::OPEN_READWRITE, options.busyTimeoutMs);
             configure(*impl->db);
@@ -365,9 +417,10 @@ Result<std::unique_ptr<Workspace>> Workspace::open(const std::string& pathIn, Op
     } catch (const SQLite::Exception& e) {
         return errorAt(pathIn, detail::describeFailure(e, ""));
     } catch (const std::exception& e) {
-        return errorAt(pathIn, std::string("cannot migrate the workspace: ") + e.what() + "; left unchanged");
+        return errorAt(pathIn, std::string(impl->readOnly ? "cannot read the workspace: " : "cannot migrate the workspace: ") + e.what() + "; left unchanged");
     }
     impl->schemaVersion = version;
+    impl->dataVersion = impl->db->execAndGet("PRAGMA user_version").getInt();
     return std::unique_ptr<Workspace>(new Workspace(std::move(impl)));
 }
 
@@ -397,6 +450,7 @@ Result<std::unique_ptr<Workspace>> Workspace::openBytes(std::string_view bytes)
             return errorAt(name, *why);
         impl->db->exec("PRAGMA foreign_keys = ON");
         impl->schemaVersion = version;
+        impl->dataVersion = version;
     } catch (const SQLite::Exception& e) {
         return errorAt(name, detail::describeFailure(e, ""));
     }
@@ -450,7 +504,7 @@ Result<WorkspaceSummary> Workspace::readEverything() const
     auto s = summary();
     if (!s)
         return s;
-    if (m_d->schemaVersion < kSchemaVersion)
+    if (m_d->dataVersion < kSchemaVersion)
         return s;  // the readers below know the current schema only
     m_d->lastError.clear();
     for (const auto& v : variants()) {

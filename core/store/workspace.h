@@ -53,7 +53,9 @@ public:
     static Result<std::unique_ptr<Workspace>> create(const std::string& path);
     /// Opens an existing workspace: checks that it is an sqlite database of ours, runs
     /// `PRAGMA integrity_check`, refuses newer schemas, and migrates older ones forward (after
-    /// copying the file to PATH.schema-N.bak).
+    /// copying the file to PATH.schema-N.bak). Opened for reading only, nothing in the folder
+    /// changes and no -wal or -shm file stays behind: an older schema is migrated in a copy in
+    /// memory, and a file this user may not write is read as sqlite's immutable file.
     static Result<std::unique_ptr<Workspace>> open(const std::string& path, Options options);
     static Result<std::unique_ptr<Workspace>> open(const std::string& path) { return open(path, Options{}); }
     /// Opens the bytes of a workspace file in memory, read-only, with the same checks as open()

@@ -17,7 +17,8 @@ struct Workspace::Impl {
     std::string path;
     std::unique_ptr<SQLite::Database> db;
     bool readOnly = false;
-    int schemaVersion = 0;
+    int schemaVersion = 0;           ///< the file's schema (after a migration: the new one)
+    int dataVersion = 0;             ///< the schema of the connection's data (an older file read only is migrated in memory)
     std::optional<int> migratedFrom;
     mutable std::string lastError;   ///< the last failure of a reader (readers return empty then)
 

@@ -2,11 +2,13 @@
 // import, check, with --json and --workspace, and exit 2 (files left unchanged) on bad input.
 #include "support/test_paths.h"
 
+#include <SQLiteCpp/SQLiteCpp.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include <unistd.h>
 
@@ -36,6 +38,15 @@ protected:
     }
     std::string example(const std::string& name) const { return test::sourceDir() + "/examples/schedules/" + name + ".sched.yaml"; }
     std::string path(const std::string& rel) const { return (m_dir / rel).string(); }
+    /// The files of a folder (names and bytes).
+    std::map<std::string, std::string> folder(const std::string& rel) const
+    {
+        std::map<std::string, std::string> out;
+        for (const auto& e : fs::directory_iterator(m_dir / rel))
+            if (e.is_regular_file())
+                out[e.path().filename().string()] = test::readText(e.path().string());
+        return out;
+    }
 
     fs::path m_dir;
 };
@@ -160,11 +171,90 @@ TEST_F(CliWorkspace, BadWorkspacesGiveExit2AndStayByteForByteUnchanged)
     for (const auto& [name, bytes] : files) {
         const std::string p = path(name + ".loopscope-workspace");
         std::ofstream(p, std::ios::binary) << bytes;
-        for (const char* cmd : {"list", "check", "show x", "add " LOOPSCOPE_SOURCE_DIR "/examples/schedules/matmul_f32_naive.sched.yaml"}) {
+        for (const char* cmd : {"list", "list --json", "check", "check --json", "show x", "compare x y", "export x --out x.sched.yaml",
+                                "add " LOOPSCOPE_SOURCE_DIR "/examples/schedules/matmul_f32_naive.sched.yaml",
+                                "import " LOOPSCOPE_SOURCE_DIR "/examples/schedules"}) {
             auto r = cli(std::string("workspace ") + cmd + " --workspace " + p);
             EXPECT_EQ(r.exitCode, 2) << name << " " << cmd << "\n" << r.output;
             EXPECT_NE(r.output.find(p), std::string::npos) << "the message names the file: " << r.output;
             EXPECT_EQ(test::readText(p), bytes) << name << " changed by " << cmd;
         }
     }
+}
+
+TEST_F(CliWorkspace, ReadOnlyCommandsLeaveTheFolderAsItWas)
+{
+    ASSERT_EQ(cli("workspace init").exitCode, 0);
+    ASSERT_EQ(cli("workspace add " + example("matmul_f32_naive")).exitCode, 0);
+    ASSERT_EQ(cli("workspace add " + example("matmul_f32_tiled") + " --parent matmul_f32_naive").exitCode, 0);
+    fs::create_directories(path("out"));
+    const auto before = folder("proj");
+    ASSERT_EQ(before.size(), 1u) << "a writer that closed leaves no -wal or -shm file";
+    for (const std::string& cmd : std::vector<std::string>{"list", "list --json", "show matmul_f32_tiled", "show matmul_f32_tiled --json", "compare matmul_f32_naive matmul_f32_tiled",
+                                  "compare matmul_f32_naive matmul_f32_tiled --json", "check", "check --json",
+                                  "export matmul_f32_tiled --out " + path("out/t.sched.yaml") + " --force"}) {
+        auto r = cli("workspace " + cmd);
+        EXPECT_EQ(r.exitCode, 0) << cmd << "\n" << r.output;
+        EXPECT_EQ(folder("proj"), before) << cmd << " changed the workspace or left files beside it";
+    }
+}
+
+TEST_F(CliWorkspace, AnOlderWorkspaceIsReadAsItIsAndMigratedOnlyByAWrite)
+{
+    const std::string ws = path("proj/old.loopscope-workspace");
+    {
+        SQLite::Database db(ws, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+        db.exec(test::readText(test::sourceDir() + "/tests/data/store/schema-v1.sql"));
+    }
+    const auto before = folder("proj");
+    auto list = json("workspace list --json");
+    ASSERT_EQ(list.size(), 2u);
+    EXPECT_EQ(list[0]["name"], "tiled");
+    EXPECT_EQ(list[0]["tags"], nlohmann::json::array({"fast", "sram", "tiled"}));
+    EXPECT_EQ(list[1]["parent"], "tiled");
+    // (The frozen file's traces are placeholders that do not rebuild: check reports them.)
+    auto check = nlohmann::json::parse(cli("workspace check --json").output);
+    EXPECT_EQ(check["schema_version"], 1);
+    EXPECT_EQ(check["counts"]["variants"], 2);
+    EXPECT_EQ(folder("proj"), before) << "reading migrates a copy in memory, never the file";
+
+    auto add = cli("workspace add " + example("matmul_f32_naive"));
+    ASSERT_EQ(add.exitCode, 0) << add.output;
+    EXPECT_NE(add.output.find("migrated from schema version 1"), std::string::npos) << add.output;
+    EXPECT_EQ(test::readText(ws + ".schema-1.bak").size(), before.at("old.loopscope-workspace").size()) << "the old file is kept";
+    const auto current = json("workspace init --json --workspace " + path("new.loopscope-workspace"))["schema_version"];
+    EXPECT_EQ(nlohmann::json::parse(cli("workspace check --json").output)["schema_version"], current);
+}
+
+TEST_F(CliWorkspace, ANewerOrLockedWorkspaceGivesExit2AndStaysUnchanged)
+{
+    ASSERT_EQ(cli("workspace init").exitCode, 0);
+    ASSERT_EQ(cli("workspace add " + example("matmul_f32_naive")).exitCode, 0);
+    const std::string ws = path("proj/proj.loopscope-workspace");
+    {
+        SQLite::Database db(ws, SQLite::OPEN_READWRITE);
+        db.exec("PRAGMA user_version = 99");
+    }
+    const auto before = folder("proj");
+    for (const std::string& cmd : std::vector<std::string>{"list", "show matmul_f32_naive", "compare matmul_f32_naive matmul_f32_naive", "check",
+                                  "export matmul_f32_naive --out " + path("x.sched.yaml"), "add " + example("matmul_f32_tiled")}) {
+        auto r = cli("workspace " + cmd);
+        EXPECT_EQ(r.exitCode, 2) << cmd << "\n" << r.output;
+        EXPECT_NE(r.output.find(ws + ": error: written by a newer Loopscope (schema version 99"), std::string::npos) << cmd << "\n" << r.output;
+        EXPECT_EQ(folder("proj"), before) << cmd;
+    }
+    {
+        SQLite::Database db(ws, SQLite::OPEN_READWRITE);
+        db.exec("PRAGMA user_version = 2");
+    }
+    // Another program holds the file (as sqlite3 with locking_mode=EXCLUSIVE does): the CLI
+    // waits its busy timeout (5 s), then says so.
+    SQLite::Database other(ws, SQLite::OPEN_READWRITE);
+    other.exec("PRAGMA locking_mode = EXCLUSIVE");
+    other.exec("BEGIN EXCLUSIVE");
+    other.exec("CREATE TABLE scratch(x)");
+    auto locked = cli("workspace list");
+    EXPECT_EQ(locked.exitCode, 2) << locked.output;
+    EXPECT_NE(locked.output.find("locked by another program"), std::string::npos) << locked.output;
+    other.exec("ROLLBACK");
 }

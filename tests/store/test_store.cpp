@@ -4,13 +4,20 @@
 #include "store_test_support.h"
 
 #include "store/figures.h"
+#include "store/journal_replay.h"
 #include "store/schema.h"
 #include "store/trace_diff.h"
 
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <nlohmann/json.hpp>
 
+#include <functional>
+#include <map>
+
+#include <grp.h>
+#include <pwd.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 using namespace loopscope;
 using namespace loopscope::test;
@@ -345,6 +352,81 @@ TEST(Store, RefusesGarbageTruncatedAndForeignFilesLeavingThemUnchanged)
     EXPECT_EQ(fileBytes(foreign), foreignBytes);
 }
 
+namespace {
+
+/// The names of the files in a folder with their bytes.
+std::map<std::string, std::string> folderBytes(const fs::path& dir)
+{
+    std::map<std::string, std::string> out;
+    for (const auto& e : fs::directory_iterator(dir))
+        if (e.is_regular_file())
+            out[e.path().filename().string()] = fileBytes(e.path().string());
+    return out;
+}
+
+/// Runs `body` in a child process as a user who may not write the test's files: user nobody
+/// when the tests run as root (root may write any file, so a read-only file cannot be made
+/// for it), else this user. Returns what `body` reported ("" when all went well); `skip` says
+/// why it could not run.
+std::string asReader(const std::function<std::string()>& body, std::string& skip)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+        return "pipe failed";
+    const pid_t child = fork();
+    if (child < 0)
+        return "fork failed";
+    if (child == 0) {
+        close(fds[0]);
+        if (geteuid() == 0) {
+            const passwd* nobody = getpwnam("nobody");
+            if (!nobody || setgroups(0, nullptr) != 0 || setgid(nobody->pw_gid) != 0 || setuid(nobody->pw_uid) != 0)
+                _exit(77);
+        }
+        const std::string problems = body();
+        (void)!write(fds[1], problems.data(), problems.size());
+        _exit(0);
+    }
+    close(fds[1]);
+    std::string out;
+    char buf[4096];
+    for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;)
+        out.append(buf, static_cast<std::size_t>(n));
+    close(fds[0]);
+    int status = 0;
+    waitpid(child, &status, 0);
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 77)
+        skip = "running as root and cannot become user nobody to make a file read-only for the reader";
+    else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        out += "the reader ended with status " + std::to_string(status);
+    return out;
+}
+
+/// What a reader of a workspace it may not write checks: it opens read-only, lists `variants`
+/// variants without an error, and refuses a change with a message.
+std::string readOnlyChecks(const std::string& path, std::size_t variants, const store::NewVariant& extra)
+{
+    std::string problems;
+    auto ws = store::Workspace::open(path);
+    if (!ws)
+        return path + ": " + ws.errorText();
+    if (!(*ws)->isReadOnly())
+        problems += path + ": not opened read-only; ";
+    const auto all = (*ws)->variants();
+    if (all.size() != variants)
+        problems += path + ": " + std::to_string(all.size()) + " variants listed instead of " + std::to_string(variants) + " (" + (*ws)->lastError() + "); ";
+    if (!(*ws)->lastError().empty())
+        problems += path + ": " + (*ws)->lastError() + "; ";
+    if (!(*ws)->integrityProblems().empty())
+        problems += path + ": integrity check failed; ";
+    auto add = (*ws)->addVariant(extra);
+    if (add.ok() || add.errorText().find("read-only") == std::string::npos)
+        problems += path + ": a change was not refused as read-only (" + (add.ok() ? std::string("it was made") : add.errorText()) + "); ";
+    return problems;
+}
+
+} // namespace
+
 TEST(Store, RefusesANewerSchemaAndOpensReadOnlyFilesForReading)
 {
     ScratchDir dir("store");
@@ -369,20 +451,105 @@ TEST(Store, RefusesANewerSchemaAndOpensReadOnlyFilesForReading)
     EXPECT_NE(n.errorText().find("newer Loopscope"), std::string::npos) << n.errorText();
     EXPECT_EQ(fileBytes(newer), newerBytes);
 
-    // Read-only file: readable, every change refused with a message, nothing changed.
-    const std::string before = fileBytes(path);
-    ASSERT_EQ(chmod(path.c_str(), 0444), 0);
-    if (access(path.c_str(), W_OK) == 0)
-        GTEST_SKIP() << "running as a user who may write read-only files (root): the read-only case cannot be made here";
-    auto ro = store::Workspace::open(path);
-    ASSERT_TRUE(ro.ok()) << ro.errorText();
-    EXPECT_TRUE((*ro)->isReadOnly());
-    EXPECT_EQ((*ro)->variants().size(), 1u);
-    auto add = (*ro)->addVariant(exampleVariant("matmul_f32_naive"));
-    ASSERT_FALSE(add.ok());
-    EXPECT_NE(add.errorText().find("read-only"), std::string::npos) << add.errorText();
-    ro->reset();
-    EXPECT_EQ(fileBytes(path), before);
+    // Read-only workspaces: readable, every change refused with a message, nothing changed.
+    store::NewVariant tiled = exampleVariant("matmul_f32_tiled");
+    store::NewVariant naive = exampleVariant("matmul_f32_naive");
+    tiled.name = "t";
+    naive.name = "n";
+    auto make = [&](const fs::path& folder) {
+        fs::create_directories(folder);
+        const std::string path = (folder / "w.loopscope-workspace").string();
+        auto ws = createWs(path);
+        EXPECT_TRUE(ws && ws->addVariant(tiled).ok());
+        return path;
+    };
+    // (a) a folder the reader may not write; (b) a read-only file in a folder it may write
+    // (sqlite would leave a -wal and -shm there); (c) a workspace another process has open,
+    // with a variant only in its -wal file; (d) a schema-1 file, migrated in memory only.
+    const std::string a = make(dir.path() / "a");
+    const std::string b = make(dir.path() / "b");
+    const std::string c = make(dir.path() / "c");
+    fs::create_directories(dir.path() / "d");
+    const std::string d = (dir.path() / "d" / "old.loopscope-workspace").string();
+    {
+        SQLite::Database db(d, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+        db.exec(readText(sourceDir() + "/tests/data/store/schema-v1.sql"));
+    }
+    // The writer of (c) is a process of its own: a reader forked from a process with an open
+    // connection would share that connection's memory-mapped -shm (sqlite's rule: no open
+    // database across a fork).
+    int ready[2], hold[2];
+    ASSERT_EQ(pipe(ready), 0);
+    ASSERT_EQ(pipe(hold), 0);
+    const pid_t holder = fork();
+    ASSERT_GE(holder, 0);
+    if (holder == 0) {
+        close(ready[0]);
+        close(hold[1]);
+        {
+            auto ws = store::Workspace::open(c);
+            const char ok = ws && (*ws)->addVariant(naive).ok() ? 'y' : 'n';
+            (void)!write(ready[1], &ok, 1);
+            char any;
+            (void)!read(hold[0], &any, 1);  // until the parent lets go
+        }
+        _exit(0);
+    }
+    close(ready[1]);
+    close(hold[0]);
+    char ok = 0;
+    ASSERT_EQ(read(ready[0], &ok, 1), 1);
+    ASSERT_EQ(ok, 'y');
+    ASSERT_TRUE(fs::exists(c + "-wal"));
+    // Writable again at the end, so that the folders can be removed (also when a check fails).
+    struct Restore {
+        fs::path root;
+        ~Restore()
+        {
+            std::error_code ec;
+            for (const char* folder : {"a", "b", "c", "d"})
+                fs::permissions(root / folder, fs::perms::owner_all, fs::perm_options::add, ec);
+        }
+    } restore{dir.path()};
+    for (const char* folder : {"a", "c", "d"})
+        fs::permissions(dir.path() / folder, fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read | fs::perms::group_exec
+                                                 | fs::perms::others_read | fs::perms::others_exec);
+    fs::permissions(dir.path() / "b", fs::perms::all);
+    fs::permissions(b, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+    fs::permissions(dir.path(), fs::perms::all);
+
+    std::map<std::string, std::map<std::string, std::string>> before;
+    for (const char* folder : {"a", "b", "c", "d"})
+        before[folder] = folderBytes(dir.path() / folder);
+    std::string skip;
+    const std::string problems = asReader(
+        [&] {
+            std::string p = readOnlyChecks(a, 1, naive) + readOnlyChecks(b, 1, naive) + readOnlyChecks(c, 2, naive) + readOnlyChecks(d, 2, naive);
+            auto old = store::Workspace::open(d);
+            if (old && ((*old)->schemaVersion() != 1 || !(*old)->variantByName("tiled") || (*old)->variantByName("tiled")->tags.size() != 3))
+                p += "the schema-1 file does not read as it was migrated; ";
+            return p;
+        },
+        skip);
+    if (!skip.empty())
+        GTEST_SKIP() << skip;
+    EXPECT_EQ(problems, "");
+    for (const char* folder : {"a", "b", "c", "d"}) {
+        const auto after = folderBytes(dir.path() / folder);
+        std::string changed;
+        for (const auto& [name, bytes] : after)
+            if (!before[folder].count(name) || before[folder][name] != bytes)
+                changed += " " + name;
+        for (const auto& [name, bytes] : before[folder])
+            if (!after.count(name))
+                changed += " -" + name;
+        EXPECT_EQ(changed, "") << folder << ": the reader changed, added or removed these files";
+    }
+    close(hold[1]);
+    close(ready[0]);
+    int status = 0;
+    waitpid(holder, &status, 0);
+    EXPECT_EQ(openWs(c)->variants().size(), 2u);
 }
 
 TEST(Store, ExplicitReadOnlyOpenRefusesChanges)
@@ -625,4 +792,59 @@ TEST(TraceDiff, AddedRemovedAndChangedSteps)
     EXPECT_EQ(lines[1].text, "b");
     EXPECT_EQ(lines[2].kind, store::ChangeKind::Added);
     EXPECT_EQ(lines[2].text, "x");
+}
+
+TEST(JournalReplay, RebuildsTheUndoStackFromPushesMergesUndosAndRedos)
+{
+    auto edit = [](int index, const std::string& state) {
+        store::JournalEntry e;
+        e.action = "edit to " + state;
+        e.undoIndex = index;
+        e.state = state;
+        return e;
+    };
+    auto undo = [](int index, const std::string& state) {
+        store::JournalEntry e;
+        e.action = std::string(store::kJournalUndo) + "x";
+        e.undoIndex = index;
+        e.state = state;
+        return e;
+    };
+    auto redo = [](int index, const std::string& state) {
+        store::JournalEntry e;
+        e.action = std::string(store::kJournalRedo) + "x";
+        e.undoIndex = index;
+        e.state = state;
+        return e;
+    };
+    // s1, s2; undo, redo, undo; a new edit drops s2; a merge replaces it; undo.
+    const std::vector<store::JournalEntry> entries = {edit(1, "s1"), edit(2, "s2"), undo(1, "s1"), redo(2, "s2"), undo(1, "s1"),
+                                                      edit(2, "s3"), edit(2, "s3b"), undo(1, "s1")};
+    auto h = store::replayJournal("base", entries);
+    EXPECT_TRUE(h.exact);
+    ASSERT_EQ(h.commands.size(), 2u);
+    EXPECT_EQ(h.commands[0].state, "s1");
+    EXPECT_EQ(h.commands[1].state, "s3b");
+    EXPECT_EQ(h.commands[1].action, "edit to s3b");
+    EXPECT_EQ(h.index, 1);
+    EXPECT_EQ(h.state("base"), "s1");
+    // Everything undone: the base; a command merged into nothing.
+    auto back = store::replayJournal("base", {edit(1, "s1"), undo(0, "base")});
+    EXPECT_TRUE(back.exact);
+    EXPECT_EQ(back.index, 0);
+    EXPECT_EQ(back.commands.size(), 1u) << "it can be redone";
+    auto gone = store::replayJournal("base", {edit(1, "s1"), edit(0, "base")});
+    EXPECT_TRUE(gone.exact);
+    EXPECT_TRUE(gone.commands.empty());
+    // An undo past where the session began (after a save), or a state that does not follow:
+    // one command to the last state.
+    for (const auto& odd : {std::vector<store::JournalEntry>{edit(1, "s1"), undo(-1, "older")},
+                            std::vector<store::JournalEntry>{edit(1, "s1"), edit(2, "s2"), undo(1, "not s1")},
+                            std::vector<store::JournalEntry>{edit(1, "s1"), edit(3, "s3")}}) {
+        auto flat = store::replayJournal("base", odd);
+        EXPECT_FALSE(flat.exact);
+        ASSERT_EQ(flat.commands.size(), 1u);
+        EXPECT_EQ(flat.index, 1);
+        EXPECT_EQ(flat.state("base"), odd.back().state);
+    }
 }
