@@ -305,29 +305,60 @@ private:
 
 } // namespace
 
-LoopNestModel::LoopNestModel(QObject* parent) : QAbstractItemModel(parent) {}
-
-void LoopNestModel::setSnapshot(const Snapshot& snapshot)
+LoopNestModel::LoopNestModel(QObject* parent)
+    : QAbstractItemModel(parent), m_font(QFontDatabase::systemFont(QFontDatabase::FixedFont)), m_boldFont(m_font)
 {
-    beginResetModel();
+    m_boldFont.setBold(true);
+}
+
+bool LoopNestModel::setSnapshot(const Snapshot& snapshot)
+{
     // A failing step's loops and tensors are marked until the trace is repaired; other
     // highlights belong to the previous rows.
-    m_hlLoops.clear();
-    m_hlTensors.clear();
-    m_hlError = false;
+    QSet<QString> hlLoops;
+    QSet<QString> hlTensors;
     if (snapshot.failedStep) {
         for (const auto& l : snapshot.failedStep->loops)
-            m_hlLoops.insert(QString::fromStdString(l));
+            hlLoops.insert(QString::fromStdString(l));
         for (const auto& t : snapshot.failedStep->tensors)
-            m_hlTensors.insert(QString::fromStdString(t));
-        m_hlError = true;
+            hlTensors.insert(QString::fromStdString(t));
     }
-    m_snapshot = snapshot;
-    m_rows.clear();
-    m_top.clear();
+    std::vector<NestRow> rows;
+    std::vector<int> top;
     if (!snapshot.empty() && snapshot.nest)
-        RowBuilder(*snapshot.nest, *snapshot.program, m_rows, m_top).run();
-    endResetModel();
+        RowBuilder(*snapshot.nest, *snapshot.program, rows, top).run();
+
+    bool sameShape = top == m_top && rows.size() == m_rows.size();
+    for (size_t i = 0; sameShape && i < rows.size(); ++i)
+        sameShape = rows[i].parent == m_rows[i].parent && rows[i].children == m_rows[i].children;
+    if (!sameShape) {
+        beginResetModel();
+        m_hlLoops = std::move(hlLoops);
+        m_hlTensors = std::move(hlTensors);
+        m_hlError = snapshot.failedStep.has_value();
+        m_snapshot = snapshot;
+        m_rows = std::move(rows);
+        m_top = std::move(top);
+        endResetModel();
+        return true;
+    }
+    std::vector<int> oldHighlight(m_rows.size());
+    for (size_t i = 0; i < m_rows.size(); ++i)
+        oldHighlight[i] = highlightOf(m_rows[i]);
+    m_hlLoops = std::move(hlLoops);
+    m_hlTensors = std::move(hlTensors);
+    m_hlError = snapshot.failedStep.has_value();
+    m_snapshot = snapshot;
+    std::vector<int> changed;
+    for (size_t i = 0; i < rows.size(); ++i)
+        if (!(rows[i] == m_rows[i]) || highlightOf(rows[i]) != oldHighlight[i])
+            changed.push_back(static_cast<int>(i));
+    m_rows = std::move(rows);
+    for (int i : changed) {
+        const QModelIndex idx = indexOfRow(i);
+        emit dataChanged(idx, idx);
+    }
+    return false;
 }
 
 void LoopNestModel::setHighlight(const QStringList& loops, const QStringList& tensors, bool error)
@@ -437,11 +468,8 @@ QVariant LoopNestModel::data(const QModelIndex& index, int role) const
         return r->code;
     case Qt::ToolTipRole:
         return r->tooltip;
-    case Qt::FontRole: {
-        QFont f = QFontDatabase::systemFont(QFontDatabase::FixedFont);
-        f.setBold(r->kind == NestRow::Kind::Loop || r->kind == NestRow::Kind::Matmul);
-        return f;
-    }
+    case Qt::FontRole:
+        return r->kind == NestRow::Kind::Loop || r->kind == NestRow::Kind::Matmul ? m_boldFont : m_font;
     case Qt::ForegroundRole:
         switch (r->kind) {
         case NestRow::Kind::Loop: return QBrush(QColor(0x1f, 0x3a, 0x93));

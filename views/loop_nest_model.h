@@ -5,6 +5,7 @@
 #include "snapshot.h"
 
 #include <QAbstractItemModel>
+#include <QFont>
 #include <QSet>
 #include <QStringList>
 
@@ -40,6 +41,8 @@ struct NestRow {
     QString level;
     QStringList touched;        ///< tensors this row (and, for a loop, its body) reads or writes
     int enclosingLoop = -1;     ///< innermost loop row around this row
+
+    bool operator==(const NestRow&) const = default;
 };
 
 class LoopNestModel : public QAbstractItemModel {
@@ -59,9 +62,13 @@ public:
 
     explicit LoopNestModel(QObject* parent = nullptr);
 
-    /// Rebuilds the rows (a model reset). The loops and tensors of a failing step are
-    /// highlighted as errors.
-    void setSnapshot(const Snapshot& snapshot);
+    /// Rebuilds the rows. The loops and tensors of a failing step are highlighted as errors.
+    /// When the new rows have the same tree as the old ones (most edits: a factor, a double
+    /// buffer, an unroll change texts and badges, not the shape), the rows are replaced in
+    /// place and only those that differ are reported (dataChanged), so that the view keeps its
+    /// expansion, selection and scroll position and repaints only what changed. Otherwise the
+    /// model is reset. Returns true when it was reset.
+    bool setSnapshot(const Snapshot& snapshot);
     /// Loops (labels or names) and tensors to emphasise; `error` marks them as a problem.
     void setHighlight(const QStringList& loops, const QStringList& tensors, bool error = false);
 
@@ -85,6 +92,8 @@ private:
     std::vector<int> m_top;
     std::vector<NestRow> m_rows;
     Snapshot m_snapshot;
+    QFont m_font;       ///< the rows' fixed-pitch font (asked for every row painted)
+    QFont m_boldFont;   ///< loops and accelerator instructions
     QSet<QString> m_hlLoops;
     QSet<QString> m_hlTensors;
     bool m_hlError = false;

@@ -2,6 +2,7 @@
 #include "loop_nest_view.h"
 
 #include "live_label.h"
+#include "static_text_cache.h"
 
 #include <QAction>
 #include <QApplication>
@@ -29,6 +30,7 @@
 #include "sched/tensorize.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace loopscope::ui {
 
@@ -80,22 +82,25 @@ public:
         QRect r = opt.rect.adjusted(4, 0, -2, 0);
         const bool selected = opt.state & QStyle::State_Selected;
         p->setFont(opt.font);
+        const QVariant foreground = index.data(Qt::ForegroundRole);
         p->setPen(selected ? opt.palette.color(QPalette::HighlightedText)
-                           : index.data(Qt::ForegroundRole).value<QBrush>().color());
-        if (!index.data(Qt::ForegroundRole).isValid() && !selected)
-            p->setPen(opt.palette.color(QPalette::Text));
-        const QFontMetrics fm(opt.font);
-        p->drawText(r, Qt::AlignVCenter | Qt::AlignLeft, code);
-        int x = r.left() + fm.horizontalAdvance(code) + 10;
+                  : foreground.isValid() ? foreground.value<QBrush>().color()
+                                         : opt.palette.color(QPalette::Text));
+        // The texts come shaped from the caches: after an edit most rows read as before.
+        StaticTextCache& codeTexts = opt.font.bold() ? m_boldTexts : m_texts;
+        const QStaticText& codeText = codeTexts.text(code, opt.font);
+        p->setClipRect(opt.rect);
+        p->drawStaticText(QPointF(r.left(), r.top() + (r.height() - codeText.size().height()) / 2), codeText);
+        int x = r.left() + static_cast<int>(std::ceil(codeText.size().width())) + 10;
 
         QFont small = opt.font;
         small.setBold(false);
         small.setPointSizeF(std::max(6.0, opt.font.pointSizeF() * 0.85));
         p->setFont(small);
-        const QFontMetrics sm(small);
+        const int bh = QFontMetrics(small).height() + 2;
         for (const QString& b : index.data(LoopNestModel::BadgesRole).toStringList()) {
-            const int bw = sm.horizontalAdvance(b) + 10;
-            const int bh = sm.height() + 2;
+            const QStaticText& badge = m_badgeTexts.text(b, small);
+            const int bw = static_cast<int>(std::ceil(badge.size().width())) + 10;
             QRectF box(x, r.center().y() - bh / 2.0 + 0.5, bw, bh);
             const QColor c = badgeColor(b);
             QPainterPath path;
@@ -107,7 +112,7 @@ public:
             p->setPen(c);
             p->drawPath(path);
             p->setPen(c.darker(130));
-            p->drawText(box, Qt::AlignCenter, b);
+            p->drawStaticText(QPointF(box.center().x() - badge.size().width() / 2, box.center().y() - badge.size().height() / 2), badge);
             x += bw + 5;
         }
         p->restore();
@@ -144,6 +149,9 @@ public:
 private:
     mutable QHash<QString, int> m_widths;
     mutable int m_height = 0;
+    mutable StaticTextCache m_texts;
+    mutable StaticTextCache m_boldTexts;
+    mutable StaticTextCache m_badgeTexts;
 };
 
 } // namespace
@@ -876,8 +884,9 @@ void LoopNestView::setSnapshot(const Snapshot& snapshot)
         m_header->setText(text);
     }
     m_restoring = true;
-    m_model->setSnapshot(snapshot);
-    restoreState();
+    // Rows replaced in place keep the scroll position; the expansion and the current row are
+    // checked against the labels (a reorder keeps the tree's shape but moves the loops).
+    restoreState(m_model->setSnapshot(snapshot));
     m_restoring = false;
     int widest = 0;
     for (size_t i = 0; i < m_model->rows().size(); ++i) {
@@ -890,13 +899,28 @@ void LoopNestView::setSnapshot(const Snapshot& snapshot)
     onCurrentChanged();
 }
 
-void LoopNestView::restoreState()
+void LoopNestView::restoreState(bool reset)
 {
-    m_tree->expandAll();
     const auto& rows = m_model->rows();
-    for (size_t i = 0; i < rows.size(); ++i)
-        if (rows[i].kind == NestRow::Kind::Loop && m_collapsed.contains(rows[i].label))
-            m_tree->collapse(m_model->indexOfRow(static_cast<int>(i)));
+    if (reset) {
+        m_tree->expandAll();
+        for (size_t i = 0; i < rows.size(); ++i)
+            if (rows[i].kind == NestRow::Kind::Loop && m_collapsed.contains(rows[i].label))
+                m_tree->collapse(m_model->indexOfRow(static_cast<int>(i)));
+    } else {
+        // Only what differs: expanding or collapsing a row lays the tree out again.
+        for (size_t i = 0; i < rows.size(); ++i) {
+            if (rows[i].children.empty())
+                continue;
+            const QModelIndex idx = m_model->indexOfRow(static_cast<int>(i));
+            const bool expand = !(rows[i].kind == NestRow::Kind::Loop && m_collapsed.contains(rows[i].label));
+            if (m_tree->isExpanded(idx) != expand)
+                m_tree->setExpanded(idx, expand);
+        }
+        const NestRow* current = currentRow();
+        if (current && (current->kind == NestRow::Kind::Loop ? current->label : current->code) == m_currentKey)
+            return;
+    }
     // The same row, or what it became: i -> i.outer after a split, a.b.fused after a fuse.
     int found = -1;
     for (size_t i = 0; i < rows.size() && found < 0; ++i)

@@ -86,7 +86,9 @@ private:
     /// target's array supports), each the plan of sched::planTensorize; nothing on a target
     /// without a PE array.
     void addTensorizeActions(QMenu* menu, const NestRow& r);
-    void restoreState();
+    /// Expansion and current row after new rows: all of it after a model reset, else only what
+    /// differs from the labels.
+    void restoreState(bool reset);
 
     LoopNestModel* m_model;
     QTreeView* m_tree;

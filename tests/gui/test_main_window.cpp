@@ -24,6 +24,7 @@
 #include <QLabel>
 #include <QMenu>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QMessageBox>
 #include <QSettings>
 #include <QSpinBox>
@@ -220,6 +221,44 @@ private slots:
         QVERIFY(w->loopNestView()->action(LoopNestView::Split)->text().startsWith("Split i.outer by "));
         QVERIFY(!w->loopNestView()->action(LoopNestView::MoveOut)->isEnabled());   // the outermost loop
         QVERIFY(w->loopNestView()->action(LoopNestView::MoveIn)->isEnabled());
+    }
+
+    void theNestKeepsExpansionSelectionAndScrollAcrossEditsInPlace()
+    {
+        // A factor edit replaces the rows in place: what the user collapsed, selected and
+        // scrolled to stays. A reorder keeps the tree's shape too: the selection and the
+        // collapsed state follow the loops, not the positions.
+        auto w = makeWindow();
+        QVERIFY(w->openFile(example("matmul_f32_tiled.sched.yaml")));
+        QTreeView* tree = w->loopNestView()->tree();
+        LoopNestModel* model = w->loopNestView()->model();
+        QVERIFY(selectLoop(*w, "j.inner"));
+        tree->collapse(model->findLoop("i.inner"));   // around the selected loop, which stays current
+        QCoreApplication::processEvents();
+        tree->verticalScrollBar()->setValue(tree->verticalScrollBar()->maximum());
+        const int scrolled = tree->verticalScrollBar()->value();
+        QSignalSpy resets(model, &QAbstractItemModel::modelReset);
+        ScheduleDocument* doc = w->document();
+        sched::Step s = doc->steps()[1];   // split j by 16
+        s.factor = 8;
+        QVERIFY(doc->editStep(1, s));
+        QCoreApplication::processEvents();
+        QCOMPARE(resets.count(), 0);
+        QCOMPARE(w->loopNestView()->currentRow()->label, QString("j.inner"));
+        QVERIFY(!tree->isExpanded(model->findLoop("i.inner")));
+        QVERIFY(tree->isExpanded(model->findLoop("j.outer")));
+        QCOMPARE(tree->verticalScrollBar()->value(), scrolled);
+        QCOMPARE(model->findLoop("j.inner").data().toString(), QString("for j.inner in 0..8:"));
+
+        // j.inner moves out, above i.inner: the same shape, the loops swapped.
+        trigger(*w, LoopNestView::MoveOut);
+        QCoreApplication::processEvents();
+        QCOMPARE(doc->steps().back().primitive, sched::Primitive::Reorder);
+        QCOMPARE(resets.count(), 0);
+        QCOMPARE(w->loopNestView()->currentRow()->label, QString("j.inner"));
+        QCOMPARE(model->findLoop("i.inner").parent(), model->findLoop("j.inner"));
+        QVERIFY(!tree->isExpanded(model->findLoop("i.inner")));
+        QVERIFY(tree->isExpanded(model->findLoop("j.inner")));
     }
 
     void everyLoopPrimitiveThroughItsAction()

@@ -126,6 +126,62 @@ private slots:
         QVERIFY(m.nest.findLoop("j.inner").data(LoopNestModel::BadgesRole).toStringList().contains("unrolled"));
     }
 
+    // An edit that keeps the tree's shape (a factor, a double buffer) replaces the rows in
+    // place and reports only those that differ; the rows are those a new model builds.
+    void nestRowsChangeInPlaceWhenTheTreeKeepsItsShape()
+    {
+        ScheduleDocument doc;
+        Models m(doc);
+        QVERIFY(doc.openSchedule(example("matmul_f32_tiled.sched.yaml")));
+        QSignalSpy resets(&m.nest, &QAbstractItemModel::modelReset);
+        QSignalSpy changes(&m.nest, &QAbstractItemModel::dataChanged);
+        auto checkAgainstANewModel = [&] {
+            LoopNestModel fresh;
+            fresh.setSnapshot(doc.snapshot());
+            QVERIFY(fresh.rows() == m.nest.rows());
+            QCOMPARE(fresh.rowCount(), m.nest.rowCount());
+        };
+
+        std::vector<NestRow> before = m.nest.rows();
+        sched::Step split = doc.steps()[0];
+        split.factor = 8;   // i by 8: extents, guards and buffer sizes change, not the tree
+        QVERIFY(doc.editStep(0, split));
+        QCOMPARE(resets.count(), 0);
+        int differ = 0;
+        for (size_t i = 0; i < before.size(); ++i)
+            differ += before[i] == m.nest.rows()[i] ? 0 : 1;
+        QVERIFY(differ > 0);
+        QVERIFY(differ < static_cast<int>(before.size()));
+        QCOMPARE(changes.count(), differ);
+        for (const QList<QVariant>& c : changes) {   // one row each, a row that changed
+            const QModelIndex from = c[0].value<QModelIndex>();
+            QCOMPARE(from, c[1].value<QModelIndex>());
+            const int id = from.data(LoopNestModel::RowIdRole).toInt();
+            QVERIFY(!(before[id] == m.nest.rows()[id]));
+        }
+        QCOMPARE(m.nest.findLoop("i.outer").data(Qt::DisplayRole).toString(), QString("for i.outer in 0..8:"));
+        checkAgainstANewModel();
+
+        // A double buffer changes the badges and sizes of its buffer's rows only.
+        changes.clear();
+        sched::Step db;
+        db.primitive = sched::Primitive::DoubleBuffer;
+        db.tensor = "A";
+        db.level = "SRAM";
+        QVERIFY(!doc.applyStep(db));
+        QCOMPARE(resets.count(), 0);
+        QVERIFY(changes.count() >= 1);
+        checkAgainstANewModel();
+
+        // Removing a cache stage changes the tree: the model is reset.
+        QVERIFY(doc.removeStep(static_cast<int>(doc.steps().size()) - 2));
+        QCOMPARE(resets.count(), 1);
+        checkAgainstANewModel();
+        doc.undoStack()->undo();
+        QCOMPARE(resets.count(), 2);
+        checkAgainstANewModel();
+    }
+
     void partialTilesShowTheirGuard()
     {
         ScheduleDocument doc;

@@ -539,8 +539,11 @@ void CostView::updateHeadlines()
 
     // The PE array: how full each compute is, beside the share of the array's peak reached.
     Headline& pe = m_headlines[int(Figure::PeUtilisation)];
+    // Only a change: setVisible(true) on a label never shown explicitly activates every layout
+    // up to the window, edit after edit.
     for (LiveLabel* l : {pe.name, pe.value, pe.bound, pe.percent})
-        l->setVisible(r.array.has_value());
+        if (l->isHidden() == r.array.has_value())
+            l->setVisible(r.array.has_value());
     if (r.array) {
         const analysis::ArrayReport& a = *r.array;
         const int64_t perCompute = int64_t(a.dim) * a.dim * a.dim;
