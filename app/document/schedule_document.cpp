@@ -86,13 +86,21 @@ std::shared_ptr<const hw::Target> ScheduleDocument::resolve(const QString& targe
 }
 
 void ScheduleDocument::install(std::shared_ptr<const ir::Kernel> kernel, sched::ScheduleFile file,
-                               const QString& path, DocumentState state)
+                               const QString& path, DocumentState state, std::optional<std::string> kernelText,
+                               const QString& untitledName)
 {
+    emit opening();
     m_kernel = std::move(kernel);
     m_file = std::move(file);
     m_path = path;
-    m_untitledName.clear();
+    m_untitledName = untitledName;
     m_kernelPath = QFileInfo(qstr(m_kernel->path)).absoluteFilePath();
+    // What a variant saved from this document stores: the text the kernel was parsed from.
+    std::string why;
+    if (kernelText)
+        m_kernelText = std::move(*kernelText);
+    else if (!readTextFile(str(m_kernelPath), m_kernelText, why))
+        m_kernelText.clear();
     m_rejected.reset();
     // Every open starts a clean history: undo never reaches into the document opened before
     // (also when the same file is opened again).
@@ -123,6 +131,7 @@ bool ScheduleDocument::openSchedule(const QString& path, QString* error)
     if (!isBuiltinTarget(target))
         target = QFileInfo(qstr(sched::joinPath(dir, file->target))).absoluteFilePath();
     m_targets.erase(target);  // an explicit open reads the file again
+    m_targetTexts.erase(target);
     QString why;
     if (!resolve(target, &why)) {
         setError(error, why);
@@ -171,6 +180,7 @@ bool ScheduleDocument::openKernel(const QString& kernelPath, const QString& targ
     if (!isBuiltinTarget(target))
         target = QFileInfo(target).absoluteFilePath();
     m_targets.erase(target);
+    m_targetTexts.erase(target);
     QString why;
     if (!resolve(target, &why)) {
         setError(error, why);
@@ -330,6 +340,7 @@ bool ScheduleDocument::setTarget(const QString& targetName, QString* error)
     if (target == m_state.target)
         return true;
     m_targets.erase(target);
+    m_targetTexts.erase(target);
     if (!resolve(target, error))
         return false;
     m_rejected.reset();
@@ -349,6 +360,7 @@ bool ScheduleDocument::reloadTarget(QString* error)
         return false;
     }
     m_targets[m_state.target] = std::make_shared<const hw::Target>(std::move(*t));
+    m_targetTexts.erase(m_state.target);
     refresh();
     return true;
 }
@@ -365,6 +377,8 @@ void ScheduleDocument::setState(const DocumentState& state)
 {
     const bool targetChanged = state.target != m_state.target;
     m_state = state;
+    if (m_quiet)
+        return;
     if (targetChanged)
         watchTarget();
     refresh();

@@ -50,6 +50,37 @@ public:
     bool newFromSchedule(const QString& path, QString* error = nullptr);
     /// A kernel file on its own (empty trace) on a target (built-in name or file path).
     bool openKernel(const QString& kernelPath, const QString& target, QString* error = nullptr);
+
+    /// A document from texts rather than files: a variant's stored schedule, kernel and target
+    /// (reproduced exactly, whatever the files on disk say now), or a journal's state.
+    struct TextSource {
+        std::string schedule;     ///< a *.sched.yaml text; its kernel (and target file) paths absolute
+        std::string kernelText;   ///< the kernel's text ("": read the kernel file)
+        std::string targetText;   ///< the target's text ("": the built-in or the target file)
+        QString path;             ///< the schedule file the document belongs to ("": untitled)
+        QString untitledName;     ///< the title of an untitled document
+    };
+    /// Opens `source`; the undo stack starts empty. False (with a message) when a text does not
+    /// parse or the kernel file cannot be read.
+    bool openText(const TextSource& source, QString* error = nullptr);
+    /// One command of a restored undo history: its text and the document after it (a
+    /// *.sched.yaml text as stateText() writes it).
+    struct RestoredCommand {
+        QString text;
+        std::string state;
+    };
+    /// Opens `base` and rebuilds an undo history on it: `commands` pushed in order, then undone
+    /// down to `index` (the commands after it can be redone). The document is as the last
+    /// command at `index` left it and unsaved (clean only at the base). Rebuilds once.
+    bool restoreHistory(const TextSource& base, const std::vector<RestoredCommand>& commands, int index, QString* error = nullptr);
+    /// The document (or `state`) as a schedule file with absolute kernel and target paths:
+    /// what the edit journal and a saved variant keep. Cheap: formatting is left to the caller.
+    sched::ScheduleFile stateFile() const { return stateFile(m_state); }
+    sched::ScheduleFile stateFile(const DocumentState& state) const;
+    /// The text of the kernel as the document read it.
+    const std::string& kernelText() const { return m_kernelText; }
+    /// The text of the target in use: the built-in's, the text it was opened from, or the file's now.
+    std::string targetText() const;
     /// Writes the schedule (the kernel path relative to the file) and marks the document clean.
     /// An empty path means the current file.
     bool save(const QString& path = QString(), QString* error = nullptr);
@@ -120,7 +151,10 @@ public:
 signals:
     /// After every change: open, edit, undo, redo, target reload.
     void changed(const loopscope::ui::Snapshot& snapshot);
-    /// A new document was opened (histories should start again).
+    /// A document is about to replace the open one (its undo stack is cleared next).
+    void opening();
+    /// A new document was opened (histories should start again); also after Save, which
+    /// gives the document its (new) file.
     void opened(const QString& path);
     void dirtyChanged(bool dirty);
     /// A new step was refused; nothing changed.
@@ -139,7 +173,10 @@ private:
     void asyncRebuildFinished();
     void watchTarget();
     void install(std::shared_ptr<const ir::Kernel> kernel, sched::ScheduleFile file,
-                 const QString& path, DocumentState state);
+                 const QString& path, DocumentState state, std::optional<std::string> kernelText = std::nullopt,
+                 const QString& untitledName = QString());
+    /// The state a journal or variant text describes (its description written for its steps).
+    Result<DocumentState> stateFromText(const std::string& text, const DocumentState& previous) const;
 
     QUndoStack* m_undo = nullptr;
     QFileSystemWatcher* m_watcher = nullptr;
@@ -150,6 +187,9 @@ private:
     QString m_path;               ///< the schedule file, empty until saved
     QString m_untitledName;       ///< newFromSchedule: the name of the file it started from
     QString m_kernelPath;         ///< absolute
+    std::string m_kernelText;     ///< the kernel file's text as it was parsed
+    std::map<QString, std::string> m_targetTexts;   ///< targets opened from a text (a variant's stored target)
+    bool m_quiet = false;         ///< restoreHistory: setState installs without rebuilding
     DocumentState m_state;
     Snapshot m_snapshot;
     std::optional<sched::ScheduleError> m_rejected;

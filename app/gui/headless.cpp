@@ -16,6 +16,7 @@
 #include <QPaintEvent>
 #include <QPixmap>
 #include <QStatusBar>
+#include <QTemporaryDir>
 #include <QTextStream>
 #include <QUndoStack>
 
@@ -168,8 +169,12 @@ double runEditBenchmark(const QStringList& schedules, int rounds, QTextStream& o
                .arg(QStringLiteral("cpu max"), 8)
                .arg(QStringLiteral("core ms"), 8);
     double worst = 0;
+    // Edits are journaled as a user's are (into a recovery file of a temporary folder; the
+    // writes run on the journal's thread); LOOPSCOPE_BENCH_JOURNAL=0 turns that off.
+    QTemporaryDir journalDir;
+    const bool journal = qEnvironmentVariable("LOOPSCOPE_BENCH_JOURNAL") != QLatin1String("0");
     for (const QString& path : schedules) {
-        MainWindow window(MainWindow::Options{false, false});
+        MainWindow window(MainWindow::Options{false, false, journal ? journalDir.path() : QString()});
         window.resize(ScreenshotOptions().size);
         // For finding what an edit costs: LOOPSCOPE_BENCH_HIDE=costDock,codeDock
         for (const QString& name : qEnvironmentVariable("LOOPSCOPE_BENCH_HIDE").split(QLatin1Char(','), Qt::SkipEmptyParts))

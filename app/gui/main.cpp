@@ -4,12 +4,14 @@
 #include "headless.h"
 #include "main_window.h"
 #include "search_screenshot.h"
+#include "workspace_screenshot.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
 #include <QFileInfo>
 #include <QTextStream>
+#include <QTimer>
 
 #include <cstring>
 
@@ -61,7 +63,8 @@ int main(int argc, char** argv)
     QCommandLineOption bench(QStringLiteral("bench-edits"), QStringLiteral("Time edits (change to repaint) on every example schedule, print a table and exit."));
     QCommandLineOption rounds(QStringLiteral("rounds"), QStringLiteral("With --bench-edits: rounds of edits per schedule (default 5)."), QStringLiteral("N"), QStringLiteral("5"));
     QCommandLineOption search(QStringLiteral("search"), QStringLiteral("With --screenshot: render the search window (Schedule > Search...) after a search of N candidates instead."), QStringLiteral("N"));
-    parser.addOptions({screenshot, select, raise, size, tile, measure, search, bench, rounds});
+    QCommandLineOption compare(QStringLiteral("compare"), QStringLiteral("With --screenshot: the Variants dock and the Compare window of variants A and B of the schedule's workspace."), QStringLiteral("A,B"));
+    parser.addOptions({screenshot, select, raise, size, tile, measure, search, compare, bench, rounds});
     parser.addPositionalArgument(QStringLiteral("file"), QStringLiteral("A schedule (*.sched.yaml) or kernel (*.kernel.yaml) to open."), QStringLiteral("[FILE]"));
     parser.process(app);
 
@@ -110,6 +113,13 @@ int main(int argc, char** argv)
             out << "wrote " << parser.value(screenshot) << " (the search window)\n";
             return 0;
         }
+        if (parser.isSet(compare)) {
+            const QStringList pair = parser.value(compare).split(QLatin1Char(','));
+            if (pair.size() != 2 || !loopscope::ui::renderCompareScreenshot(window, pair[0], pair[1], parser.value(screenshot), &error)) {
+                err << "loopscope: " << (pair.size() != 2 ? QStringLiteral("--compare takes two variants: A,B") : error) << "\n";
+                return 2;
+            }
+        }
         out << "wrote " << parser.value(screenshot) << " (" << options.size.width() << "x" << options.size.height() << ")\n";
         return 0;
     }
@@ -118,5 +128,7 @@ int main(int argc, char** argv)
     window.show();
     if (!file.isEmpty())
         window.openFile(file);
+    // What a crash left unsaved is offered once the window is up (and the file's workspace known).
+    QTimer::singleShot(0, &window, [&window] { window.offerRecovery(); });
     return app.exec();
 }

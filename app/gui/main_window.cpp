@@ -6,6 +6,7 @@
 #include "codegen/c_codegen.h"
 #include "codegen/measure.h"
 #include "diagnostics_view.h"
+#include "edit_journal.h"
 #include "kernel_view.h"
 #include "live_label.h"
 #include "loop_nest_view.h"
@@ -16,6 +17,7 @@
 #include "step_text.h"
 #include "target_loader.h"
 #include "tile_view.h"
+#include "workspace_controller.h"
 
 #include <QAction>
 #include <QApplication>
@@ -48,7 +50,8 @@ namespace loopscope::ui {
 namespace {
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 constexpr int kMaxRecent = 8;
-constexpr int kLayoutVersion = 1;
+// 2: the Variants dock (a layout saved before has no place for it).
+constexpr int kLayoutVersion = 2;
 
 QString humanCycles(int64_t c)
 {
@@ -141,6 +144,15 @@ void MainWindow::buildViews()
     makeDock(QStringLiteral("memoryDock"), tr("Memory"), m_memory);
     makeDock(QStringLiteral("costDock"), tr("Cost"), m_cost);
     makeDock(QStringLiteral("tileDock"), tr("Tiles"), m_tile);
+    // The Variants dock and the Compare window come with the workspace (workspace_controller.cpp).
+    WorkspaceController::Options workspaceOptions;
+    workspaceOptions.journal = m_options.rememberFiles || !m_options.recoveryFolder.isEmpty();
+    workspaceOptions.recoveryFolder = m_options.recoveryFolder;
+    workspaceOptions.remember = m_options.rememberFiles;
+    m_workspace = new WorkspaceController(this, m_doc, workspaceOptions);
+    m_workspace->setMaybeSave([this] { return maybeSave(); });
+    m_workspace->setSuggestedFolder([this] { return lastFolder(); });
+    connect(m_workspace, &WorkspaceController::message, this, [this](const QString& text, int ms) { statusBar()->showMessage(text, ms); });
     for (const QString& name : {QStringLiteral("codeDock"), QStringLiteral("memoryDock"), QStringLiteral("costDock"), QStringLiteral("tileDock")})
         connect(dock(name), &QDockWidget::visibilityChanged, this, [this, name](bool visible) {
             if (visible && m_stale.contains(name))
@@ -204,6 +216,7 @@ void MainWindow::resetLayout()
     QDockWidget* memory = dock(QStringLiteral("memoryDock"));
     QDockWidget* cost = dock(QStringLiteral("costDock"));
     QDockWidget* tile = dock(QStringLiteral("tileDock"));
+    QDockWidget* variants = dock(QStringLiteral("variantsDock"));
 
     addDockWidget(Qt::LeftDockWidgetArea, kernel);
     addDockWidget(Qt::LeftDockWidgetArea, schedule);
@@ -213,6 +226,9 @@ void MainWindow::resetLayout()
     addDockWidget(Qt::RightDockWidgetArea, memory);
     addDockWidget(Qt::RightDockWidgetArea, cost);
     splitDockWidget(memory, cost, Qt::Vertical);
+    // The variants' figures beside the current ones.
+    addDockWidget(Qt::RightDockWidgetArea, variants);
+    tabifyDockWidget(cost, variants);
     addDockWidget(Qt::BottomDockWidgetArea, code);
     addDockWidget(Qt::BottomDockWidgetArea, diagnostics);
     addDockWidget(Qt::BottomDockWidgetArea, tile);
@@ -222,6 +238,7 @@ void MainWindow::resetLayout()
         d->show();
     schedule->raise();
     code->raise();
+    cost->raise();
     applyDefaultSizes();
 }
 
@@ -297,6 +314,8 @@ void MainWindow::buildMenus()
     add(file, QStringLiteral("saveAs"), tr("Save &as..."), QKeySequence(tr("Ctrl+Shift+S")), [this] { saveAs(); });
     add(file, QStringLiteral("export"), tr("&Export C..."), QKeySequence(tr("Ctrl+E")), [this] { exportCode(); });
     add(file, QStringLiteral("exportHarness"), tr("Export C with Test &Harness..."), QKeySequence(tr("Ctrl+Shift+E")), [this] { exportCode(true); });
+    file->addSeparator();
+    m_workspace->addMenu(file);
     file->addSeparator();
     add(file, QStringLiteral("quit"), tr("&Quit"), QKeySequence::Quit, [this] { close(); });
 
@@ -917,6 +936,8 @@ void MainWindow::closeEvent(QCloseEvent* event)
         event->ignore();
         return;
     }
+    // Saved or discarded: nothing is left to restore.
+    m_workspace->journal()->endSession();
     if (m_options.restoreLayout) {
         QSettings settings;
         settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
@@ -924,6 +945,8 @@ void MainWindow::closeEvent(QCloseEvent* event)
     }
     event->accept();
 }
+
+void MainWindow::offerRecovery() { m_workspace->offerRecovery(); }
 
 QStringList MainWindow::recentFiles() const
 {

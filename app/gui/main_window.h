@@ -31,6 +31,7 @@ class MemoryView;
 class ScheduleDocument;
 class ScheduleView;
 class TileView;
+class WorkspaceController;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -38,6 +39,10 @@ public:
     struct Options {
         bool restoreLayout = true;   ///< false: the default layout (screenshots, tests)
         bool rememberFiles = true;   ///< false: recent files are not written to QSettings
+        /// Where edits of documents without a writable workspace are journaled for crash
+        /// recovery. "": the app's data folder when rememberFiles, else no journal at all
+        /// (screenshots, most tests).
+        QString recoveryFolder = QString();
     };
     /// What a file prompt asks for.
     enum class Prompt { OpenSchedule, OpenKernel, OpenTarget, SaveSchedule, ExportDirectory };
@@ -92,6 +97,10 @@ public:
     CostView* costView() const { return m_cost; }
     TileView* tileView() const { return m_tile; }
     QUndoView* historyView() const { return m_history; }
+    /// The workspace in use, the Variants and Compare docks, the edit journal, crash recovery.
+    WorkspaceController* workspace() const { return m_workspace; }
+    /// Offers to restore what a crash left unsaved (on start, once a file is open).
+    void offerRecovery();
     QDockWidget* dock(const QString& objectName) const;
     QList<QDockWidget*> docks() const;
     /// File menu actions by name: "save", "saveAs", "open", "export", "undo", "redo", ...
@@ -165,6 +174,7 @@ private:
     CostView* m_cost = nullptr;
     TileView* m_tile = nullptr;
     QUndoView* m_history = nullptr;
+    WorkspaceController* m_workspace = nullptr;
     LiveLabel* m_statusCost = nullptr;
     QProgressBar* m_rebuildProgress = nullptr;
     QMenu* m_recentMenu = nullptr;

@@ -4,6 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 app="${1:-build}/app/loopscope"
+cli="${1:-build}/app/loopscope-cli"
 out=docs/screenshots
 shot() {
   local name="$1"; shift
@@ -20,3 +21,28 @@ shot dwsep_channel_blocks        --select D:h.outer examples/schedules/dwsep_con
 shot dwsep_fused                 --select O:h.outer --show Tiles --tile-position 9 examples/schedules/dwsep_conv_fused.sched.yaml
 shot measure_conv2d_int8_dsp      --measure examples/schedules/conv2d_int8_dsp.sched.yaml
 shot search_window               --search 2000 examples/schedules/conv2d_int8_tiled.sched.yaml
+
+# The workspace: the tutorial's matmul schedules as variants of a project, each derived from the
+# one before, two measured on qemu; the Variants dock and the Compare window of two of them.
+proj="$(mktemp -d)/matmul"
+mkdir -p "$proj"
+cp examples/kernels/matmul_f32.kernel.yaml "$proj/"
+sed 's|^kernel: .*|kernel: matmul_f32.kernel.yaml|' examples/schedules/matmul_f32_naive.sched.yaml > "$proj/naive.sched.yaml"
+for f in docs/tutorial/matmul_[1-6]_*.sched.yaml; do
+  sed 's|^kernel: .*|kernel: matmul_f32.kernel.yaml|' "$f" > "$proj/$(basename "$f")"
+done
+(
+  cd "$proj"
+  "$OLDPWD/$cli" workspace init > /dev/null
+  "$OLDPWD/$cli" workspace add naive.sched.yaml --notes "Every operand read from DRAM for every MAC" > /dev/null
+  parent=naive
+  for step in 1_tiled 2_cached 3_hoisted 4_double_buffered 5_unrolled 6_written_back; do
+    name="${step#?_}"; name="${name//_/-}"
+    measure=""
+    case "$step" in 2_cached|5_unrolled) measure=--measure ;; esac
+    "$OLDPWD/$cli" workspace add "matmul_$step.sched.yaml" --name "$name" --parent "$parent" $measure > /dev/null
+    parent="$name"
+  done
+)
+shot workspace --compare cached,unrolled "$proj/matmul_5_unrolled.sched.yaml"
+rm -rf "$(dirname "$proj")"
