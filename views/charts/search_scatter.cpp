@@ -1,6 +1,8 @@
 // Search scatter: a Qt Charts scatter of the front, coloured by energy.
 #include "charts/search_scatter.h"
 
+#include "charts/chart_axes.h"
+
 #include <QChart>
 #include <QLogValueAxis>
 #include <QScatterSeries>
@@ -14,26 +16,6 @@ namespace loopscope::ui {
 namespace {
 
 double kib(int64_t bytes) { return static_cast<double>(bytes) / 1024.0; }
-
-/// A round tick interval (1, 2 or 5 times a power of ten) giving about `ticks` ticks over `range`.
-double niceInterval(double range, int ticks)
-{
-    if (range <= 0)
-        return 1;
-    double raw = range / ticks;
-    double p = std::pow(10.0, std::floor(std::log10(raw)));
-    for (double m : {1.0, 2.0, 5.0})
-        if (m * p >= raw)
-            return m * p;
-    return 10 * p;
-}
-
-/// A printf format showing an interval's significant digits ("%.0f" for 1, "%.1f" for 0.5).
-QString labelFormat(double interval)
-{
-    int decimals = std::max(0, static_cast<int>(std::ceil(-std::log10(interval) - 1e-9)));
-    return QStringLiteral("%.%1f").arg(decimals);
-}
 
 } // namespace
 
@@ -189,13 +171,7 @@ void SearchScatter::fitAxes()
     m_x->setRange(-0.04 * xmax, xmax * 1.08);
     m_x->setTickInterval(xi);
     m_x->setLabelFormat(labelFormat(xi));
-    // Powers of ten when the cycles span a decade, else a smaller base, so that the axis
-    // always has labelled ticks (a log axis labels only the powers of its base).
-    const double lo = ylo / 1.15, hi = yhi * 1.15;
-    const double base = hi >= 10 * lo ? 10 : hi >= 4 * lo ? 2 : std::max(1.001, std::cbrt(hi / lo));
-    m_y->setBase(base);
-    m_y->setMinorTickCount(base == 10 ? 8 : 0);  // 2, 3, ... 9 times each power of ten
-    m_y->setRange(lo, hi);
+    fitLogAxis(m_y, ylo, yhi, 1.15);
 }
 
 } // namespace loopscope::ui

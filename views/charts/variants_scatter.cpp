@@ -1,6 +1,8 @@
 // Variants scatter: cycles against SRAM peak over a workspace's variants.
 #include "charts/variants_scatter.h"
 
+#include "charts/chart_axes.h"
+
 #include <QChart>
 #include <QGraphicsSimpleTextItem>
 #include <QLocale>
@@ -13,29 +15,6 @@
 #include <cmath>
 
 namespace loopscope::ui {
-
-namespace {
-
-/// A round tick interval (1, 2 or 5 times a power of ten) giving at most about `ticks` ticks.
-double niceInterval(double range, int ticks)
-{
-    if (range <= 0)
-        return 1;
-    const double raw = range / ticks;
-    const double p = std::pow(10.0, std::floor(std::log10(raw)));
-    for (double m : {1.0, 2.0, 5.0})
-        if (m * p >= raw)
-            return m * p;
-    return 10 * p;
-}
-
-QString labelFormat(double interval)
-{
-    const int decimals = std::max(0, static_cast<int>(std::ceil(-std::log10(interval) - 1e-9)));
-    return QStringLiteral("%.%1f").arg(decimals);
-}
-
-} // namespace
 
 VariantsScatter::VariantsScatter(QWidget* parent) : QChartView(parent)
 {
@@ -191,13 +170,7 @@ void VariantsScatter::fitAxes()
     m_x->setTickInterval(xi);
     m_x->setLabelFormat(labelFormat(xi));
     m_x->setTitleText(tr("SRAM peak (KiB)"));
-    // Powers of ten when the cycles span a decade, else a smaller base, so that the axis has
-    // labelled ticks (a log axis labels only the powers of its base).
-    const double lo = ylo / 1.3, hi = yhi * 1.3;
-    const double base = hi >= 10 * lo ? 10 : hi >= 4 * lo ? 2 : std::max(1.001, std::cbrt(hi / lo));
-    m_y->setBase(base);
-    m_y->setMinorTickCount(base == 10 ? 8 : 0);
-    m_y->setRange(lo, hi);
+    fitLogAxis(m_y, ylo, yhi, 1.3);
     m_y->setTitleText(m_cycleScale == 1e6 ? tr("M cycles (log)") : m_cycleScale == 1e3 ? tr("k cycles (log)") : tr("cycles (log)"));
 }
 
