@@ -283,6 +283,31 @@ private slots:
         QVERIFY(win->w->statusBar()->currentMessage().contains("changed on disk"));
     }
 
+    void aReadOnlyWorkspaceOffersOnlyWhatReads()
+    {
+        // (That a workspace this user may not write opens read-only and lists every variant is
+        // Store.RefusesANewerSchemaAndOpensReadOnlyFilesForReading, run as user nobody.)
+        VariantsView view;
+        store::Variant v;
+        v.id = 7;
+        v.name = "kept";
+        view.setWorkspace("/p/p.loopscope-workspace", true, "p.loopscope-workspace: read-only");
+        view.setCanSave(true);
+        view.setRows({VariantRow{v}, VariantRow{store::Variant{8, "other"}}});
+        view.selectVariant(7);
+        QVERIFY(view.action("open")->isEnabled());
+        QVERIFY(view.action("compare")->isEnabled());
+        for (const char* name : {"save", "duplicate", "rename", "delete"})
+            QVERIFY2(!view.action(name)->isEnabled(), name);
+        QCOMPARE(view.table()->editTriggers(), QAbstractItemView::NoEditTriggers);
+        QCOMPARE(view.action("save")->toolTip(), QStringLiteral("The workspace is read-only"));
+        view.setWorkspace("/p/p.loopscope-workspace", false, "p.loopscope-workspace");
+        view.setRows({VariantRow{v}});
+        view.selectVariant(7);
+        for (const char* name : {"save", "duplicate", "rename", "delete", "open"})
+            QVERIFY2(view.action(name)->isEnabled(), name);
+    }
+
     void compareShowsFiguresStepsNestsAndEveryVariant()
     {
         const QString proj = m_tmp.path() + "/compare";

@@ -670,6 +670,60 @@ TEST(Store, JournalSessionsAndWhatIsRecoverable)
     EXPECT_EQ(ws->summary()->journalEntries, 0);
 }
 
+TEST(Store, JournalRoundTripsEveryField)
+{
+    ScratchDir dir("store");
+    const std::string path = dir / "w.loopscope-workspace";
+    int64_t variantId = 0;
+    int64_t sessionId = 0;
+    {
+        auto ws = createWs(path);
+        store::NewVariant v = exampleVariant("matmul_f32_tiled");
+        v.name = "t";
+        variantId = *ws->addVariant(v);
+        store::JournalSession s;
+        s.document = "/p/ünïcode 'quoted'.sched.yaml";
+        s.base = "kernel: k\ntarget: cortex-m7\nsteps: []\n";
+        s.variantId = variantId;
+        s.startedAt = 1700000000123;
+        sessionId = *ws->beginJournal(s);
+        store::JournalEntry e;
+        e.at = 1700000000456;
+        e.action = "undo: split j by 16";
+        e.undoIndex = -2;  // after a save, an undo goes below the session's start
+        e.clean = true;
+        e.state = std::string(70000, 'x') + "\nend";  // bigger than a page
+        ASSERT_EQ(*ws->appendJournal(sessionId, e), 1);
+    }
+    auto ws = openWs(path);
+    auto sessions = ws->journalSessions();
+    ASSERT_EQ(sessions.size(), 1u);
+    const store::JournalSession& s = sessions[0];
+    EXPECT_EQ(s.id, sessionId);
+    EXPECT_EQ(s.document, "/p/ünïcode 'quoted'.sched.yaml");
+    EXPECT_EQ(s.base, "kernel: k\ntarget: cortex-m7\nsteps: []\n");
+    EXPECT_EQ(s.variantId, std::optional<int64_t>(variantId));
+    EXPECT_EQ(s.pid, getpid());
+    EXPECT_FALSE(s.host.empty());
+    EXPECT_EQ(s.startedAt, 1700000000123);
+    EXPECT_FALSE(s.closedAt);
+    EXPECT_EQ(s.entries, 1);
+    auto entries = ws->journalEntries(sessionId);
+    ASSERT_EQ(entries.size(), 1u);
+    const store::JournalEntry& e = entries[0];
+    EXPECT_EQ(e.sessionId, sessionId);
+    EXPECT_EQ(e.seq, 1);
+    EXPECT_EQ(e.at, 1700000000456);
+    EXPECT_EQ(e.action, "undo: split j by 16");
+    EXPECT_EQ(e.undoIndex, -2);
+    EXPECT_TRUE(e.clean);
+    EXPECT_EQ(e.state, std::string(70000, 'x') + "\nend");
+    // Deleting the variant a session was opened from keeps the session, without it.
+    ASSERT_TRUE(ws->deleteVariant(variantId).ok());
+    EXPECT_FALSE(ws->journalSessions()[0].variantId);
+    EXPECT_TRUE(ws->integrityProblems().empty());
+}
+
 TEST(Store, OpenBytesReadsAWorkspaceInMemory)
 {
     ScratchDir dir("store");
