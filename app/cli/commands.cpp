@@ -194,14 +194,6 @@ std::string humanBytes(int64_t b)
     return buf;
 }
 
-namespace {
-
-const char* severityName(Severity s)
-{
-    return s == Severity::Error ? "error" : s == Severity::Warning ? "warning" : "hint";
-}
-} // namespace
-
 int runAnalyze(const std::string& schedule, const std::string& target, bool json, std::ostream& out, std::ostream& err, bool measure)
 {
     auto p = programFor(schedule, target);

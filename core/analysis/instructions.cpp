@@ -202,6 +202,10 @@ private:
             break;
         case Stmt::Kind::AccStore: in.size = m_n.kernel->stages[s.stage].requant ? 20 : 2; in.onlyZeroes = false; break;
         case Stmt::Kind::Copy: in.size = 12; in.onlyZeroes = false; break;
+        // Accelerator instructions: the model runs on CPU targets only (analyze skips it for
+        // accelerators; analysis/array_model.cpp counts these).
+        case Stmt::Kind::Matmul:
+        case Stmt::Kind::Fill: in.size = 0; in.onlyZeroes = false; break;
         }
     }
 
@@ -509,6 +513,8 @@ private:
             access(s.buffer, s.index, n);
             break;
         }
+        case Stmt::Kind::Matmul:
+        case Stmt::Kind::Fill: break;  // accelerator instructions: not run by the CPU (see visit)
         }
     }
 

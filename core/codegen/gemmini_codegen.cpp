@@ -416,15 +416,7 @@ private:
     /// The row of a global index in a row-addressed buffer (its current half), as C.
     std::string row(int buffer, const std::vector<IndexId>& g, const std::string& half)
     {
-        const Buffer& b = m_n.buffers[buffer];
-        const lower::RowLayout l = lower::rowLayout(m_t, b);
-        const std::vector<int> order = b.storageOrder();
-        std::vector<IndexId> loc = local(b, g);
-        IndexId o = m_ix.constant(0);
-        for (size_t i = 0; i + 1 < order.size(); ++i)
-            o = m_ix.add(m_ix.mul(o, b.shape[order[i]]), loc[order[i]]);
-        IndexId r = m_ix.add(m_ix.mul(m_ix.div(loc[order.back()], l.lanes), l.outerRows), o);
-        r = m_ix.addConst(r, m_rows[buffer].base);
+        const IndexId r = m_ix.addConst(lower::rowIndex(m_ix, m_t, m_n.buffers[buffer], g), m_rows[buffer].base);
         std::string text = strip(ix(r));
         if (m_rows[buffer].doubled && !half.empty())
             text += " + " + std::to_string(m_rows[buffer].rows) + " * " + half;

@@ -27,6 +27,20 @@ RowLayout rowLayout(const hw::Target& t, const Buffer& b)
     return l;
 }
 
+IndexId rowIndex(IndexPool& pool, const hw::Target& t, const Buffer& b, const std::vector<IndexId>& global)
+{
+    const RowLayout l = rowLayout(t, b);
+    const std::vector<int> order = b.storageOrder();
+    auto local = [&](int d) {
+        const IndexId rel = b.origin[d] == kNoIndex ? global[d] : pool.sub(global[d], b.origin[d]);
+        return pool.div(rel, b.step[d]);
+    };
+    IndexId outer = pool.constant(0);
+    for (size_t i = 0; i + 1 < order.size(); ++i)
+        outer = pool.add(pool.mul(outer, b.shape[order[i]]), local(order[i]));
+    return pool.add(pool.mul(pool.div(local(order.back()), l.lanes), l.outerRows), outer);
+}
+
 namespace {
 
 void place(const LoopNest& n, int id, std::vector<int64_t>& top, std::vector<int64_t>& peak, std::vector<RowPlacement>& out)

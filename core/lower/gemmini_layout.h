@@ -31,6 +31,12 @@ int64_t rowLanes(const hw::Target& t, const Buffer& b);
 /// The layout of a buffer in a row-addressed level (lanes from rowLanes).
 RowLayout rowLayout(const hw::Target& t, const Buffer& b);
 
+/// The row of a buffer's first half holding the element at global tensor index `global`, built
+/// in `pool` (a copy of the nest's pool when the nest is shared): for a block at a column that is a
+/// multiple of the lanes, the row its DMA transfer or matmul operand starts at. Add the buffer's
+/// RowPlacement::base, and RowPlacement::rows for the second half of a double buffer.
+IndexId rowIndex(IndexPool& pool, const hw::Target& t, const Buffer& b, const std::vector<IndexId>& global);
+
 /// Rows of one buffer in its level, from `base` (a double buffer holds two halves of `rows`
 /// each: base and base + rows).
 struct RowPlacement {

@@ -223,6 +223,25 @@ const GoldenCase kCases[] = {
      "  - cache_read: {tensor: B, level: scratchpad, at: j.outer}\n"
      "  - cache_write: {tensor: C, level: accumulator, at: j.outer}\n"
      "  - cache_read: {tensor: A, level: accumulator, at: k.outer}\n"},
+    // Tensorized: one matmul instruction per block, printed with its operands' first rows
+    // (those the exported gemmini.h code addresses), the partial last column of blocks.
+    {"gemmini_tensorize_ws_double_buffer", "matmul_int8", {{"M", 32}, {"N", 24}, {"K", 32}}, "gemmini-16x16",
+     "  - split: {loop: i, factor: 16}\n"
+     "  - split: {loop: j, factor: 16}\n"
+     "  - split: {loop: k, factor: 16}\n"
+     "  - reorder: {loops: [j.outer, k.outer, i.outer, i.inner, j.inner, k.inner]}\n"
+     "  - cache_read: {tensor: A, level: scratchpad, at: root}\n"
+     "  - cache_read: {tensor: B, level: scratchpad, at: j.outer}\n"
+     "  - cache_write: {tensor: C, level: accumulator, at: j.outer}\n"
+     "  - double_buffer: {tensor: B, level: scratchpad}\n"
+     "  - double_buffer: {tensor: C, level: accumulator}\n"
+     "  - tensorize: {loops: [i.inner, j.inner, k.inner], intrinsic: gemmini_matmul, dataflow: weight_stationary}\n"},
+    {"gemmini_tensorize_conv_os", "conv2d_int8", {{"H", 4}, {"W", 4}, {"C", 16}, {"K", 16}}, "gemmini-16x16",
+     "  - reorder: {loops: [n, oh, r, s, ow, k, c]}\n"
+     "  - cache_read: {tensor: I, level: scratchpad, at: oh}\n"
+     "  - cache_read: {tensor: F, level: scratchpad, at: root}\n"
+     "  - cache_write: {tensor: O, level: accumulator, at: oh}\n"
+     "  - tensorize: {loops: [ow, k, c], intrinsic: gemmini_matmul, dataflow: output_stationary}\n"},
 };
 
 INSTANTIATE_TEST_SUITE_P(Schedules, LowerGolden, ::testing::ValuesIn(kCases),
