@@ -107,9 +107,17 @@ private:
         line = line.trimmed();
         const QStringList parts = line.split(QStringLiteral("  // "));
         r.code = parts.front();
-        for (int i = 1; i < parts.size(); ++i)
+        m_firstRows.clear();
+        for (int i = 1; i < parts.size(); ++i) {
+            // Local addresses (rows of a row-addressed level) go to the tooltip, not the badges.
+            if (parts[i].startsWith(QLatin1String("rows: "))) {
+                m_firstRows = parts[i].mid(6);
+                continue;
+            }
             for (const QString& b : parts[i].split(QStringLiteral(", ")))
-                r.badges << b.trimmed();
+                if (!b.startsWith(QLatin1String("rows ")) && !b.startsWith(QLatin1String("row ")))
+                    r.badges << b.trimmed();
+        }
         return r;
     }
 
@@ -149,7 +157,10 @@ private:
                 text += QObject::tr(" and %1-%2 (double buffer)").arg(pl.base + pl.rows).arg(pl.base + 2 * pl.rows - 1);
             parts << text;
         }
-        return parts.isEmpty() ? QString() : QObject::tr("Local addresses: %1.").arg(parts.join(QStringLiteral("; ")));
+        if (parts.isEmpty())
+            return QString();
+        return QObject::tr("Local addresses: %1.").arg(parts.join(QStringLiteral("; ")))
+            + (m_firstRows.isEmpty() ? QString() : QObject::tr("\nFirst rows of the operands of this block: %1.").arg(m_firstRows));
     }
 
     QString loopLabelOf(int row) const { return row < 0 ? QObject::tr("the whole program") : m_rows[row].label; }
@@ -301,6 +312,7 @@ private:
     QStringList m_lines;
     int m_cursor = 0;
     std::vector<lower::RowPlacement> m_rowPlacement;  ///< of the row-addressed levels, computed on the first instruction
+    QString m_firstRows;  ///< the printed first rows of the last line's operands ("A_scratchpad i.outer*16; ...")
 };
 
 } // namespace

@@ -722,7 +722,7 @@ void LoopNestView::addTensorizeActions(QMenu* menu, const NestRow& r)
             what << qs(sched::describe(st));
         const QString text = tr("Tensorize stage %1 onto the %2x%3 PE array, %4").arg(stageName).arg(pe.rows).arg(pe.cols).arg(qs(name));
         QAction* a = menu->addAction(plan.legal && plan.steps.size() > 1
-                                         ? text + tr(" (+%n cache step(s))", nullptr, static_cast<int>(plan.steps.size()) - 1)
+                                         ? text + (plan.steps.size() == 2 ? tr(" (+1 cache step)") : tr(" (+%1 cache steps)").arg(plan.steps.size() - 1))
                                          : text);
         a->setEnabled(plan.legal);
         a->setToolTip(plan.legal ? tr("Adds: %1").arg(what.join(QStringLiteral("; ")))

@@ -321,6 +321,87 @@ void markIfSmall(QPainter& p, const Grid& g, const QRectF& r, const QColor& colo
     p.restore();
 }
 
+/// "8 blocks" / "1 block".
+QString counted(int64_t n, const char* one, const char* many)
+{
+    return n == 1 ? QObject::tr("1 %1").arg(QLatin1String(one)) : QObject::tr("%1 %2").arg(QLocale(QLocale::English).toString(qlonglong(n)), QLatin1String(many));
+}
+
+/// What the outlined blocks and the PE array beside the output grid show.
+QString blockCaption(const analysis::TileModel& t, const std::vector<analysis::ArrayBlock>& blocks, const analysis::ArrayBlock* least)
+{
+    const int64_t dim = t.arrayDim();
+    int64_t instructions = 0, partial = 0;
+    for (const auto& b : blocks) {
+        instructions += b.instructions;
+        partial += b.peRows < dim || b.peCols < dim;
+    }
+    if (!least)
+        return QObject::tr("no accelerator instruction runs at this step");
+    const QString text = QObject::tr("%1 outlined on the %2×%2 PE array (%3), %4")
+                             .arg(counted(int64_t(blocks.size()), "block", "blocks"))
+                             .arg(dim)
+                             .arg(t.weightStationary() ? QObject::tr("weight-stationary") : QObject::tr("output-stationary"),
+                                  counted(instructions, "instruction", "instructions"));
+    if (partial == 0)
+        return text;
+    return text + QObject::tr("; hatched: %1 using %2 PE rows × %3 columns (right)")
+                      .arg(partial == int64_t(blocks.size()) ? QObject::tr("all") : counted(partial, "block", "blocks"))
+                      .arg(least->peRows)
+                      .arg(least->peCols);
+}
+
+/// The block using the fewest PEs, or null.
+const analysis::ArrayBlock* leastUsed(const std::vector<analysis::ArrayBlock>& blocks)
+{
+    const analysis::ArrayBlock* least = nullptr;
+    for (const auto& b : blocks)
+        if (!least || b.peRows * b.peCols < least->peRows * least->peCols)
+            least = &b;
+    return least;
+}
+
+/// Outlines the accelerator's blocks in the output grid; blocks that leave PEs idle are hatched.
+void drawBlocks(QPainter& p, const Grid& g, const std::vector<analysis::ArrayBlock>& blocks, int64_t dim, const QColor& colour)
+{
+    p.save();
+    p.setClipRect(g.rect.adjusted(-1, -1, 1, 1));
+    for (const auto& b : blocks) {
+        const QRectF r = g.project(b.out);
+        if (b.peRows < dim || b.peCols < dim)
+            p.fillRect(r, QBrush(colour.darker(260), Qt::BDiagPattern));
+        if (r.width() >= 4 && r.height() >= 4) {
+            p.setPen(QPen(colour.lightness() > 150 ? colour.darker(250) : QColor(Qt::white), 1, Qt::DashLine));
+            p.setBrush(Qt::NoBrush);
+            p.drawRect(r.adjusted(0.5, 0.5, -0.5, -0.5));
+        }
+    }
+    p.restore();
+}
+
+/// The PE array, titled above it, with the PEs one block uses filled and the idle ones hatched.
+void drawPeArray(QPainter& p, const QRectF& square, const analysis::ArrayBlock& b, int64_t dim, const QColor& colour, const QPalette& pal)
+{
+    const qreal cell = square.width() / dim;
+    p.fillRect(square, QColor(236, 236, 236));
+    p.fillRect(square, QBrush(QColor(0, 0, 0, 60), Qt::BDiagPattern));
+    p.fillRect(QRectF(square.left(), square.top(), b.peCols * cell, b.peRows * cell), colour);
+    if (cell >= 4) {
+        p.setPen(QPen(QColor(0, 0, 0, 30), 1));
+        for (int64_t i = 1; i < dim; ++i) {
+            p.drawLine(QPointF(square.left() + i * cell, square.top()), QPointF(square.left() + i * cell, square.bottom()));
+            p.drawLine(QPointF(square.left(), square.top() + i * cell), QPointF(square.right(), square.top() + i * cell));
+        }
+    }
+    p.setPen(QPen(QColor(60, 60, 60), 1));
+    p.setBrush(Qt::NoBrush);
+    p.drawRect(square);
+    const QFontMetricsF fm(p.font());
+    p.setPen(pal.color(QPalette::PlaceholderText));
+    p.drawText(QRectF(square.left(), square.top() - fm.height() - 4, square.width() + 40, fm.height() + 2), Qt::AlignLeft | Qt::AlignVCenter,
+               QObject::tr("PE array"));
+}
+
 } // namespace
 
 /// The drawing surface under the controls.
@@ -407,8 +488,17 @@ void TileCanvas::drawOutput(QPainter& p, const QRectF& area, const TileModel& m,
     else
         text.captions.push_back({QColor(), QObject::tr("too many steps to shade the tiles already computed")});
 
-    const Grid g = layoutPanel(area, fm, t.output().shape, m.rowDim, m.colDim, text.rowName, text.lines(fm, area.width()) + 1,
-                               titleLineCount(font(), text.title, area.width()));
+    // A tensorized nest: the accelerator's blocks in the tile, and the PE array under the captions.
+    const int64_t dim = t.arrayDim();
+    const std::vector<analysis::ArrayBlock> blocks = dim > 0 ? t.arrayBlocks(pos) : std::vector<analysis::ArrayBlock>{};
+    const analysis::ArrayBlock* least = leastUsed(blocks);   // drawn on the PE array
+    if (dim > 0)
+        text.captions.push_back({QColor(), blockCaption(t, blocks, least)});
+    // The PE array sits right of the grid, in a strip of the panel's width.
+    const qreal peStrip = dim > 0 ? std::min<qreal>(area.width() * 0.3, 120) : 0;
+
+    const Grid g = layoutPanel(area.adjusted(0, 0, -peStrip, 0), fm, t.output().shape, m.rowDim, m.colDim, text.rowName,
+                               text.lines(fm, area.width()) + 1, titleLineCount(font(), text.title, area.width()));
     drawCells(p, g, QColor(250, 250, 250));
 
     // Tiles done, tile outlines, the current tile.
@@ -442,9 +532,15 @@ void TileCanvas::drawOutput(QPainter& p, const QRectF& area, const TileModel& m,
         p.setRenderHint(QPainter::Antialiasing, false);
         markIfSmall(p, g, r, colour.darker(220));
     }
+    if (!blocks.empty())
+        drawBlocks(p, g, blocks, dim, colour);
     p.setPen(QPen(QColor(60, 60, 60), 1));
     p.drawRect(g.rect);
     drawPanelFrame(p, area, g, text, palette());
+    if (least) {
+        const qreal side = std::max<qreal>(16, std::min(peStrip - 16, g.rect.height()));
+        drawPeArray(p, QRectF(g.rect.right() + 16, g.rect.top(), side, side), *least, dim, colour, palette());
+    }
 }
 
 /// The title, axis names and captions of the input panel at a position.
@@ -725,6 +821,14 @@ QStringList TileView::residentText() const
     for (const ResidentRegion& r : m_model->tiles.residents(*m_model->input, m_position))
         out << QStringLiteral("%1: %2").arg(qs(r.level), boxText(qs(m_model->input->name), r.box));
     return out;
+}
+
+QString TileView::arrayText() const
+{
+    if (!m_model || !m_model->message.isEmpty() || m_model->tiles.arrayDim() == 0)
+        return QString();
+    const std::vector<analysis::ArrayBlock> blocks = m_model->tiles.arrayBlocks(m_position);
+    return blockCaption(m_model->tiles, blocks, leastUsed(blocks));
 }
 
 bool TileView::isPlaying() const

@@ -45,6 +45,9 @@ public:
     QString tileText() const;
     /// The regions of the input resident at the current position, one line per buffer.
     QStringList residentText() const;
+    /// On a tensorized nest, what the accelerator's blocks at the current position are and how
+    /// much of the PE array they use (the caption under the output); "" otherwise.
+    QString arrayText() const;
     bool isPlaying() const;
     /// Starts or stops stepping through the positions (one step per interval).
     void setPlaying(bool playing);

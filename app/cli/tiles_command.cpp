@@ -47,6 +47,18 @@ nlohmann::json boxJson(const std::string& tensor, const Box& b)
     return j;
 }
 
+/// What `tiles` prints of the accelerator's blocks at most per step (the JSON has them all).
+constexpr size_t kBlocksPrinted = 16;
+
+nlohmann::json blocksJson(const TileModel& m, int64_t position)
+{
+    nlohmann::json a = nlohmann::json::array();
+    for (const analysis::ArrayBlock& b : m.arrayBlocks(position))
+        a.push_back({{"region", boxJson(m.output().name, b.out)}, {"rows", b.rows}, {"cols", b.cols}, {"depth", b.depth},
+                     {"pe_rows", b.peRows}, {"pe_cols", b.peCols}, {"instructions", b.instructions}});
+    return a;
+}
+
 void printJson(const TileModel& m, std::ostream& out)
 {
     const lower::LoopNest& n = *m.nest();
@@ -61,9 +73,13 @@ void printJson(const TileModel& m, std::ostream& out)
     j["inputs"] = nlohmann::json::array();
     for (const TileInput& in : m.inputs())
         j["inputs"].push_back({{"tensor", in.name}, {"shape", in.shape}, {"dims", in.dimNames}, {"home", in.homeLevel}});
+    if (m.arrayDim() > 0)
+        j["array"] = {{"dim", m.arrayDim()}, {"dataflow", m.weightStationary() ? "weight_stationary" : "output_stationary"}};
     j["steps"] = nlohmann::json::array();
     for (int64_t p = 0; p < m.positions(); ++p) {
         nlohmann::json step;
+        if (m.arrayDim() > 0)
+            step["blocks"] = blocksJson(m, p);
         step["step"] = p;
         step["loops"] = m.loopValues(p);
         step["tile"] = boxJson(m.output().name, m.outputTile(p));
@@ -78,6 +94,29 @@ void printJson(const TileModel& m, std::ostream& out)
         j["steps"].push_back(std::move(step));
     }
     out << j.dump(2) << "\n";
+}
+
+/// "  8 blocks on the 16x16 PE array (weight-stationary), 64 instructions:" and one line per block.
+void printBlocks(const TileModel& m, int64_t p, std::ostream& out)
+{
+    const std::vector<analysis::ArrayBlock> blocks = m.arrayBlocks(p);
+    int64_t instructions = 0;
+    for (const auto& b : blocks)
+        instructions += b.instructions;
+    const int64_t dim = m.arrayDim();
+    out << "  " << blocks.size() << (blocks.size() == 1 ? " block" : " blocks") << " on the " << dim << "x" << dim << " PE array ("
+        << (m.weightStationary() ? "weight-stationary" : "output-stationary") << "), " << instructions
+        << (instructions == 1 ? " instruction" : " instructions") << (blocks.empty() ? "" : ":") << "\n";
+    for (size_t i = 0; i < blocks.size() && i < kBlocksPrinted; ++i) {
+        const auto& b = blocks[i];
+        out << "    " << boxText(m.output().name, b.out) << ": " << b.rows << "x" << b.cols << "x" << b.depth << ", PE rows " << b.peRows << " of " << dim
+            << ", columns " << b.peCols << " of " << dim;
+        if (b.peRows < dim || b.peCols < dim)
+            out << " (" << dim * dim - b.peRows * b.peCols << " PEs idle)";
+        out << ", " << b.instructions << (b.instructions == 1 ? " instruction" : " instructions") << "\n";
+    }
+    if (blocks.size() > kBlocksPrinted)
+        out << "    ... and " << blocks.size() - kBlocksPrinted << " more (--json lists them all)\n";
 }
 
 void printText(const TileModel& m, std::ostream& out)
@@ -109,6 +148,8 @@ void printText(const TileModel& m, std::ostream& out)
             out << "  computes nothing (past the edge of " << m.output().name << ")\n";
         else
             out << "  computes " << boxText(m.output().name, tile) << " (" << tile.elements() << (tile.elements() == 1 ? " element" : " elements") << ")\n";
+        if (m.arrayDim() > 0)
+            printBlocks(m, p, out);
         for (const TileInput& in : m.inputs())
             for (const ResidentRegion& r : m.residents(in, p)) {
                 out << "  " << r.level << " " << r.buffer << ": ";

@@ -142,6 +142,18 @@ TileModel TileModel::build(std::shared_ptr<const LoopNest> nestPtr)
             m.m_tiles.push_back(m.computeTile(p));
     }
 
+    // The accelerator's instructions that compute the output inside one position.
+    for (int id : preorder) {
+        const Stmt& s = n.stmts[id];
+        if (s.kind != Stmt::Kind::Matmul || s.op < 0 || static_cast<size_t>(s.op) >= n.matmuls.size() || !m.isAncestor(m.m_tilePoint, id))
+            continue;
+        const lower::MatmulOp& op = n.matmuls[s.op];
+        if (!validBuffer(op.c) || n.buffers[op.c].tensor != outTensor || op.cIndex.size() != out.shape.size())
+            continue;
+        m.m_matmuls.push_back(id);
+        m.m_weightStationary = op.dataflow == sched::Dataflow::WeightStationary;
+    }
+
     // Inputs: what the last stage reads first, then the others.
     std::vector<int> order;
     auto addTensor = [&](int t) {
@@ -388,6 +400,89 @@ std::vector<ResidentRegion> TileModel::residents(const TileInput& in, int64_t po
         out.push_back(std::move(r));
     }
     std::stable_sort(out.begin(), out.end(), [](const ResidentRegion& x, const ResidentRegion& y) { return x.levelIndex < y.levelIndex; });
+    return out;
+}
+
+} // namespace loopscope::analysis
+
+namespace loopscope::analysis {
+
+int64_t TileModel::arrayDim() const
+{
+    if (m_matmuls.empty() || !m_nest->target->compute.peArray)
+        return 0;
+    return m_nest->target->compute.peArray->rows;
+}
+
+std::vector<ArrayBlock> TileModel::arrayBlocks(int64_t position) const
+{
+    std::vector<ArrayBlock> out;
+    if (!ok() || m_matmuls.empty())
+        return out;
+    const LoopNest& n = *m_nest;
+    const size_t slotCount = n.slotNames.size();
+    std::vector<int64_t> values(slotCount, 0);
+    const std::vector<int64_t> outer = loopValues(position);
+    for (size_t i = 0; i < m_outer.size(); ++i)
+        if (m_outer[i].slot >= 0 && static_cast<size_t>(m_outer[i].slot) < slotCount)
+            values[m_outer[i].slot] = outer[i];
+    int64_t budget = kMaxInstructions;
+    for (int id : m_matmuls) {
+        const lower::MatmulOp& op = n.matmuls[n.stmts[id].op];
+        // The loops between the tile point and the instruction, outermost first.
+        std::vector<int> loops;
+        for (int x = m_parent[id]; x >= 0 && x != m_tilePoint; x = m_parent[x])
+            if (n.stmts[x].kind == Stmt::Kind::For)
+                loops.push_back(x);
+        std::reverse(loops.begin(), loops.end());
+        std::vector<int64_t> counter(loops.size(), 0);
+        while (budget-- > 0) {
+            for (size_t i = 0; i < loops.size(); ++i)
+                values[n.stmts[loops[i]].slot] = counter[i];
+            for (int sl : {op.slotI, op.slotJ, op.slotK})
+                if (sl >= 0 && static_cast<size_t>(sl) < slotCount)
+                    values[sl] = 0;
+            std::vector<Interval> slots(slotCount);
+            for (size_t sl = 0; sl < slotCount; ++sl)
+                slots[sl] = Interval::point(values[sl]);
+            if (mayRun(id, slots)) {
+                auto valid = [&](IndexId e, int64_t whole) { return e == kNoIndex ? whole : std::clamp<int64_t>(n.index.eval(e, values.data()), 0, whole); };
+                ArrayBlock b;
+                b.rows = valid(op.rows, op.extentI);
+                b.cols = valid(op.cols, op.extentJ);
+                b.depth = valid(op.depth, op.extentK);
+                b.peRows = m_weightStationary ? b.depth : b.rows;
+                b.peCols = b.cols;
+                b.instructions = 1;
+                auto span = [&](int sl, int64_t count) {
+                    if (sl >= 0 && static_cast<size_t>(sl) < slotCount)
+                        slots[sl] = {0, std::max<int64_t>(0, count - 1)};
+                };
+                span(op.slotI, b.rows);
+                span(op.slotJ, b.cols);
+                span(op.slotK, b.depth);
+                b.out = Box::none(op.cIndex.size());
+                for (size_t d = 0; d < op.cIndex.size(); ++d)
+                    b.out.dims[d] = n.index.range(op.cIndex[d], slots);
+                b.out = b.out.clipped(m_output.shape);
+                auto same = [&](const ArrayBlock& o) { return o.out == b.out && o.peRows == b.peRows && o.peCols == b.peCols; };
+                auto it = std::find_if(out.begin(), out.end(), same);
+                if (it != out.end())
+                    ++it->instructions;
+                else if (b.rows > 0 && b.cols > 0 && b.depth > 0 && !b.out.empty())
+                    out.push_back(std::move(b));
+            }
+            // Next values of the loops (the innermost fastest).
+            size_t i = loops.size();
+            while (i-- > 0) {
+                if (++counter[i] < std::max<int64_t>(1, n.stmts[loops[i]].extent))
+                    break;
+                counter[i] = 0;
+            }
+            if (i == static_cast<size_t>(-1))
+                break;
+        }
+    }
     return out;
 }
 

@@ -76,6 +76,19 @@ struct ResidentRegion {
     Box next;                   ///< that next region (when prefetches)
 };
 
+/// The block one accelerator instruction (a tensorized matmul) computes at a position: the part
+/// of the output it updates and how much of the PE array it uses. Blocks at an edge may be
+/// smaller than DIM and leave PE rows or columns idle.
+struct ArrayBlock {
+    Box out;                       ///< output elements it updates (global indices, inclusive)
+    int64_t rows = 0;              ///< the block's output rows (<= DIM)
+    int64_t cols = 0;              ///< its output columns (<= DIM)
+    int64_t depth = 0;             ///< its reduction depth (<= DIM)
+    int64_t peRows = 0;            ///< PE rows it uses: WS holds the weights (depth x cols), OS the sums (rows x cols)
+    int64_t peCols = 0;            ///< PE columns it uses
+    int64_t instructions = 0;      ///< instructions on this block at the position (one per reduction step)
+};
+
 class TileModel {
 public:
     /// Positions whose output tiles are computed once and kept (more are computed on demand).
@@ -110,6 +123,16 @@ public:
     /// The regions of `in` resident at a position, outermost level first.
     std::vector<ResidentRegion> residents(const TileInput& in, int64_t position) const;
 
+    /// Instructions enumerated per position for arrayBlocks() at most.
+    static constexpr int64_t kMaxInstructions = 65536;
+    /// DIM of the PE array when the nest computes the output with accelerator instructions, else 0.
+    int64_t arrayDim() const;
+    /// Whether the array keeps the weights (weight-stationary) rather than the sums.
+    bool weightStationary() const { return m_weightStationary; }
+    /// The blocks the accelerator computes at a position, in the order it first reaches them
+    /// (one entry per block of the output and PE use; instructions counts the repeats).
+    std::vector<ArrayBlock> arrayBlocks(int64_t position) const;
+
 private:
     std::vector<Interval> slotRanges(const std::vector<int64_t>& values) const;
     Box computeTile(int64_t position) const;
@@ -129,6 +152,8 @@ private:
     std::vector<int> m_parent;          ///< parent statement of each reachable one
     std::vector<bool> m_reachable;
     std::vector<int> m_writers;         ///< statements writing the output (not its accumulator)
+    std::vector<int> m_matmuls;         ///< accelerator instructions on the output under the tile point
+    bool m_weightStationary = false;
     std::vector<Box> m_tiles;           ///< per position, when there are at most kMaxPrecomputed
     std::vector<TileInput> m_inputs;
 };

@@ -211,7 +211,7 @@ private:
                 first += (first.empty() ? "" : " && ") + m_n.slotNames[sl] + " == 0";
             note += first.empty() ? ", overwrites" : ", overwrites when " + first;
         }
-        note += "; rows: " + m_n.buffers[op.a].name + " " + firstRow(op.a, op.aRegion) + ", " + m_n.buffers[op.b].name + " " + firstRow(op.b, op.bRegion) + ", "
+        note += "  // rows: " + m_n.buffers[op.a].name + " " + firstRow(op.a, op.aRegion) + "; " + m_n.buffers[op.b].name + " " + firstRow(op.b, op.bRegion) + "; "
             + m_n.buffers[op.c].name + " " + firstRow(op.c, op.cRegion);
         line(depth, "matmul " + operand(op.c, op.cRegion) + " += " + operand(op.a, op.aRegion) + " * " + operand(op.b, op.bRegion) + "  // " + note);
     }
@@ -234,7 +234,7 @@ private:
         if (p.level < 0)
             return "?";
         const IndexId row = m_ix.addConst(rowIndex(m_ix, *m_n.target, m_n.buffers[buffer], r.min), p.base);
-        std::string text = "row " + m_ix.str(row, m_n.slotNames);
+        std::string text = m_ix.str(row, m_n.slotNames);
         if (p.doubled && m_halfSlot[buffer] >= 0)
             text += " (+" + std::to_string(p.rows) + " when " + m_n.slotNames[m_halfSlot[buffer]] + " is odd)";
         return text;

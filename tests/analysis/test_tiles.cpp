@@ -8,6 +8,7 @@
 #include "support/random_schedule.h"
 #include "support/test_paths.h"
 
+#include "analysis/cost_report.h"
 #include "analysis/tiles.h"
 #include "sched/schedule_file.h"
 #include "target_loader.h"
@@ -105,8 +106,9 @@ int checkAgainstInterpreter(const sched::Program& program, const std::string& wh
         for (size_t i = 0; i < v.size(); ++i)
             q = q * m.outerLoops()[i].extent + (m.outerLoops()[i].reduction ? 0 : v[i]);
         EXPECT_EQ(boxString(m.outputTile(p)), boxString(m.outputTile(q))) << what << ": step " << p + 1;
-        if (q == p)
+        if (q == p) {
             EXPECT_EQ(boxString(written[p]), boxString(m.outputTile(p))) << what << ": the tile of step " << p + 1;
+        }
     }
 
     for (size_t buf = 0; buf < touched.size(); ++buf)
@@ -126,8 +128,9 @@ int checkAgainstInterpreter(const sched::Program& program, const std::string& wh
             // Every access lies in the resident region; an exact region is what its copy moves.
             EXPECT_EQ(boxString(hull.hull(region->box)), boxString(region->box))
                 << what << ": " << buffer << " at step " << p + 1 << " is accessed outside the model's region";
-            if (region->exact && !filled[buf][p].empty())
+            if (region->exact && !filled[buf][p].empty()) {
                 EXPECT_EQ(boxString(filled[buf][p]), boxString(region->box)) << what << ": the copy of " << buffer << " at step " << p + 1;
+            }
             if (::testing::Test::HasFailure()) {
                 ADD_FAILURE() << "the loop nest:\n" << lower::print(*nest);
                 return 0;
@@ -243,6 +246,77 @@ TEST(TileModel, MatchesTheInterpreterOnEveryExampleAndTutorialSchedule)
         ++files;
     }
     EXPECT_GE(files, 20);
+}
+
+TEST(TileModel, APartialPanelOfBlocksUsesFewerPeColumns)
+{
+    // matmul 128x120x128 on gemmini-16x16, 16-column panels: the last panel is 8 columns wide.
+    const TileModel m = TileModel::build(std::make_shared<const lower::LoopNest>(
+        lower::lower(openProgram(test::sourceDir() + "/examples/schedules/gemmini_matmul_int8_128x120.sched.yaml"))));
+    ASSERT_TRUE(m.ok()) << m.message();
+    EXPECT_EQ(m.arrayDim(), 16);
+    EXPECT_TRUE(m.weightStationary());
+    ASSERT_EQ(m.positions(), 8);  // j.outer
+    const auto first = m.arrayBlocks(0);
+    ASSERT_EQ(first.size(), 8u);  // i.outer: eight 16x16 blocks of C, each over k.outer's 8 steps
+    EXPECT_EQ(boxText("C", first[0].out), "C[0:16, 0:16]");
+    EXPECT_EQ(boxText("C", first[7].out), "C[112:128, 0:16]");
+    for (const auto& b : first) {
+        EXPECT_EQ(b.peRows, 16);
+        EXPECT_EQ(b.peCols, 16);
+        EXPECT_EQ(b.instructions, 8);
+    }
+    const auto last = m.arrayBlocks(7);
+    ASSERT_EQ(last.size(), 8u);
+    EXPECT_EQ(boxText("C", last[3].out), "C[48:64, 112:120]");
+    EXPECT_EQ(last[3].rows, 16);
+    EXPECT_EQ(last[3].cols, 8);
+    EXPECT_EQ(last[3].depth, 16);
+    EXPECT_EQ(last[3].peRows, 16);  // weight-stationary: the 16 x 8 block of weights
+    EXPECT_EQ(last[3].peCols, 8);
+}
+
+TEST(TileModel, ArrayBlocksCoverEachTileAndCountTheModelsComputes)
+{
+    // On every Gemmini example: the blocks of a position make up its output tile, none is
+    // larger than the array, and the instructions over all positions are the cost model's
+    // compute instructions.
+    int checked = 0;
+    for (const std::string& f : scheduleFiles()) {
+        if (f.find("gemmini_") == std::string::npos)
+            continue;
+        const sched::Program p = openProgram(f);
+        auto nest = std::make_shared<const lower::LoopNest>(lower::lower(p));
+        const TileModel m = TileModel::build(nest);
+        ASSERT_TRUE(m.ok()) << f << ": " << m.message();
+        ASSERT_GT(m.arrayDim(), 0) << f;
+        const auto report = analysis::analyze(*nest, *nest->target);
+        ASSERT_TRUE(report.array) << f;
+        int64_t computes = 0;
+        for (int64_t pos = 0; pos < m.positions(); ++pos) {
+            Box hull = Box::none(m.output().shape.size());
+            for (const auto& b : m.arrayBlocks(pos)) {
+                EXPECT_LE(b.rows, m.arrayDim()) << f;
+                EXPECT_LE(b.cols, m.arrayDim()) << f;
+                EXPECT_LE(b.peRows, m.arrayDim()) << f;
+                hull = hull.hull(b.out);
+                computes += b.instructions;
+            }
+            EXPECT_EQ(boxText("O", hull), boxText("O", m.outputTile(pos))) << f << " position " << pos;
+        }
+        EXPECT_EQ(computes, report.array->instructions.compute) << f;
+        ++checked;
+    }
+    EXPECT_GE(checked, 5);
+}
+
+TEST(TileModel, NoArrayBlocksWithoutTensorize)
+{
+    const TileModel m = TileModel::build(std::make_shared<const lower::LoopNest>(
+        lower::lower(openProgram(test::sourceDir() + "/examples/schedules/matmul_f32_tiled.sched.yaml"))));
+    ASSERT_TRUE(m.ok());
+    EXPECT_EQ(m.arrayDim(), 0);
+    EXPECT_TRUE(m.arrayBlocks(0).empty());
 }
 
 struct RandomCase {

@@ -256,6 +256,33 @@ private slots:
         savePicture(render(v, QSize(900, 480)), QStringLiteral("tile_conv2d_int8_tiled_1_I"));
     }
 
+    void tensorizedBlocksAndThePeArray()
+    {
+        // matmul 128x120x128 on gemmini-16x16: the last 16-column panel is 8 columns wide.
+        ui::Snapshot s = snapshotOf(examplePath(QStringLiteral("gemmini_matmul_int8_128x120")));
+        QVERIFY(!s.empty());
+        ui::TileView v;
+        v.setSnapshot(s);
+        QVERIFY2(v.message().isEmpty(), qPrintable(v.message()));
+        QCOMPARE(v.positionCount(), 8);
+        QCOMPARE(v.arrayText(), QStringLiteral("8 blocks outlined on the 16×16 PE array (weight-stationary), 64 instructions"));
+        const QImage full = render(v, QSize(900, 480));
+        v.setPosition(7);
+        QCOMPARE(v.tileText(), QStringLiteral("C[0:128, 112:120]"));
+        QCOMPARE(v.arrayText(), QStringLiteral("8 blocks outlined on the 16×16 PE array (weight-stationary), 64 instructions; "
+                                               "hatched: all using 16 PE rows × 8 columns (right)"));
+        const QImage partial = render(v, QSize(900, 480));
+        QVERIFY(partial != full);
+        savePicture(partial, QStringLiteral("tile_gemmini_matmul_int8_128x120_7"));
+        // The output-stationary conv: one 16-pixel x 16-channel block per output row, 9 instructions.
+        v.setSnapshot(snapshotOf(examplePath(QStringLiteral("gemmini_conv2d_int8"))));
+        QVERIFY2(v.message().isEmpty(), qPrintable(v.message()));
+        QCOMPARE(v.arrayText(), QStringLiteral("1 block outlined on the 16×16 PE array (output-stationary), 9 instructions"));
+        // No PE array: no text.
+        v.setSnapshot(snapshotOf(examplePath(QStringLiteral("matmul_f32_tiled"))));
+        QCOMPARE(v.arrayText(), QString());
+    }
+
     void everyExampleDrawsAndStepping_data()
     {
         QTest::addColumn<QString>("path");
