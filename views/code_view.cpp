@@ -8,6 +8,7 @@
 #include <QApplication>
 #include <QClipboard>
 #include <QFontDatabase>
+#include <QGlyphRun>
 #include <QHBoxLayout>
 #include <QKeyEvent>
 #include <QLabel>
@@ -18,6 +19,8 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 
 namespace loopscope::ui {
 
@@ -160,10 +163,26 @@ CodeArea::CodeArea(QWidget* parent) : QAbstractScrollArea(parent)
 
 void CodeArea::updateMetrics()
 {
-    const QFontMetrics fm(font());
-    m_charWidth = std::max(1, fm.horizontalAdvance(QLatin1Char('M')));
-    m_lineHeight = fm.lineSpacing();
-    m_ascent = fm.ascent();
+    const QFontMetricsF fm(font());
+    m_charWidth = std::max(1.0, fm.horizontalAdvance(QLatin1Char('M')));
+    m_lineHeight = QFontMetrics(font()).lineSpacing();
+    m_ascent = QFontMetrics(font()).ascent();
+    // One glyph per ASCII character, in the plain and the comments' italic face.
+    for (bool italic : {false, true}) {
+        QFont f = font();
+        f.setItalic(italic);
+        GlyphTable& t = italic ? m_italic : m_regular;
+        t.font = QRawFont::fromFont(f);
+        t.glyphs.assign(128, 0);
+        if (!t.font.isValid())
+            continue;
+        QString ascii;
+        for (int c = 32; c < 127; ++c)
+            ascii += QChar(c);
+        const QList<quint32> glyphs = t.font.glyphIndexesForString(ascii);
+        for (int c = 32; c < 127 && c - 32 < glyphs.size(); ++c)
+            t.glyphs[c] = glyphs[c - 32];
+    }
     updateScrollBars();
 }
 
@@ -174,40 +193,97 @@ void CodeArea::changeEvent(QEvent* event)
     QAbstractScrollArea::changeEvent(event);
 }
 
-void CodeArea::setLines(QStringList lines)
+void CodeArea::setText(std::string text)
 {
-    m_lines = std::move(lines);
-    m_commentBefore.assign(m_lines.size(), 0);
+    m_text = std::move(text);
+    m_lineStart.clear();
+    m_commentBefore.clear();
     m_maxColumns = 0;
+    const char* data = m_text.data();
+    const int size = static_cast<int>(m_text.size());
     bool inComment = false;
-    for (qsizetype i = 0; i < m_lines.size(); ++i) {
-        m_commentBefore[i] = inComment ? 1 : 0;
-        const QString& l = m_lines[i];
-        m_maxColumns = std::max(m_maxColumns, static_cast<int>(l.size()));
+    int start = 0;
+    while (start < size) {
+        const char* nl = static_cast<const char*>(std::memchr(data + start, '\n', size - start));
+        const int end = nl ? static_cast<int>(nl - data) : size;
+        m_lineStart.push_back(start);
+        m_commentBefore.push_back(inComment ? 1 : 0);
+        if (end - start > m_maxColumns) {
+            // Columns are characters: count the UTF-8 sequences of a line that might be widest.
+            int columns = 0;
+            for (int i = start; i < end; ++i)
+                columns += (static_cast<unsigned char>(data[i]) & 0xC0) != 0x80 ? 1 : 0;
+            m_maxColumns = std::max(m_maxColumns, columns);
+        }
         // Only whether a block comment stays open matters here.
-        int pos = 0;
+        const std::string_view l(data + start, end - start);
+        size_t pos = 0;
         while (pos < l.size()) {
             if (inComment) {
-                const int end = l.indexOf(QLatin1String("*/"), pos);
-                if (end < 0)
+                const size_t close = l.find("*/", pos);
+                if (close == std::string_view::npos)
                     break;
                 inComment = false;
-                pos = end + 2;
+                pos = close + 2;
             } else {
-                const int line = l.indexOf(QLatin1String("//"), pos);
-                const int block = l.indexOf(QLatin1String("/*"), pos);
-                if (block < 0 || (line >= 0 && line < block))
+                const size_t slash = l.find('/', pos);
+                if (slash == std::string_view::npos || slash + 1 >= l.size())
                     break;
-                inComment = true;
-                pos = block + 2;
+                if (l[slash + 1] == '/')
+                    break;
+                if (l[slash + 1] == '*') {
+                    inComment = true;
+                    pos = slash + 2;
+                } else {
+                    pos = slash + 1;
+                }
             }
         }
+        start = end + 1;
     }
-    const Pos end{static_cast<int>(m_lines.size()) - 1, 0};
-    if (end < m_anchor || end < m_cursor)
+    const Pos last{lineCount() - 1, 0};
+    if (last < m_anchor || last < m_cursor)
         m_anchor = m_cursor = Pos{};
     updateScrollBars();
     viewport()->update();
+}
+
+std::string_view CodeArea::lineBytes(int i) const
+{
+    if (i < 0 || i >= lineCount())
+        return {};
+    const int start = m_lineStart[i];
+    int end = i + 1 < lineCount() ? m_lineStart[i + 1] - 1 : static_cast<int>(m_text.size());
+    if (i + 1 == lineCount() && end > start && m_text[end - 1] == '\n')
+        --end;
+    return std::string_view(m_text.data() + start, end - start);
+}
+
+QString CodeArea::line(int i) const
+{
+    const std::string_view b = lineBytes(i);
+    return QString::fromUtf8(b.data(), static_cast<qsizetype>(b.size()));
+}
+
+QString CodeArea::text() const
+{
+    std::string_view all(m_text);
+    if (!all.empty() && all.back() == '\n')
+        all.remove_suffix(1);
+    return QString::fromUtf8(all.data(), static_cast<qsizetype>(all.size()));
+}
+
+std::vector<int> CodeArea::linesContaining(const std::string& needle) const
+{
+    std::vector<int> found;
+    if (needle.empty())
+        return found;
+    for (size_t at = m_text.find(needle); at != std::string::npos; at = m_text.find(needle, at + 1)) {
+        const int lineIndex = static_cast<int>(std::upper_bound(m_lineStart.begin(), m_lineStart.end(), static_cast<int>(at)) - m_lineStart.begin()) - 1;
+        if (found.empty() || found.back() != lineIndex)
+            found.push_back(lineIndex);
+    }
+    return found;
 }
 
 void CodeArea::setMarkedLines(std::vector<int> lines)
@@ -220,8 +296,8 @@ void CodeArea::setMarkedLines(std::vector<int> lines)
 
 int CodeArea::gutterWidth() const
 {
-    const int digits = static_cast<int>(QString::number(std::max<qsizetype>(1, m_lines.size())).size());
-    return (digits + 1) * m_charWidth + kMargin;
+    const int digits = static_cast<int>(QString::number(std::max(1, lineCount())).size());
+    return static_cast<int>(std::ceil((digits + 1) * m_charWidth)) + kMargin;
 }
 
 void CodeArea::updateScrollBars()
@@ -229,10 +305,10 @@ void CodeArea::updateScrollBars()
     const int visible = std::max(1, viewport()->height() / std::max(1, m_lineHeight));
     verticalScrollBar()->setPageStep(visible);
     verticalScrollBar()->setSingleStep(1);
-    verticalScrollBar()->setRange(0, std::max(0, static_cast<int>(m_lines.size()) - visible + 1));
-    const int width = gutterWidth() + kMargin + m_maxColumns * m_charWidth + kMargin;
+    verticalScrollBar()->setRange(0, std::max(0, lineCount() - visible + 1));
+    const int width = gutterWidth() + kMargin + static_cast<int>(std::ceil(m_maxColumns * m_charWidth)) + kMargin;
     horizontalScrollBar()->setPageStep(viewport()->width());
-    horizontalScrollBar()->setSingleStep(m_charWidth * 4);
+    horizontalScrollBar()->setSingleStep(static_cast<int>(m_charWidth * 4));
     horizontalScrollBar()->setRange(0, std::max(0, width - viewport()->width()));
 }
 
@@ -255,6 +331,45 @@ void CodeArea::scrollToLine(int line, bool center)
     verticalScrollBar()->setValue(std::max(0, target));
 }
 
+void CodeArea::drawSpan(QPainter& p, const QString& text, int from, int to, double x0, int y, bool italic)
+{
+    if (to <= from)
+        return;
+    // Generated C is ASCII: one glyph per column from the table, no shaping. Anything else
+    // (a user's comment, a character the font lacks) is drawn as text.
+    const GlyphTable& table = italic ? m_italic : m_regular;
+    bool glyphs = table.font.isValid();
+    for (int i = from; i < to && glyphs; ++i) {
+        const ushort c = text[i].unicode();
+        glyphs = c < 128 && (c == ' ' || table.glyphs[c] != 0);
+    }
+    if (!glyphs) {
+        QFont f = font();
+        f.setItalic(italic);
+        p.setFont(f);
+        p.drawText(QPointF(x0 + from * m_charWidth, y), text.mid(from, to - from));
+        return;
+    }
+    QList<quint32> indexes;
+    QList<QPointF> positions;
+    indexes.reserve(to - from);
+    positions.reserve(to - from);
+    for (int i = from; i < to; ++i) {
+        const ushort c = text[i].unicode();
+        if (c == ' ')
+            continue;
+        indexes.append(table.glyphs[c]);
+        positions.append(QPointF(x0 + i * m_charWidth, y));
+    }
+    if (indexes.isEmpty())
+        return;
+    QGlyphRun run;
+    run.setRawFont(table.font);
+    run.setGlyphIndexes(indexes);
+    run.setPositions(positions);
+    p.drawGlyphRun(QPointF(0, 0), run);
+}
+
 void CodeArea::paintEvent(QPaintEvent*)
 {
     QPainter p(viewport());
@@ -264,7 +379,7 @@ void CodeArea::paintEvent(QPaintEvent*)
     const int gutter = gutterWidth();
     const int first = firstVisibleLine();
     const int count = viewport()->height() / std::max(1, m_lineHeight) + 2;
-    const int x0 = gutter + kMargin - horizontalScrollBar()->value();
+    const double x0 = gutter + kMargin - horizontalScrollBar()->value();
     const Pos selFrom = std::min(m_anchor, m_cursor);
     const Pos selTo = std::max(m_anchor, m_cursor);
     const bool hasSelection = !(selFrom == selTo);
@@ -273,37 +388,30 @@ void CodeArea::paintEvent(QPaintEvent*)
     p.save();
     p.setClipRect(QRect(gutter, 0, viewport()->width() - gutter, viewport()->height()));
     for (int i = 0; i < count; ++i) {
-        const int line = first + i;
-        if (line >= m_lines.size())
+        const int lineIndex = first + i;
+        if (lineIndex >= lineCount())
             break;
         const int y = i * m_lineHeight;
-        if (std::binary_search(m_marked.begin(), m_marked.end(), line))
+        if (std::binary_search(m_marked.begin(), m_marked.end(), lineIndex))
             p.fillRect(QRect(gutter, y, viewport()->width() - gutter, m_lineHeight), highlightColor);
-        const QString& text = m_lines[line];
-        if (hasSelection && selFrom.line <= line && line <= selTo.line) {
-            const int a = line == selFrom.line ? selFrom.column : 0;
-            const int b = line == selTo.line ? selTo.column : static_cast<int>(text.size()) + 1;
-            p.fillRect(QRect(x0 + a * m_charWidth, y, (b - a) * m_charWidth, m_lineHeight), pal.color(QPalette::Highlight).lighter(160));
+        const QString text = line(lineIndex);
+        if (hasSelection && selFrom.line <= lineIndex && lineIndex <= selTo.line) {
+            const int a = lineIndex == selFrom.line ? selFrom.column : 0;
+            const int b = lineIndex == selTo.line ? selTo.column : static_cast<int>(text.size()) + 1;
+            p.fillRect(QRectF(x0 + a * m_charWidth, y, (b - a) * m_charWidth, m_lineHeight), pal.color(QPalette::Highlight).lighter(160));
         }
-        bool inComment = m_commentBefore[line] != 0;
+        bool inComment = m_commentBefore[lineIndex] != 0;
         const auto spans = CHighlighter::highlight(text, inComment);
         int col = 0;
         auto draw = [&](int from, int to, CHighlighter::Kind kind) {
             if (to <= from)
                 return;
             p.setPen(CHighlighter::color(kind));
-            p.drawText(x0 + from * m_charWidth, y + m_ascent, text.mid(from, to - from));
+            drawSpan(p, text, from, to, x0, y + m_ascent, kind == CHighlighter::Kind::Comment);
         };
         for (const auto& s : spans) {
             draw(col, s.start, CHighlighter::Kind::Plain);
-            QFont f = font();
-            if (s.kind == CHighlighter::Kind::Comment) {
-                f.setItalic(true);
-                p.setFont(f);
-            }
             draw(s.start, s.start + s.length, s.kind);
-            if (s.kind == CHighlighter::Kind::Comment)
-                p.setFont(font());
             col = s.start + s.length;
         }
         draw(col, static_cast<int>(text.size()), CHighlighter::Kind::Plain);
@@ -314,21 +422,22 @@ void CodeArea::paintEvent(QPaintEvent*)
     p.fillRect(QRect(0, 0, gutter, viewport()->height()), pal.color(QPalette::AlternateBase));
     p.setPen(QColor(0x9e, 0x9e, 0x9e));
     for (int i = 0; i < count; ++i) {
-        const int line = first + i;
-        if (line >= m_lines.size())
+        const int lineIndex = first + i;
+        if (lineIndex >= lineCount())
             break;
-        p.drawText(QRect(0, i * m_lineHeight, gutter - kMargin, m_lineHeight), Qt::AlignRight | Qt::AlignVCenter, QString::number(line + 1));
+        const QString number = QString::number(lineIndex + 1);
+        drawSpan(p, number, 0, static_cast<int>(number.size()), gutter - kMargin - number.size() * m_charWidth, i * m_lineHeight + m_ascent, false);
     }
 }
 
 CodeArea::Pos CodeArea::posAt(const QPoint& pt) const
 {
     Pos pos;
-    if (m_lines.isEmpty())
+    if (lineCount() == 0)
         return pos;
-    pos.line = std::clamp(firstVisibleLine() + pt.y() / std::max(1, m_lineHeight), 0, static_cast<int>(m_lines.size()) - 1);
-    const int x = pt.x() - gutterWidth() - kMargin + horizontalScrollBar()->value();
-    pos.column = std::clamp((x + m_charWidth / 2) / m_charWidth, 0, static_cast<int>(m_lines[pos.line].size()));
+    pos.line = std::clamp(firstVisibleLine() + pt.y() / std::max(1, m_lineHeight), 0, lineCount() - 1);
+    const double x = pt.x() - gutterWidth() - kMargin + horizontalScrollBar()->value();
+    pos.column = std::clamp(static_cast<int>(std::floor(x / m_charWidth + 0.5)), 0, static_cast<int>(line(pos.line).size()));
     return pos;
 }
 
@@ -369,11 +478,11 @@ QString CodeArea::selectedText() const
 {
     const Pos from = std::min(m_anchor, m_cursor);
     const Pos to = std::max(m_anchor, m_cursor);
-    if (from == to || m_lines.isEmpty())
+    if (from == to || lineCount() == 0)
         return QString();
     QStringList out;
-    for (int l = from.line; l <= to.line && l < m_lines.size(); ++l) {
-        const QString& t = m_lines[l];
+    for (int l = from.line; l <= to.line && l < lineCount(); ++l) {
+        const QString t = line(l);
         const int a = l == from.line ? from.column : 0;
         const int b = l == to.line ? to.column : static_cast<int>(t.size());
         out << t.mid(a, b - a);
@@ -383,10 +492,10 @@ QString CodeArea::selectedText() const
 
 void CodeArea::selectAll()
 {
-    if (m_lines.isEmpty())
+    if (lineCount() == 0)
         return;
     m_anchor = Pos{};
-    m_cursor = Pos{static_cast<int>(m_lines.size()) - 1, static_cast<int>(m_lines.back().size())};
+    m_cursor = Pos{lineCount() - 1, static_cast<int>(line(lineCount() - 1).size())};
     viewport()->update();
 }
 
@@ -429,7 +538,7 @@ void CodeView::setCode(const std::string& code, const QString& fileName)
     if (code.empty()) {
         m_title->setText(tr("No code: open a kernel first."));
         m_code.clear();
-        m_area->setLines({});
+        m_area->setText(std::string());
         return;
     }
     const int lines = static_cast<int>(std::count(code.begin(), code.end(), '\n'));
@@ -441,18 +550,16 @@ void CodeView::setCode(const std::string& code, const QString& fileName)
     const bool fresh = m_code.empty() || fileName != m_fileName;
     m_code = code;
     m_fileName = fileName;
-    QStringList split = QString::fromStdString(code).split(QLatin1Char('\n'));
-    if (!split.isEmpty() && split.back().isEmpty())
-        split.removeLast();
-    m_area->setLines(std::move(split));
+    m_area->setText(code);
     if (fresh) {
         // Start at the kernel function, past the portable boilerplate.
-        const QStringList& all = m_area->lines();
-        for (qsizetype i = 0; i < all.size(); ++i)
-            if (all[i].startsWith(QLatin1String("void ")) && all[i].contains(QLatin1Char('('))) {
-                m_area->verticalScrollBar()->setValue(static_cast<int>(i));
+        for (int i = 0; i < m_area->lineCount(); ++i) {
+            const QString l = m_area->line(i);
+            if (l.startsWith(QLatin1String("void ")) && l.contains(QLatin1Char('('))) {
+                m_area->verticalScrollBar()->setValue(i);
                 break;
             }
+        }
     }
     applyHighlight(false);
 }
@@ -468,13 +575,8 @@ void CodeView::setHighlightedLoop(const QString& label)
 void CodeView::applyHighlight(bool scroll)
 {
     std::vector<int> marked;
-    if (!m_loop.isEmpty()) {
-        const QString header = QStringLiteral("for (int %1 = ").arg(loopIdentifier(m_loop));
-        const QStringList& all = m_area->lines();
-        for (qsizetype i = 0; i < all.size(); ++i)
-            if (all[i].contains(header))
-                marked.push_back(static_cast<int>(i));
-    }
+    if (!m_loop.isEmpty())
+        marked = m_area->linesContaining(QStringLiteral("for (int %1 = ").arg(loopIdentifier(m_loop)).toStdString());
     m_area->setMarkedLines(marked);
     if (scroll && !marked.empty())
         m_area->scrollToLine(marked.front(), true);

@@ -3,9 +3,11 @@
 #pragma once
 
 #include <QAbstractScrollArea>
+#include <QRawFont>
 #include <QWidget>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 class QLabel;
@@ -33,15 +35,24 @@ public:
 
 /// A read-only text area for generated code. It lays out nothing: the font is fixed-pitch,
 /// so columns are positions, and only the visible lines are drawn (a whole new text of a
-/// thousand lines costs no more than the screenful shown).
+/// thousand lines costs no more than the screenful shown). The text is kept as the UTF-8 the
+/// generator wrote, with the offsets of its lines; a line becomes a QString only when it is
+/// drawn, selected or asked for. ASCII lines are drawn as glyph runs from a per-character
+/// glyph table, one glyph per column, so nothing is shaped.
 class CodeArea : public QAbstractScrollArea {
     Q_OBJECT
 public:
     explicit CodeArea(QWidget* parent = nullptr);
 
-    void setLines(QStringList lines);
-    const QStringList& lines() const { return m_lines; }
-    QString text() const { return m_lines.join(QLatin1Char('\n')); }
+    /// The text; a final newline ends the last line (it starts no empty one).
+    void setText(std::string text);
+    int lineCount() const { return static_cast<int>(m_lineStart.size()); }
+    /// Line `i` (0-based) without its newline.
+    QString line(int i) const;
+    /// The lines joined by newlines (without the final newline).
+    QString text() const;
+    /// The 0-based lines that contain `needle`.
+    std::vector<int> linesContaining(const std::string& needle) const;
     /// Lines drawn with a marked background (0-based).
     void setMarkedLines(std::vector<int> lines);
     const std::vector<int>& markedLines() const { return m_marked; }
@@ -65,18 +76,29 @@ private:
         bool operator<(const Pos& o) const { return line < o.line || (line == o.line && column < o.column); }
         bool operator==(const Pos& o) const = default;
     };
+    /// One font's glyphs for the printable ASCII characters (0 where the font has none).
+    struct GlyphTable {
+        QRawFont font;
+        std::vector<quint32> glyphs;   ///< by character code, 0..127
+    };
     void updateScrollBars();
     void updateMetrics();
     Pos posAt(const QPoint& p) const;
     int gutterWidth() const;
+    std::string_view lineBytes(int i) const;
+    /// Draws `text[from, to)` at column `from` of the line at baseline `y`.
+    void drawSpan(QPainter& p, const QString& text, int from, int to, double x0, int y, bool italic);
 
-    QStringList m_lines;
+    std::string m_text;
+    std::vector<int> m_lineStart;        ///< byte offset of each line in m_text
     std::vector<char> m_commentBefore;   ///< per line: a /* */ comment is open before it
     std::vector<int> m_marked;
     int m_maxColumns = 0;
-    int m_charWidth = 8;
+    double m_charWidth = 8;              ///< the advance of one column
     int m_lineHeight = 16;
     int m_ascent = 12;
+    GlyphTable m_regular;
+    GlyphTable m_italic;
     Pos m_anchor;
     Pos m_cursor;
 };

@@ -26,8 +26,7 @@ DiagnosticsModel::DiagnosticsModel(QObject* parent) : QAbstractTableModel(parent
 void DiagnosticsModel::setDiagnostics(const Snapshot& snapshot, const std::optional<sched::ScheduleError>& refused,
                                       const QString& refusedStep)
 {
-    beginResetModel();
-    m_rows.clear();
+    std::vector<DiagnosticRow> rows;
     if (refused) {
         DiagnosticRow r;
         r.code = QStringLiteral("refused-step");
@@ -36,7 +35,7 @@ void DiagnosticsModel::setDiagnostics(const Snapshot& snapshot, const std::optio
         r.detail = qs(refused->detail);
         r.loops = qsl(refused->loops);
         r.tensors = qsl(refused->tensors);
-        m_rows.push_back(std::move(r));
+        rows.push_back(std::move(r));
     }
     if (snapshot.failedStep) {
         const auto& e = *snapshot.failedStep;
@@ -47,7 +46,7 @@ void DiagnosticsModel::setDiagnostics(const Snapshot& snapshot, const std::optio
         r.step = e.stepIndex;
         r.loops = qsl(e.loops);
         r.tensors = qsl(e.tensors);
-        m_rows.push_back(std::move(r));
+        rows.push_back(std::move(r));
     }
     if (snapshot.report)
         for (const auto& d : snapshot.report->diagnostics) {
@@ -59,8 +58,13 @@ void DiagnosticsModel::setDiagnostics(const Snapshot& snapshot, const std::optio
             r.loops = qsl(d.loops);
             r.tensors = qsl(d.tensors);
             r.suggestion = suggestionIn(r.message);
-            m_rows.push_back(std::move(r));
+            rows.push_back(std::move(r));
         }
+    // Most edits change no diagnostic: a reset would lay the word-wrapped rows out again.
+    if (rows == m_rows)
+        return;
+    beginResetModel();
+    m_rows = std::move(rows);
     endResetModel();
 }
 

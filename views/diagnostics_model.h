@@ -22,6 +22,8 @@ struct DiagnosticRow {
     QStringList loops;
     QStringList tensors;
     QString suggestion;   ///< a step the message proposes, as written: "compute_at {tensor: A, ...}"
+
+    bool operator==(const DiagnosticRow&) const = default;
 };
 
 class DiagnosticsModel : public QAbstractTableModel {

@@ -1,6 +1,8 @@
 // Diagnostics view.
 #include "diagnostics_view.h"
 
+#include "live_label.h"
+
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QPushButton>
@@ -17,7 +19,7 @@ DiagnosticsView::DiagnosticsView(QWidget* parent) : QWidget(parent), m_model(new
     layout->setContentsMargins(2, 2, 2, 2);
     layout->setSpacing(2);
     auto* top = new QHBoxLayout;
-    m_header = new QLabel(this);
+    m_header = new LiveLabel(this);
     m_header->setContentsMargins(4, 2, 4, 2);
     m_header->setWordWrap(true);
     top->addWidget(m_header, 1);

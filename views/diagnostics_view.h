@@ -12,6 +12,8 @@ class QTableView;
 
 namespace loopscope::ui {
 
+class LiveLabel;
+
 class DiagnosticsView : public QWidget {
     Q_OBJECT
 public:
@@ -37,7 +39,7 @@ signals:
 private:
     DiagnosticsModel* m_model;
     QTableView* m_table;
-    QLabel* m_header;
+    LiveLabel* m_header;
     QPushButton* m_apply;
 };
 

@@ -1,9 +1,11 @@
-// LiveLabel: text laid out once per text and width (QStaticText), a new layout of the window
+// LiveLabel: text laid out once per text and width (QTextLayout), a new layout of the window
 // only when the label's size changes.
 #include "live_label.h"
 
 #include <QEvent>
 #include <QPainter>
+#include <QTextBlock>
+#include <QTextDocument>
 
 #include <algorithm>
 #include <cmath>
@@ -26,32 +28,83 @@ LiveLabel::LiveLabel(const QString& text, QWidget* parent) : LiveLabel(parent)
     setAccessibleName(text);
 }
 
-const QStaticText& LiveLabel::layoutAt(int width) const
+void LiveLabel::parse() const
+{
+    if (m_parsed)
+        return;
+    m_parsed = true;
+    m_formats.clear();
+    if (m_format != Qt::RichText) {
+        m_plain = m_text;
+        return;
+    }
+    // The document only reads the markup; it is never laid out. Paragraphs become line breaks.
+    QTextDocument doc;
+    doc.setDefaultFont(font());
+    doc.setHtml(m_text);
+    m_plain.clear();
+    for (QTextBlock b = doc.begin(); b.isValid(); b = b.next()) {
+        if (b != doc.begin())
+            m_plain += QChar::LineSeparator;
+        for (auto it = b.begin(); !it.atEnd(); ++it) {
+            const QTextFragment f = it.fragment();
+            QTextCharFormat format = f.charFormat();
+            // <small> and the like are relative sizes the document resolves: make them points.
+            // (Qt scales HTML font sizes 1 to 7 by these factors; <small> is 2.)
+            if (format.hasProperty(QTextFormat::FontSizeAdjustment)) {
+                static const double kScale[] = {0.7, 0.8, 1.0, 1.2, 1.5, 2.0, 2.4};
+                const int size = std::clamp(3 + format.intProperty(QTextFormat::FontSizeAdjustment), 1, 7);
+                format.clearProperty(QTextFormat::FontSizeAdjustment);
+                format.setFontPointSize(font().pointSizeF() * kScale[size - 1]);
+            }
+            m_formats.append({static_cast<int>(m_plain.size()), f.length(), format});
+            m_plain += f.text();
+        }
+    }
+}
+
+const LiveLabel::Layout& LiveLabel::layoutAt(int width) const
 {
     auto it = m_layouts.find(width);
     if (it != m_layouts.end())
         return it->second;
     if (m_layouts.size() >= kMaxLayouts)
         m_layouts.clear();
-    QStaticText s;
-    s.setTextFormat(m_format);
+    parse();
+    Layout l;
+    l.layout = std::make_unique<QTextLayout>(m_plain, font());
     QTextOption option;
-    option.setAlignment(m_alignment & Qt::AlignHorizontal_Mask);
+    option.setAlignment(width < 0 ? Qt::AlignLeft : m_alignment & Qt::AlignHorizontal_Mask);
     option.setWrapMode(width < 0 ? QTextOption::NoWrap : QTextOption::WordWrap);
-    s.setTextOption(option);
-    s.setTextWidth(width < 0 ? -1 : std::max(1, width));
-    s.setText(m_text);
-    s.prepare(QTransform(), font());
-    return m_layouts.emplace(width, std::move(s)).first->second;
+    l.layout->setTextOption(option);
+    l.layout->setFormats(m_formats);
+    l.layout->setCacheEnabled(true);
+    const double lineWidth = width < 0 ? 1e6 : std::max(1, width);
+    double y = 0;
+    double widest = 0;
+    l.layout->beginLayout();
+    for (QTextLine line = l.layout->createLine(); line.isValid(); line = l.layout->createLine()) {
+        line.setLineWidth(lineWidth);
+        line.setPosition(QPointF(0, y));
+        y += line.height();
+        widest = std::max(widest, line.naturalTextWidth());
+    }
+    l.layout->endLayout();
+    l.size = QSizeF(width < 0 ? widest : std::max(1, width), y);
+    return m_layouts.emplace(width, std::move(l)).first->second;
 }
 
-void LiveLabel::invalidateLayouts() { m_layouts.clear(); }
+void LiveLabel::invalidateLayouts()
+{
+    m_layouts.clear();
+    m_parsed = false;
+}
 
 QSize LiveLabel::naturalSize() const
 {
     if (m_text.isEmpty())
         return QSize(0, fontMetrics().height());
-    const QSizeF s = layoutAt(-1).size();
+    const QSizeF s = layoutAt(-1).size;
     return QSize(static_cast<int>(std::ceil(s.width())), std::max(fontMetrics().height(), static_cast<int>(std::ceil(s.height()))));
 }
 
@@ -91,7 +144,7 @@ int LiveLabel::heightForWidth(int width) const
     if (!m_wrap || m_text.isEmpty())
         return naturalSize().height() + m.top() + m.bottom();
     const int inner = std::max(1, width - m.left() - m.right());
-    const QSizeF s = layoutAt(inner).size();
+    const QSizeF s = layoutAt(inner).size;
     return std::max(fontMetrics().height(), static_cast<int>(std::ceil(s.height()))) + m.top() + m.bottom();
 }
 
@@ -172,18 +225,17 @@ void LiveLabel::paintEvent(QPaintEvent*)
     p.setFont(font());
     p.setPen(m_color.isValid() ? m_color : palette().color(foregroundRole()));
     const QRect r = contentsRect();
-    const QStaticText& s = layoutAt(m_wrap ? textWidth() : -1);
-    const QSizeF size = s.size();
+    const Layout& l = layoutAt(m_wrap ? textWidth() : -1);
     double x = r.left();
     if (!m_wrap) {
         if (m_alignment & Qt::AlignRight)
-            x = r.right() + 1 - size.width();
+            x = r.right() + 1 - l.size.width();
         else if (m_alignment & Qt::AlignHCenter)
-            x = r.left() + (r.width() - size.width()) / 2;
+            x = r.left() + (r.width() - l.size.width()) / 2;
     }
-    const double y = r.top() + std::max(0.0, (r.height() - size.height()) / 2);
+    const double y = r.top() + std::max(0.0, (r.height() - l.size.height()) / 2);
     p.setClipRect(r);
-    p.drawStaticText(QPointF(x, y), s);
+    l.layout->draw(&p, QPointF(x, y));
 }
 
 void LiveLabel::changeEvent(QEvent* event)

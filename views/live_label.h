@@ -3,18 +3,22 @@
 #pragma once
 
 #include <QColor>
-#include <QStaticText>
+#include <QTextLayout>
 #include <QWidget>
 
 #include <map>
+#include <memory>
 
 namespace loopscope::ui {
 
 /// Like a QLabel for plain or rich text, without its cost per change: QLabel::setText always
 /// asks the layouts up to the main window to run again (every label's size hint and height
 /// for width is then measured anew), which costs more than the edit that changed the text.
-/// LiveLabel keeps the shaped text (QStaticText), repaints itself, and calls
+/// LiveLabel keeps the text laid out per width (QTextLayout), repaints itself, and calls
 /// updateGeometry() only when the size hint or the height at the current width changes.
+/// Rich text is read once per text into plain text and character formats, so that laying it
+/// out at a width costs what plain text costs (a QTextDocument per width cost several times
+/// more, on every edit that changed a header).
 /// With `setGrowOnly(true)` its width hint only grows, so that a figure whose digits change
 /// never relays the panel out; a word-wrapped label's width hint always only grows (its
 /// height follows the width the layout gives it).
@@ -53,8 +57,14 @@ protected:
     void resizeEvent(QResizeEvent* event) override;
 
 private:
+    struct Layout {
+        std::unique_ptr<QTextLayout> layout;
+        QSizeF size;
+    };
     /// The laid-out text at a width (-1: unwrapped), cached per width.
-    const QStaticText& layoutAt(int width) const;
+    const Layout& layoutAt(int width) const;
+    /// The text as plain text and formats (rich text read once per text).
+    void parse() const;
     int textWidth() const;
     QSize naturalSize() const;
     /// The width hint before growing: the one-line width, at most about 60 characters when wrapped.
@@ -69,7 +79,10 @@ private:
     bool m_growOnly = false;
     int m_grownWidth = 0;
     int m_geometryUpdates = 0;
-    mutable std::map<int, QStaticText> m_layouts;   ///< by text width; -1 = one line
+    mutable std::map<int, Layout> m_layouts;   ///< by text width; -1 = one line
+    mutable bool m_parsed = false;
+    mutable QString m_plain;                                 ///< the text shown
+    mutable QList<QTextLayout::FormatRange> m_formats;       ///< bold, colour... of its parts
 };
 
 } // namespace loopscope::ui

@@ -125,9 +125,14 @@ QColor MemoryView::tensorColor(const ir::Kernel* kernel, const QString& tensor)
 
 void MemoryView::setSnapshot(const Snapshot& snapshot)
 {
+    const bool sameKernel = snapshot.program && m_snapshot.program && snapshot.program->kernel == m_snapshot.program->kernel;
     m_snapshot = snapshot;
-    relayout();
-    update();
+    if (!sameKernel) {   // the tensors' colours come from the kernel
+        relayout();
+        update();
+        return;
+    }
+    relayoutAndUpdate();
 }
 
 void MemoryView::setHighlightedLoop(const QString& loop)
@@ -135,8 +140,19 @@ void MemoryView::setHighlightedLoop(const QString& loop)
     if (loop == m_highlight)
         return;
     m_highlight = loop;
+    relayoutAndUpdate();
+}
+
+void MemoryView::relayoutAndUpdate()
+{
+    const std::vector<LevelRow> rows = m_rows;
+    const std::vector<Segment> segments = m_segments;
+    const std::vector<QString> legend = m_legend;
+    const QString placeholder = m_placeholder;
+    const qreal legendY = m_legendY;
     relayout();
-    update();
+    if (rows != m_rows || segments != m_segments || legend != m_legend || placeholder != m_placeholder || legendY != m_legendY)
+        update();
 }
 
 bool MemoryView::loopMatches(const QString& loop) const
@@ -482,17 +498,21 @@ void MemoryView::paintEvent(QPaintEvent*)
         p.drawRect(r.adjusted(0, 0, -1, -1));
     };
     // A label centred in r if it fits; on hatching or in the red overflow it gets a backing.
+    // Shaped once and drawn from the caches: most texts read as at the last repaint.
+    auto drawCentred = [&](const QStaticText& t, const QRectF& r) {
+        p.drawStaticText(QPointF(r.center().x() - t.size().width() / 2, r.center().y() - t.size().height() / 2), t);
+    };
     auto drawLabel = [&](const Segment& s, const QRectF& r, bool inOverflow) {
         QRectF inner = r.adjusted(4, 0, -4, 0);
-        QString label = s.label;
-        if (fm.horizontalAdvance(label) > inner.width())
-            label = s.name;
-        if (fm.horizontalAdvance(label) > inner.width())
+        const QStaticText* label = &m_texts.text(s.label, font());
+        if (label->size().width() > inner.width())
+            label = &m_texts.text(s.name, font());
+        if (label->size().width() > inner.width())
             return;
         QColor c = tensorColor(m_snapshot.program ? m_snapshot.program->kernel.get() : nullptr, s.tensor);
         QColor ink = c.lightness() > 150 ? QColor(20, 20, 20) : QColor(Qt::white);
         if (s.doubleBuffered || inOverflow) {
-            QRectF t(0, 0, fm.horizontalAdvance(label) + 8, fm.height() + 2);
+            QRectF t(0, 0, label->size().width() + 8, fm.height() + 2);
             t.moveCenter(inner.center());
             QColor back = inOverflow ? QColor(255, 255, 255, 225) : c;
             p.fillRect(t, back);
@@ -500,7 +520,7 @@ void MemoryView::paintEvent(QPaintEvent*)
                 ink = QColor(120, 0, 0);
         }
         p.setPen(ink);
-        p.drawText(inner, Qt::AlignCenter, label);
+        drawCentred(*label, inner);
     };
 
     for (const LevelRow& row : m_rows) {
@@ -508,12 +528,16 @@ void MemoryView::paintEvent(QPaintEvent*)
         p.setFont(bold);
         p.setPen(text);
         // A narrow dock elides the title (levelText() and the tooltips keep it whole).
-        const QFontMetricsF fm(bold);
-        const qreal room = row.titleRect.width() - (row.over ? fm.horizontalAdvance(row.overflow) + 8 : 0);
-        p.drawText(row.titleRect, Qt::AlignLeft | Qt::AlignVCenter, fm.elidedText(row.text, Qt::ElideRight, room));
+        const QStaticText& overflow = m_boldTexts.text(row.overflow, bold);
+        const qreal room = row.titleRect.width() - (row.over ? overflow.size().width() + 8 : 0);
+        const QStaticText* title = &m_boldTexts.text(row.text, bold);
+        if (title->size().width() > room)
+            title = &m_boldTexts.text(QFontMetricsF(bold).elidedText(row.text, Qt::ElideRight, room), bold);
+        p.drawStaticText(QPointF(row.titleRect.left(), row.titleRect.center().y() - title->size().height() / 2), *title);
         if (row.over) {
             p.setPen(overRed);
-            p.drawText(row.titleRect, Qt::AlignRight | Qt::AlignVCenter, row.overflow);
+            p.drawStaticText(QPointF(row.titleRect.right() - overflow.size().width(), row.titleRect.center().y() - overflow.size().height() / 2),
+                             overflow);
         }
         p.setFont(font());
         // The capacity: an empty trough.
@@ -535,8 +559,10 @@ void MemoryView::paintEvent(QPaintEvent*)
             const double factor = (row.zoom.width()) / std::max<qreal>(1e-9, row.usedX - row.bar.left());
             p.setFont(small);
             p.setPen(dimText);
-            p.drawText(QRectF(row.zoom.left(), row.bar.bottom(), row.zoom.width(), kZoomGap), Qt::AlignRight | Qt::AlignVCenter,
-                       tr("used part, magnified ×%1").arg(factor >= 10 ? QString::number(qRound(factor)) : QString::number(factor, 'f', 1)));
+            const QStaticText& magnified
+                = m_smallTexts.text(tr("used part, magnified ×%1").arg(factor >= 10 ? QString::number(qRound(factor)) : QString::number(factor, 'f', 1)), small);
+            p.drawStaticText(QPointF(row.zoom.right() - magnified.size().width(), row.bar.bottom() + (kZoomGap - magnified.size().height()) / 2),
+                             magnified);
             p.setFont(font());
         }
     }
@@ -606,8 +632,11 @@ void MemoryView::paintEvent(QPaintEvent*)
     qreal x = kMargin;
     const qreal y = m_legendY;
     p.setPen(text);
-    p.drawText(QRectF(x, y, 60, fm.height() + 4), Qt::AlignLeft | Qt::AlignVCenter, tr("tensors:"));
-    x += fm.horizontalAdvance(tr("tensors:")) + 8;
+    const qreal lineY = y + (fm.height() + 4) / 2;
+    auto drawLeft = [&](const QStaticText& t, qreal at) { p.drawStaticText(QPointF(at, lineY - t.size().height() / 2), t); };
+    const QStaticText& heading = m_texts.text(tr("tensors:"), font());
+    drawLeft(heading, x);
+    x += heading.size().width() + 8;
     for (const QString& t : m_legend) {
         QRectF box(x, y + 3, 12, 12);
         const QColor tc = tensorColor(m_snapshot.program ? m_snapshot.program->kernel.get() : nullptr, t);
@@ -616,13 +645,14 @@ void MemoryView::paintEvent(QPaintEvent*)
         p.drawRect(box.adjusted(0, 0, -1, -1));
         x += 16;
         p.setPen(text);
-        p.drawText(QRectF(x, y, fm.horizontalAdvance(t) + 2, fm.height() + 4), Qt::AlignLeft | Qt::AlignVCenter, t);
-        x += fm.horizontalAdvance(t) + 12;
+        const QStaticText& name = m_texts.text(t, font());
+        drawLeft(name, x);
+        x += name.size().width() + 12;
     }
-    QString note = tr("buffers live at the peak; hatched = double buffer");
-    if (x + fm.horizontalAdvance(note) + 8 < width() - kMargin) {
+    const QStaticText& note = m_texts.text(tr("buffers live at the peak; hatched = double buffer"), font());
+    if (x + note.size().width() + 8 < width() - kMargin) {
         p.setPen(dimText);
-        p.drawText(QRectF(x + 8, y, width() - x - 8 - kMargin, fm.height() + 4), Qt::AlignRight | Qt::AlignVCenter, note);
+        drawLeft(note, width() - kMargin - note.size().width());
     }
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "snapshot.h"
+#include "static_text_cache.h"
 
 #include <QWidget>
 
@@ -68,6 +69,7 @@ private:
         bool doubleBuffered = false;
         bool highlighted = false;
         bool rows = false;          ///< placed by rows (a row-addressed level of a PE array)
+        bool operator==(const Segment&) const = default;
     };
     struct LevelRow {
         QString name;
@@ -81,9 +83,13 @@ private:
         qreal usedX = 0;            ///< x where the used part ends in the bar
         std::vector<qreal> bankX;   ///< row-addressed level: x of each boundary between banks
         std::vector<qreal> zoomBankX;  ///< the same in the magnified strip
+        bool operator==(const LevelRow&) const = default;
     };
 
     void relayout();
+    /// Lays the picture out again and repaints it if anything drawn changed (most edits move
+    /// some buffers; an edit that changes no size or placement repaints nothing).
+    void relayoutAndUpdate();
     /// A row-addressed level (Gemmini's scratchpad and accumulator, with an array report): the
     /// buffers at the rows they occupy, the banks marked; false when `level` is not one.
     bool layoutRows(int level, LevelRow& row, qreal left, qreal fullWidth, qreal& y);
@@ -100,6 +106,10 @@ private:
     std::vector<Segment> m_segments;
     std::vector<QString> m_legend;  ///< tensors shown, in order of first appearance
     qreal m_legendY = 0;
+    /// Shaped texts of the labels, titles and legend, which most repaints draw again unchanged.
+    StaticTextCache m_texts;
+    StaticTextCache m_boldTexts;
+    StaticTextCache m_smallTexts;
 };
 
 } // namespace loopscope::ui

@@ -3,6 +3,8 @@
 
 #include "step_text.h"
 
+#include <algorithm>
+
 #include <QBrush>
 #include <QColor>
 #include <QFont>
@@ -17,22 +19,59 @@ ScheduleModel::ScheduleModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 void ScheduleModel::setTrace(const std::vector<sched::Step>& steps, const Snapshot& snapshot)
 {
-    if (snapshot.program)
-        m_namedStages = snapshot.program->kernel->stages.size() > 1;
-    const auto failedText = [](const std::optional<sched::ScheduleError>& e) { return e ? std::to_string(e->stepIndex) + e->str() : std::string(); };
-    if (steps == m_steps && failedText(snapshot.failedStep) == failedText(m_failed))
-        return;  // nothing shown changed (most edits of other views)
-    if (steps.size() == m_steps.size()) {
+    const bool named = snapshot.program ? snapshot.program->kernel->stages.size() > 1 : m_namedStages;
+    const std::optional<sched::ScheduleError>& failed = snapshot.failedStep;
+    // What a row shows besides its step: its status, and the failure its tooltip quotes.
+    auto statusOf = [](const std::optional<sched::ScheduleError>& f, int row) {
+        return !f || row < f->stepIndex ? Status::Applied : row == f->stepIndex ? Status::Failing : Status::NotApplied;
+    };
+    auto sameRow = [&](int row) {
+        const Status before = statusOf(m_failed, row);
+        if (!(m_steps[row] == steps[row]) || before != statusOf(failed, row))
+            return false;
+        if (before == Status::Failing)
+            return m_failed->message == failed->message && m_failed->detail == failed->detail;
+        return before != Status::NotApplied || m_failed->stepIndex == failed->stepIndex;
+    };
+    if (named != m_namedStages) {   // every step reads differently (another kernel)
+        beginResetModel();
+        m_namedStages = named;
         m_steps = steps;
-        m_failed = snapshot.failedStep;
-        if (!m_steps.empty())
-            emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
+        m_failed = failed;
+        endResetModel();
         return;
     }
-    beginResetModel();
-    m_steps = steps;
-    m_failed = snapshot.failedStep;
-    endResetModel();
+    // Only the rows that show something new: the rows before the first difference keep
+    // their cells (an edit of one step repaints one row); steps added or removed at the end
+    // are inserted or removed, so that the current row and an open editor stay.
+    const int before = static_cast<int>(m_steps.size());
+    const int after = static_cast<int>(steps.size());
+    const int common = std::min(before, after);
+    std::vector<int> changed;
+    for (int r = 0; r < common; ++r)
+        if (!sameRow(r))
+            changed.push_back(r);
+    if (after < before) {
+        beginRemoveRows(QModelIndex(), after, before - 1);
+        m_steps = steps;
+        m_failed = failed;
+        endRemoveRows();
+    } else if (after > before) {
+        beginInsertRows(QModelIndex(), before, after - 1);
+        m_steps = steps;
+        m_failed = failed;
+        endInsertRows();
+    } else {
+        m_steps = steps;
+        m_failed = failed;
+    }
+    for (size_t i = 0; i < changed.size();) {
+        size_t j = i;
+        while (j + 1 < changed.size() && changed[j + 1] == changed[j] + 1)
+            ++j;
+        emit dataChanged(index(changed[i], 0), index(changed[j], ColumnCount - 1));
+        i = j + 1;
+    }
 }
 
 void ScheduleModel::setHighlight(const QString& loop, const QStringList& tensors)

@@ -1,13 +1,19 @@
 // Schedule view: table of steps, the spin-box delegate for split factors, delete/move.
 #include "schedule_view.h"
 
+#include "live_label.h"
+#include "static_text_cache.h"
+
 #include <QAction>
+#include <QApplication>
 #include <QDropEvent>
 #include <QHBoxLayout>
+#include <QHash>
 #include <QHeaderView>
 #include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPainter>
 #include <QSpinBox>
 #include <QStyledItemDelegate>
 #include <QTableView>
@@ -84,6 +90,70 @@ public:
         }
         QStyledItemDelegate::setModelData(editor, model, index);
     }
+
+    // The step texts come shaped from caches: the table repaints rows after every edit and
+    // sizes three columns to their contents, and most cells read as before.
+    void paint(QPainter* p, const QStyleOptionViewItem& option, const QModelIndex& index) const override
+    {
+        QStyleOptionViewItem opt = option;
+        initStyleOption(&opt, index);
+        const QWidget* w = opt.widget;
+        QStyle* style = w ? w->style() : QApplication::style();
+        const QString text = opt.text;
+        const QRect textRect = style->subElementRect(QStyle::SE_ItemViewItemText, &opt, w);
+        opt.text.clear();
+        style->drawControl(QStyle::CE_ItemViewItem, &opt, p, w);
+        if (text.isEmpty())
+            return;
+        // As QCommonStyle draws an item's text: its margin, colour group, elision.
+        const int margin = style->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, w) + 1;
+        const QRect r = textRect.adjusted(margin, 0, -margin, 0);
+        const QPalette::ColorGroup group = !(opt.state & QStyle::State_Enabled) ? QPalette::Disabled
+                                           : (opt.state & QStyle::State_Active) ? QPalette::Normal
+                                                                                 : QPalette::Inactive;
+        StaticTextCache& cache = opt.font.bold() ? m_boldTexts : m_texts;
+        const QStaticText* t = &cache.text(text, opt.font);
+        if (t->size().width() > r.width()) {
+            const QString key = text + QLatin1Char('\x1f') + QString::number(r.width()) + (opt.font.bold() ? u'b' : u'n');
+            auto it = m_elided.constFind(key);
+            if (it == m_elided.constEnd()) {
+                if (m_elided.size() > 2000)
+                    m_elided.clear();
+                it = m_elided.insert(key, QFontMetrics(opt.font).elidedText(text, opt.textElideMode, r.width()));
+            }
+            t = &cache.text(*it, opt.font);
+        }
+        p->save();
+        p->setClipRect(r);
+        p->setFont(opt.font);
+        p->setPen(opt.palette.color(group, (opt.state & QStyle::State_Selected) ? QPalette::HighlightedText : QPalette::Text));
+        const double width = t->size().width();
+        const double x = (opt.displayAlignment & Qt::AlignRight) ? r.right() + 1 - width
+                         : (opt.displayAlignment & Qt::AlignHCenter) ? r.left() + (r.width() - width) / 2
+                                                                      : r.left();
+        p->drawStaticText(QPointF(x, r.top() + (r.height() - t->size().height()) / 2), *t);
+        p->restore();
+    }
+
+    QSize sizeHint(const QStyleOptionViewItem& option, const QModelIndex& index) const override
+    {
+        // The size of a text cell depends on its text and font only (no icons, no wrap).
+        const QVariant font = index.data(Qt::FontRole);
+        const QString key = index.data(Qt::DisplayRole).toString() + (font.isValid() && font.value<QFont>().bold() ? u'b' : u'n');
+        auto it = m_sizes.constFind(key);
+        if (it == m_sizes.constEnd()) {
+            if (m_sizes.size() > 2000)
+                m_sizes.clear();
+            it = m_sizes.insert(key, QStyledItemDelegate::sizeHint(option, index));
+        }
+        return *it;
+    }
+
+private:
+    mutable StaticTextCache m_texts;
+    mutable StaticTextCache m_boldTexts;
+    mutable QHash<QString, QString> m_elided;   ///< text, width, weight -> elided text
+    mutable QHash<QString, QSize> m_sizes;
 };
 } // namespace
 
@@ -121,7 +191,8 @@ ScheduleView::ScheduleView(QWidget* parent) : QWidget(parent), m_model(new Sched
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     layout->setSpacing(2);
-    m_header = new QLabel(this);
+    // Its text changes with the step count: a LiveLabel repaints it without a new layout.
+    m_header = new LiveLabel(this);
     m_header->setWordWrap(true);
     m_header->setTextFormat(Qt::RichText);
     m_header->setContentsMargins(4, 2, 4, 2);

@@ -15,6 +15,8 @@ class QTableView;
 
 namespace loopscope::ui {
 
+class LiveLabel;
+
 class ScheduleView : public QWidget {
     Q_OBJECT
 public:
@@ -54,7 +56,7 @@ private:
     void updateLegend();
     ScheduleModel* m_model;
     QTableView* m_table;
-    QLabel* m_header;
+    LiveLabel* m_header;
     QLineEdit* m_descriptionEdit;
     QLabel* m_descriptionNote;
     QAction* m_delete;

@@ -6,6 +6,7 @@
 #include "lower/loop_nest.h"
 #include "schedule_document.h"
 #include "schedule_model.h"
+#include "sched/step.h"
 
 #include <QAbstractItemModelTester>
 #include <QDir>
@@ -180,6 +181,65 @@ private slots:
         doc.undoStack()->undo();
         QCOMPARE(resets.count(), 2);
         checkAgainstANewModel();
+    }
+
+    // The schedule table: an edited step is one changed row; a step removed or added at the
+    // end is a row removed or inserted (no reset: the current row and an open editor stay).
+    // The diagnostics table changes only when its rows do.
+    void scheduleAndDiagnosticsRowsChangeOnlyWhereTheyDiffer()
+    {
+        ScheduleDocument doc;
+        Models m(doc);
+        QVERIFY(doc.openSchedule(example("matmul_f32_tiled.sched.yaml")));
+        QSignalSpy resets(&m.schedule, &QAbstractItemModel::modelReset);
+        QSignalSpy changes(&m.schedule, &QAbstractItemModel::dataChanged);
+        QSignalSpy removed(&m.schedule, &QAbstractItemModel::rowsRemoved);
+        QSignalSpy inserted(&m.schedule, &QAbstractItemModel::rowsInserted);
+        QSignalSpy diagnosticResets(&m.diagnostics, &QAbstractItemModel::modelReset);
+
+        sched::Step split = doc.steps()[1];
+        split.factor = 8;
+        QVERIFY(doc.editStep(1, split));
+        QCOMPARE(resets.count(), 0);
+        QCOMPARE(changes.count(), 1);
+        QCOMPARE(changes[0][0].value<QModelIndex>().row(), 1);
+        QCOMPARE(changes[0][1].value<QModelIndex>().row(), 1);
+        QCOMPARE(m.schedule.index(1, ScheduleModel::ParametersColumn).data().toString(), QString("split j by 8"));
+        QCOMPARE(diagnosticResets.count(), 0);   // the same (no) diagnostics
+
+        const int n = m.schedule.rowCount();
+        QVERIFY(doc.removeStep(n - 1));
+        QCOMPARE(resets.count(), 0);
+        QCOMPARE(removed.count(), 1);
+        QCOMPARE(removed[0][1].toInt(), n - 1);
+        QCOMPARE(m.schedule.rowCount(), n - 1);
+        doc.undoStack()->undo();
+        QCOMPARE(inserted.count(), 1);
+        QCOMPARE(m.schedule.rowCount(), n);
+        QCOMPARE(resets.count(), 0);
+
+        // Removing a step in the middle: the rows from there on show other steps.
+        changes.clear();
+        QVERIFY(doc.removeStep(2));   // the reorder
+        QCOMPARE(m.schedule.rowCount(), n - 1);
+        for (int r = 0; r < m.schedule.rowCount(); ++r)
+            QCOMPARE(m.schedule.index(r, ScheduleModel::ParametersColumn).data().toString(),
+                     QString::fromStdString(sched::describe(doc.steps()[r])));
+        QCOMPARE(changes.count(), 1);   // rows 2..n-2 in one range
+        QCOMPARE(changes[0][0].value<QModelIndex>().row(), 2);
+
+        // A step that fails marks its row and the rows after it; the diagnostics change.
+        changes.clear();
+        const int diagnosticsBefore = diagnosticResets.count();
+        sched::Step bad = doc.steps()[0];
+        bad.loops = {"nowhere"};
+        QVERIFY(doc.editStep(0, bad));
+        QVERIFY(doc.snapshot().failedStep);
+        QCOMPARE(m.schedule.status(0), ScheduleModel::Status::Failing);
+        QCOMPARE(m.schedule.status(1), ScheduleModel::Status::NotApplied);
+        QVERIFY(changes.count() >= 1);
+        QCOMPARE(diagnosticResets.count(), diagnosticsBefore + 1);
+        QCOMPARE(m.diagnostics.rows().front().code, QString("failing-step"));
     }
 
     void partialTilesShowTheirGuard()

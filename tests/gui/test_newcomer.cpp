@@ -317,7 +317,7 @@ private slots:
         QVERIFY2(caveat.contains("MACs at cortex-m7's peak rate + 2 cycles per iteration of a loop not unrolled"), qPrintable(caveat));
         QVERIFY(caveat.contains("loads, stores and loop control of the exported C are not counted"));
         QVERIFY(caveat.contains("Schedule > Measure"));
-        auto* label = w->costView()->findChild<QLabel*>("costCaveat");
+        auto* label = w->costView()->findChild<QWidget*>("costCaveat");
         QVERIFY(label && label->isVisible());   // on the panel, not in a tooltip
     }
 

@@ -123,6 +123,24 @@ private slots:
         QCOMPARE(rich.label->geometryUpdates(), updates);
     }
 
+    void richTextBreaksLinesAndKeepsItsSmallPrint()
+    {
+        // <br> breaks the line; <small> is smaller; a background span is drawn in its colour.
+        Shown one(QStringLiteral("<b>matmul.c</b> &mdash; 44 lines"));
+        one.label->setTextFormat(Qt::RichText);
+        Shown two(QStringLiteral("<b>matmul.c</b> &mdash; 44 lines<br><span style='background:#fff3b0'>&nbsp;Yellow&nbsp;</span>: steps"));
+        two.label->setTextFormat(Qt::RichText);
+        Shown small(QStringLiteral("<b>matmul.c</b> &mdash; 44 lines<br><small><span style='background:#fff3b0'>&nbsp;Yellow&nbsp;</span>: steps</small>"));
+        small.label->setTextFormat(Qt::RichText);
+        Shown::settle();
+        const int h1 = one.label->sizeHint().height();
+        const int h2 = two.label->sizeHint().height();
+        QVERIFY2(h2 > h1 * 3 / 2, qPrintable(QStringLiteral("%1 vs %2").arg(h1).arg(h2)));
+        QVERIFY(small.label->sizeHint().height() < h2);
+        QVERIFY(small.label->sizeHint().height() > h1);
+        QVERIFY(pixelsNear(two.picture(), QColor(0xff, 0xf3, 0xb0)) > 20);
+    }
+
     void aWrappedLabelsWidthHintOnlyGrows()
     {
         Shown s(QStringLiteral("Moved: DRAM 144 KiB · SRAM 2.13 MiB"));

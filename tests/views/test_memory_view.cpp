@@ -179,6 +179,50 @@ private slots:
         QVERIFY(render(v, QSize(600, 260)) != fusedPlain);
     }
 
+    // An edit that moves no buffer (a new revision of the same figures) repaints nothing; one
+    // that changes a buffer's size repaints the picture.
+    void onlyAChangedPictureIsRepainted()
+    {
+        struct PaintCount : QObject {
+            int paints = 0;
+            bool eventFilter(QObject*, QEvent* e) override
+            {
+                paints += e->type() == QEvent::Paint ? 1 : 0;
+                return false;
+            }
+        } count;
+        ui::Snapshot s = snapshotOf(examplePath(QStringLiteral("matmul_f32_tiled")));
+        ui::MemoryView v;
+        v.setSnapshot(s);
+        const QImage before = render(v, QSize(600, 260));
+        v.installEventFilter(&count);
+        ui::Snapshot again = s;
+        again.revision = 2;
+        v.setSnapshot(again);
+        for (int i = 0; i < 3; ++i)
+            QCoreApplication::processEvents();
+        QCOMPARE(count.paints, 0);
+
+        auto report = std::make_shared<analysis::CostReport>(*s.report);
+        bool grown = false;
+        for (auto& level : report->levels)
+            for (auto& b : level.buffers)
+                if (!grown && b.bytes > 0) {
+                    b.bytes *= 2;
+                    level.usedBytes += b.bytes / 2;
+                    grown = true;
+                }
+        QVERIFY(grown);
+        ui::Snapshot bigger = s;
+        bigger.report = report;
+        bigger.revision = 3;
+        v.setSnapshot(bigger);
+        for (int i = 0; i < 3; ++i)
+            QCoreApplication::processEvents();
+        QVERIFY(count.paints > 0);
+        QVERIFY(v.grab().toImage() != before);
+    }
+
     void randomSchedulesDraw()
     {
         // Every buffer the report lists at a peak is drawn and found where it is drawn.

@@ -213,7 +213,9 @@ CostView::CostView(QWidget* parent) : QWidget(parent)
     layout->setSpacing(6);
     outer->addWidget(m_content, 1);
 
-    m_title = new QLabel(m_content);
+    // Wrapped labels that every layout of the window measures: LiveLabels keep their text
+    // laid out per width (a QLabel lays rich and wrapped text out again each time it is asked).
+    m_title = new LiveLabel(m_content);
     QFont titleFont = m_title->font();
     titleFont.setBold(true);
     m_title->setFont(titleFont);
@@ -254,10 +256,13 @@ CostView::CostView(QWidget* parent) : QWidget(parent)
     layout->addLayout(grid);
     // What the figures count, next to them: the model's cycles are not the exported code's
     // instructions (a measurement shows those), and a newcomer comparing the two must know why.
-    m_caveat = new QLabel(m_content);
+    m_caveat = new LiveLabel(m_content);
     m_caveat->setObjectName(QStringLiteral("costCaveat"));
     m_caveat->setWordWrap(true);
-    m_caveat->setStyleSheet(QStringLiteral("QLabel { color: palette(dark); font-size: small; }"));
+    QFont caveatFont = font();
+    caveatFont.setPointSizeF(std::max(6.5, caveatFont.pointSizeF() - 1));
+    m_caveat->setFont(caveatFont);
+    m_caveat->setColor(palette().color(QPalette::Dark));
     layout->addWidget(m_caveat);
 
     m_measured = new QLabel(m_content);
@@ -705,9 +710,10 @@ void CostView::updateHistoryChart()
     m_historySeries->replace(estimate);
     m_historyBound->replace(bound);
     const int n = static_cast<int>(m_history.size());
-    // Half an edit of room on both sides so that the end points are not cut. The axis grows
-    // ten edits at a time: a new range relays out every label of the chart (about 1 ms).
-    const int room = n <= 10 ? std::max(1, n) : (n + 9) / 10 * 10;
+    // Half an edit of room on both sides so that the end points are not cut. The axis starts
+    // with room for ten edits and grows ten at a time: a new range relays out every label of
+    // the chart (about 2.5 M instructions), which an axis growing by one did on every edit.
+    const int room = std::max(10, (n + 9) / 10 * 10);
     if (m_historyX->max() != room + 0.5) {
         m_historyX->setRange(0.5, room + 0.5);
         m_historyX->setTickInterval(std::max(1.0, std::ceil(room / 10.0)));

@@ -87,9 +87,9 @@ private:
     void setHeadline(Figure figure, const QString& value, const QString& bound, double share, const QString& note = {});
 
     Snapshot m_snapshot;
-    QLabel* m_title = nullptr;
+    LiveLabel* m_title = nullptr;
     QLabel* m_measured = nullptr;
-    QLabel* m_caveat = nullptr;
+    LiveLabel* m_caveat = nullptr;
     int m_measuredRevision = -1;
     QLabel* m_placeholder = nullptr;
     QWidget* m_content = nullptr;
