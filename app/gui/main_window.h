@@ -120,6 +120,9 @@ public:
     /// it (90 % each way), never less than 1280 x 800 where the screen has that.
     static QSize defaultSize(const QSize& available);
 
+    /// Shown and in front: neither closed nor behind another dock's tab.
+    static bool dockOnScreen(const QDockWidget* d);
+
     /// The default proportions of the docks for the current window size.
     void applyDefaultSizes();
     /// Exports the kernel with its harness into a temporary directory, counts its instructions
@@ -148,8 +151,6 @@ private:
     void addRecent(const QString& path);
     void rebuildRecentMenu();
     void applySelectionHighlight();
-    /// Shown and in front: neither closed nor behind another dock's tab.
-    static bool dockOnScreen(const QDockWidget* d);
     /// Gives a dock's view the current snapshot now if it is on screen (or `force`), else
     /// marks it stale until it is shown.
     void updateLazy(const QString& dockName, bool force = false);

@@ -4,6 +4,7 @@
 #include "compare_view.h"
 #include "edit_journal.h"
 #include "lower/loop_nest.h"
+#include "main_window.h"
 #include "schedule_document.h"
 #include "store/compare.h"
 #include "store/figures.h"
@@ -32,6 +33,7 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QStandardPaths>
+#include <QTimer>
 #include <QUndoStack>
 #include <QVBoxLayout>
 
@@ -170,6 +172,15 @@ WorkspaceController::WorkspaceController(QMainWindow* window, ScheduleDocument* 
     });
 
     connect(doc, &ScheduleDocument::opened, this, &WorkspaceController::onOpened);
+    // Variants another program adds (the CLI, a search streaming its front) appear while the
+    // dock is in view: a cheap stamp of the variants is compared now and then.
+    auto* poll = new QTimer(this);
+    poll->setInterval(1500);
+    connect(poll, &QTimer::timeout, this, [this] {
+        if (m_ws && MainWindow::dockOnScreen(m_variantsDock) && m_ws->variantsStamp() != m_stamp)
+            refresh();
+    });
+    poll->start();
     auto updateCanSave = [this] {
         const bool open = m_doc->isOpen();
         const bool fails = open && m_doc->snapshot().failedStep.has_value();
@@ -333,6 +344,7 @@ void WorkspaceController::refresh()
 {
     if (!m_ws)
         return;
+    m_stamp = m_ws->variantsStamp();
     const auto variants = m_ws->variants();
     const QString readError = qs(m_ws->lastError());
     std::map<int64_t, QString> names;

@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 class QDialog;
@@ -146,6 +147,7 @@ private:
     QDockWidget* m_variantsDock = nullptr;
     QDialog* m_compareWindow = nullptr;
     bool m_journalFailed = false;
+    std::string m_stamp;     ///< the variants as refresh() last read them (Workspace::variantsStamp)
     NamePrompt m_namePrompt;
     ConfirmPrompt m_confirmPrompt;
     FilePrompt m_filePrompt;

@@ -227,6 +227,18 @@ std::vector<Variant> Workspace::variants(VariantOrder order) const
     return all;
 }
 
+std::string Workspace::variantsStamp() const
+{
+    return m_d->read<std::string>([&] {
+        SQLite::Statement q(*m_d->db, "SELECT (SELECT count(*) || '/' || coalesce(max(modified_at), 0) || '/' || coalesce(max(id), 0) FROM variants) || ':' || "
+                                      "(SELECT count(*) || '/' || coalesce(max(analyzed_at), 0) FROM figures) || ':' || "
+                                      "(SELECT count(*) || '/' || coalesce(max(id), 0) FROM measurements) || ':' || "
+                                      "(SELECT count(*) FROM search_points WHERE on_front = 1)");
+        q.executeStep();
+        return q.getColumn(0).getString();
+    });
+}
+
 std::optional<Variant> Workspace::variant(int64_t id) const
 {
     auto v = m_d->read<std::vector<Variant>>([&] { return selectVariants(*m_d->db, "id = ?", [&](SQLite::Statement& q) { q.bind(1, id); }); });

@@ -93,6 +93,10 @@ public:
     /// an empty name or a name in use.
     Result<int64_t> addVariant(const NewVariant& v);
     std::vector<Variant> variants(VariantOrder order = VariantOrder::Name) const;
+    /// Changes when a variant, its figures or its measurements are added, changed or removed
+    /// (by any connection): a cheap test of whether variants() would read something new.
+    /// Edit-journal and search-progress writes leave it as it is.
+    std::string variantsStamp() const;
     std::optional<Variant> variant(int64_t id) const;
     std::optional<Variant> variantByName(const std::string& name) const;
     /// A variant by name, or by id when `nameOrId` is a number that is no variant's name.

@@ -232,6 +232,21 @@ private slots:
         QVERIFY(!win->ws->workspace()->variant(copy));
         QCOMPARE(shownNames(view).size(), 2);
         QVERIFY(win->ws->workspace()->integrityProblems().empty());
+
+        // Another program adds a variant (as the CLI or a search does): it appears while the
+        // dock is in view, without a refresh by hand.
+        win->w->dock("variantsDock")->raise();
+        QTRY_VERIFY(MainWindow::dockOnScreen(win->w->dock("variantsDock")));
+        {
+            auto other = store::Workspace::open(win->ws->workspacePath().toStdString());
+            QVERIFY(other.ok());
+            auto v = store::variantFromScheduleFile((proj + "/matmul_5_unrolled.sched.yaml").toStdString(),
+                                                    [](const std::string& t, const std::string& p) { return hw::parseTarget(t, p); },
+                                                    [](const std::string& n) { return hw::builtinTargetText(n); });
+            QVERIFY(v.ok());
+            QVERIFY((*other)->addVariant(*v).ok());
+        }
+        QTRY_VERIFY_WITH_TIMEOUT(shownNames(view).contains("matmul_5_unrolled"), 10000);
     }
 
     void variantsSortByTheirFiguresAndAChangedKernelFileIsShown()

@@ -724,6 +724,48 @@ TEST(Store, JournalRoundTripsEveryField)
     EXPECT_TRUE(ws->integrityProblems().empty());
 }
 
+TEST(Store, TheVariantsStampChangesWithTheVariantsOnly)
+{
+    ScratchDir dir("store");
+    const std::string path = dir / "w.loopscope-workspace";
+    auto ws = createWs(path);
+    auto other = openWs(path);  // another program's connection
+    std::string stamp = ws->variantsStamp();
+    EXPECT_FALSE(stamp.empty());
+    auto changed = [&] {
+        const std::string now = ws->variantsStamp();
+        const bool c = now != stamp;
+        stamp = now;
+        return c;
+    };
+    store::NewVariant v = exampleVariant("matmul_f32_tiled");
+    v.name = "t";
+    const int64_t id = *other->addVariant(v);
+    EXPECT_TRUE(changed()) << "added";
+    auto session = *other->beginJournal({});
+    store::JournalEntry e;
+    e.state = "s";
+    ASSERT_TRUE(other->appendJournal(session, e).ok());
+    EXPECT_FALSE(changed()) << "a journal entry";
+    ASSERT_TRUE(other->renameVariant(id, "u").ok());
+    EXPECT_TRUE(changed()) << "renamed";
+    ASSERT_TRUE(other->setNotes(id, "n").ok());
+    EXPECT_TRUE(changed()) << "notes";
+    store::Measurement m;
+    m.variantId = id;
+    m.instructions = 5;
+    ASSERT_TRUE(other->addMeasurement(m).ok());
+    EXPECT_TRUE(changed()) << "measured";
+    store::Figures f = *v.figures;
+    f.projectVersion = "9.9.9";
+    f.analyzedAt = store::nowMillis() + 1000;
+    ASSERT_TRUE(other->addFigures(id, f).ok());
+    EXPECT_TRUE(changed()) << "figures";
+    ASSERT_TRUE(other->deleteVariant(id).ok());
+    EXPECT_TRUE(changed()) << "deleted";
+    EXPECT_FALSE(changed()) << "nothing happened";
+}
+
 TEST(Store, OpenBytesReadsAWorkspaceInMemory)
 {
     ScratchDir dir("store");
