@@ -2,8 +2,11 @@
 // test (test_gui_workspace kills it with SIGKILL): `gui_journal_child FILE RECOVERY_FOLDER SEED`
 // opens FILE in a MainWindow that journals its edits, then makes random edits (splits,
 // merged split-factor drags, undo, redo), one after another once the journal has the previous
-// one, and prints after each edit
-//   applied N INDEX COUNT STEPS      (the undo stack's index and size, the steps described)
+// one, and prints for each edit
+//   state N STEPS                    (the steps after edit N, printed when the document changes,
+//                                     before the undo stack tells the journal: a kill right after
+//                                     the journal's write still leaves this line)
+//   applied N INDEX COUNT STEPS      (after the edit: the undo stack's index and size)
 //   journaled N                      (the journal's entry N is in the workspace file)
 #include "edit_journal.h"
 #include "main_window.h"
@@ -50,6 +53,7 @@ int main(int argc, char** argv)
         return 2;
     }
     ScheduleDocument* doc = window.document();
+    doc->setAsyncThresholdMs(1e12);  // every change rebuilds (and says so) before the edit returns
     QUndoStack* stack = doc->undoStack();
     std::mt19937 rng(static_cast<unsigned>(std::atoi(argv[3])));
     std::vector<std::string> loops = {"i", "j", "k"};
@@ -91,6 +95,10 @@ int main(int argc, char** argv)
         }
         return false;
     };
+    QObject::connect(doc, &ScheduleDocument::changed, &app, [&] {
+        std::printf("state %d %s\n", applied + 1, qPrintable(stepsText(*doc)));
+        std::fflush(stdout);
+    });
     std::function<void()> next = [&]() {
         if (!edit()) {
             std::fprintf(stderr, "no edit applies\n");
