@@ -20,6 +20,8 @@ shot failing_step                docs/tutorial/matmul_broken.sched.yaml
 shot dwsep_channel_blocks        --select D:h.outer examples/schedules/dwsep_conv_channel_blocks.sched.yaml
 shot dwsep_fused                 --select O:h.outer --show Tiles --tile-position 9 examples/schedules/dwsep_conv_fused.sched.yaml
 shot measure_conv2d_int8_dsp      --measure examples/schedules/conv2d_int8_dsp.sched.yaml
+shot tutorial_gemmini_2_tensorized        --select k.outer docs/tutorial/gemmini_2_tensorized.sched.yaml
+shot tutorial_gemmini_4_double_buffered  --select j.outer --show Tiles --tile-position 3 docs/tutorial/gemmini_4_double_buffered.sched.yaml
 shot search_window               --search 2000 examples/schedules/conv2d_int8_tiled.sched.yaml
 
 # The workspace: the tutorial's matmul schedules as variants of a project, each derived from the

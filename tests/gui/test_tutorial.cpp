@@ -10,6 +10,7 @@
 #include "codegen/measure.h"
 #include "headless.h"
 #include "sched/schedule_file.h"
+#include "sched/tensorize.h"
 #include "target_loader.h"
 
 #include <QFile>
@@ -273,6 +274,83 @@ private slots:
                   .arg(mega(rf.cycles.compute, 1), mega(rf.cycles.total, 0), mega(rf.bounds.computeCycles, 1)));
     }
 
+    void part3Gemmini()
+    {
+        const Opened naive = open("docs/tutorial/gemmini_0_unscheduled.sched.yaml");
+        const Opened blocks = open("docs/tutorial/gemmini_1_blocks.sched.yaml");
+        const Opened tensorized = open("docs/tutorial/gemmini_2_tensorized.sched.yaml");
+        const Opened panels = open("docs/tutorial/gemmini_3_panels.sched.yaml");
+        const Opened doubled = open("docs/tutorial/gemmini_4_double_buffered.sched.yaml");
+        const Opened hand = open("examples/schedules/gemmini_matmul_sym_hand.sched.yaml");
+        const Opened autoWs = open("examples/schedules/gemmini_matmul_sym_auto_ws.sched.yaml");
+        const Opened partial = open("examples/schedules/gemmini_matmul_int8_128x120.sched.yaml");
+        QVERIFY(naive.nest && blocks.nest && tensorized.nest && panels.nest && doubled.nest && hand.nest && autoWs.nest && partial.nest);
+        const auto& t = *naive.program.target;
+        QCOMPARE(t.compute.peArray->rows, 16);
+        claim(QString("%1 of scratchpad in rows of %2 bytes, %3 of accumulator").arg(kib(t.levels[1].sizeBytes)).arg(t.levels[1].rowBytes).arg(kib(t.levels[2].sizeBytes)));
+        const double bound = double(naive.report.bounds.computeCycles);
+        const double compulsory = double(naive.report.bounds.compulsoryBytes);
+        QVERIFY(!naive.report.array);
+        claim(QString("%1 cycles against a compute bound of %2 cycles (the array's %3 MACs per cycle), DRAM traffic %4 compulsory")
+                  .arg(mega(naive.report.cycles.total, 2), grouped(bound)).arg(16 * 16).arg(times(dram(naive.report) / compulsory, 1)));
+        claim(QString("changes nothing yet (%1 cycles)").arg(mega(blocks.report.cycles.total, 2)));
+        // Tensorize: the plan the app's action applies is the step file's.
+        sched::TensorizePlan plan = sched::planTensorize(blocks.program, 0, sched::Dataflow::WeightStationary);
+        QVERIFY(plan.legal);
+        QStringList added;
+        for (const auto& st : plan.steps)
+            added << QString::fromStdString(sched::describe(st));
+        QCOMPARE(added.size(), 4);
+        claim(QString("weight_stationary (+%1 cache steps)").arg(added.size() - 1));
+        claim(QString("%1, %2, %3 — and then").arg(added[0], added[1], added[2]));
+        QCOMPARE(tensorized.program.trace.size(), blocks.program.trace.size() + plan.steps.size());
+        for (size_t i = 0; i < plan.steps.size(); ++i)
+            QCOMPARE(QString::fromStdString(sched::describe(tensorized.program.trace[blocks.program.trace.size() + i])), added[int(i)]);
+        const auto& r2 = tensorized.report;
+        QVERIFY(r2.array);
+        claim(QString("Cost: %1 cycles, %2 the bound. The PE utilisation is %3")
+                  .arg(grouped(r2.cycles.total), times(r2.cycles.total / bound, 1), pct(r2.array->peUtilisation * 100, 1)));
+        claim(QString("%1 transfer cycles, none hidden").arg(grouped(r2.cycles.transfer)));
+        QCOMPARE(r2.cycles.overlapRatio, 0.0);
+        claim(QString("(DRAM traffic %1 compulsory), and each of the %2 preloads brings new weights")
+                  .arg(times(dram(r2) / compulsory, 1)).arg(r2.array->instructions.preload));
+        QCOMPARE(r2.array->weightLoads, r2.array->instructions.preload);
+        const auto& r3 = panels.report;
+        claim(QString("A is small (%1)").arg(kib(double(naive.program.kernel->tensors[naive.program.kernel->findTensor("A")].bytes()))));
+        claim(QString("Cost: %1 cycles, %2 the bound; DRAM traffic falls to the compulsory %3, and only %4 of the %5 preloads")
+                  .arg(grouped(r3.cycles.total), times(r3.cycles.total / bound, 1), times(dram(r3) / compulsory, 1))
+                  .arg(r3.array->weightLoads).arg(r3.array->instructions.preload));
+        QVERIFY(r3.array->rowBlocks.size() >= 2);
+        for (const auto& b : r3.array->rowBlocks) {
+            if (b.buffer == "A_scratchpad")
+                claim(QString("A_scratchpad takes rows %1..%2, the panel of B the %3 rows after it").arg(b.baseRow).arg(b.baseRow + b.rows - 1).arg(128));
+            if (b.buffer == "B_scratchpad")
+                QCOMPARE(b.rows, 128);
+        }
+        claim(QString("What is left: %1 transfer cycles").arg(grouped(r3.cycles.transfer)));
+        const auto& r4 = doubled.report;
+        claim(QString("Cost: %1 cycles, %2 of the transfer cycles hidden, %3 of the compute bound")
+                  .arg(grouped(r4.cycles.total), pct(r4.cycles.overlapRatio * 100, 0), pct(bound / r4.cycles.total * 100, 1)));
+        const auto tiles = analysis::TileModel::build(doubled.nest);
+        QVERIFY(tiles.ok());
+        const auto b0 = tiles.arrayBlocks(0);
+        int64_t instructions = 0;
+        for (const auto& b : b0)
+            instructions += b.instructions;
+        claim(QString("steps through the %1 panels of C: each is cut into %2 outlined blocks").arg(tiles.positions()).arg(b0.size()));
+        claim(QString("%1 instructions, and the PE array").arg(instructions));
+        const auto ptiles = analysis::TileModel::build(partial.nest);
+        QVERIFY(ptiles.ok());
+        const auto last = ptiles.arrayBlocks(ptiles.positions() - 1);
+        QVERIFY(!last.empty());
+        claim(QString("its last panel is %1 columns wide, hatched, and uses %2 PE rows x %3 columns").arg(last[0].cols).arg(last[0].peRows).arg(last[0].peCols));
+        const auto& r5 = hand.report;
+        claim(QString("%1 cycles, %2 of the compute bound.").arg(grouped(r5.cycles.total), pct(bound / r5.cycles.total * 100, 1)));
+        claim(QString("schedule at %1 of the array's compute bound").arg(pct(bound / r5.cycles.total * 100, 1)));
+        claim(QString("it needs %1 cycles, so the hand schedule is %2 faster")
+                  .arg(grouped(autoWs.report.cycles.total), pct((1 - double(r5.cycles.total) / autoWs.report.cycles.total) * 100, 1)));
+    }
+
     // Every figure-like number in the text is inside a claim checked above, or describes the
     // input (sizes, factors, tile shapes) and is listed here.
     void everyQuotedFigureIsChecked()
@@ -282,6 +360,7 @@ private slots:
             "at 112 x 112 x 32", "32 -> 64", "3 x 3 x 8 filter", "blocks of 8 channels", "bands of 8 rows", "(10 rows with the halo)",
             "why it is not 1.0x", "by 4, then", "a 4-row band", "each band of 4 output rows needs 6 input rows", "factor to 16",
             "by 16 x 16", "factor: 16", "(say 10)", "larger than 64", "divide 64", "the 16 tiles", "factor: 8",
+            "128 x 128 matrices", "16 x 16 array", "16 x 16 x 16 blocks", "rows of 16 int32", "5 x 6 x 8", "128 x 16 panel",
         };
         static const QRegularExpression figure(
             QStringLiteral("\\d[\\d,]*(\\.\\d+)?(x\\b|\\s?(%|M\\b|K\\b|G\\b|KiB|MiB|B\\b|cycles|lines|times|instructions|per MAC))"));
