@@ -289,9 +289,11 @@ TEST(TileModel, ArrayBlocksCoverEachTileAndCountTheModelsComputes)
         auto nest = std::make_shared<const lower::LoopNest>(lower::lower(p));
         const TileModel m = TileModel::build(nest);
         ASSERT_TRUE(m.ok()) << f << ": " << m.message();
-        ASSERT_GT(m.arrayDim(), 0) << f;
         const auto report = analysis::analyze(*nest, *nest->target);
-        ASSERT_TRUE(report.array) << f;
+        // Tensorized or not, the tile model and the cost model agree on whether the array runs.
+        ASSERT_EQ(m.arrayDim() > 0, report.array.has_value()) << f;
+        if (!report.array)
+            continue;  // the tutorial's first Gemmini steps run on the host
         int64_t computes = 0;
         for (int64_t pos = 0; pos < m.positions(); ++pos) {
             Box hull = Box::none(m.output().shape.size());
