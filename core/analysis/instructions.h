@@ -52,6 +52,9 @@ enum class InsnFeature {
     HookRow,        ///< copies: one row of it (the memcpy call)
     Memcpy,         ///< copies: an instruction of newlib's memcpy (counted exactly)
     HookWait,       ///< copies: the default loopscope_dma_wait (a return)
+    WidenCall,      ///< copies: the default loopscope_widen_copy entered and left (a widening cache's fill)
+    WidenRow,       ///< copies: one row of it
+    WidenElement,   ///< copies: one int8 element widened to int16 (load, add, store, loop)
     Count
 };
 

@@ -208,6 +208,13 @@ std::string CWriter::run()
        << "    for (r = 0; r < rows; ++r)\n"
        << "        memcpy((char *)dst + r * dst_stride, (const char *)src + r * src_stride, row_bytes);\n}\n"
        << "LOOPSCOPE_WEAK void loopscope_dma_wait(void) {}\n#endif\n\n";
+    if (hasWideningCopy(m_n))
+        os << "/* The widening copy of an int8 tensor into an int16 cache (cache_read with dtype: int16): the\n"
+           << "   core itself makes it (no DMA engine widens), element by element, adding `offset` (the input\n"
+           << "   offset the cache holds already added). Counts and strides in elements. Weak, like the DMA\n"
+           << "   hooks (LOOPSCOPE_NO_DEFAULT_DMA omits it too). */\n"
+           << "#ifndef LOOPSCOPE_NO_DEFAULT_DMA\n"
+           << widenCopyFunctionC("LOOPSCOPE_WEAK ", false) << "#endif\n\n";
     os << "const char *const " << kid << "_transfers[" << std::max<size_t>(1, m_transfers.size()) << "] = {";
     for (size_t i = 0; i < m_transfers.size(); ++i)
         os << (i ? ", " : "") << "\"" << m_k.tensors[m_transfers[i].tensor].name << " " << levelName(m_transfers[i].from) << " "
@@ -630,8 +637,32 @@ std::string generateHeader(const LoopNest& n)
        << "void loopscope_dma_copy(void *dst, const void *src, size_t row_bytes, size_t rows,\n"
        << "                        size_t dst_stride, size_t src_stride, int transfer);\n"
        << "void loopscope_dma_wait(void);\n\n";
+    if (hasWideningCopy(n))
+        os << "/* The copy into a widened (int16) cache, made by the core: `rows` rows of `row_elements` int8\n"
+           << "   elements, each stored as int16 plus `offset` (strides in elements). A weak default is in\n"
+           << "   " << kid << ".c. */\n"
+           << "void loopscope_widen_copy(int16_t *dst, const int8_t *src, size_t row_elements, size_t rows,\n"
+           << "                          size_t dst_stride, size_t src_stride, int32_t offset, int transfer);\n\n";
     os << "#ifdef __cplusplus\n}\n#endif\n\n#endif\n";
     return os.str();
+}
+
+std::string widenCopyFunctionC(const std::string& attributes, bool countBytes)
+{
+    std::string c = attributes + "void loopscope_widen_copy(int16_t *dst, const int8_t *src, size_t row_elements, size_t rows,\n"
+        "                          size_t dst_stride, size_t src_stride, int32_t offset, int transfer)\n{\n"
+        "    size_t r, e;\n";
+    if (!countBytes)
+        c += "    (void)transfer;\n";
+    c += "    for (r = 0; r < rows; ++r) {\n"
+         "        int16_t *d = dst + r * dst_stride;\n"
+         "        const int8_t *s = src + r * src_stride;\n"
+         "        for (e = 0; e < row_elements; ++e)\n"
+         "            d[e] = (int16_t)(s[e] + offset);\n"
+         "    }\n";
+    if (countBytes)
+        c += "    if (transfer >= 0 && transfer < LS_TRANSFERS)\n        ls_bytes[transfer] += (unsigned long)(row_elements * rows * sizeof(int16_t));\n";
+    return c + "}\n";
 }
 
 std::string generateSource(const LoopNest& nest) { return detail::CWriter(nest).run(); }

@@ -30,6 +30,12 @@ const char* requantizeFunctionC();
 /// C source of `ls_ref_requantize(acc, multiplier, shift, offset, lo, hi)`: the same function
 /// written as TFLite writes it, for the harness's naive reference.
 const char* referenceRequantizeFunctionC();
+/// C source of `loopscope_widen_copy` (declared in the header of an export with a widening cache):
+/// `rows` rows of `row_elements` int8 elements stored as int16 plus `offset`, strides in elements.
+/// `attributes` precede the definition (LOOPSCOPE_WEAK for the kernel's default, the harness's
+/// section for its counting copy); `countBytes`: add the int16 bytes written to ls_bytes[transfer]
+/// (the harness's byte count, which the cost model's transfers equal).
+std::string widenCopyFunctionC(const std::string& attributes, bool countBytes);
 /// The C expression requantizing `acc` and clamping it to [lo, hi] (one SSAT when the range is
 /// that of a signed integer of some width).
 std::string requantizeCall(const std::string& acc, const std::string& mult, const std::string& shift, int64_t offset, int64_t lo, int64_t hi);

@@ -29,12 +29,16 @@ void CWriter::copyRegion(int id, const Stmt& s, int transfer, const std::string&
             mins[d] = m_ix.slot(slot);
         }
     }
+    // A widening copy (an int8 tensor into an int16 cache) runs on the core: counts and strides
+    // in elements, and the offset the cache holds.
+    const bool widen = m_n.buffers[s.buffer].dtype != m_n.buffers[s.src].dtype;
+    const int64_t unit = widen ? 1 : esize;
     const std::string rowBytes = shape.rowContiguous
-        ? "(size_t)n" + std::to_string(shape.runStart) + " * " + std::to_string(shape.runInnerElements * esize)
-        : std::to_string(esize);
+        ? "(size_t)n" + std::to_string(shape.runStart) + " * " + std::to_string(shape.runInnerElements * unit)
+        : std::to_string(unit);
     const std::string rows = shape.hasRowDim ? "(size_t)n" + std::to_string(shape.rowDim) : "1";
-    const std::string dstStride = shape.hasRowDim ? std::to_string(shape.dstRowStride * esize) : "0";
-    const std::string srcStride = shape.hasRowDim ? std::to_string(shape.srcRowStride * esize) : "0";
+    const std::string dstStride = shape.hasRowDim ? std::to_string(shape.dstRowStride * unit) : "0";
+    const std::string srcStride = shape.hasRowDim ? std::to_string(shape.srcRowStride * unit) : "0";
     line("if (" + nonEmpty + ") {");
     ++m_indent;
     std::vector<IndexId> g(mins);
@@ -47,8 +51,12 @@ void CWriter::copyRegion(int id, const Stmt& s, int transfer, const std::string&
     }
     const std::string dstExpr = "&" + m_bufName[s.buffer] + dstSelect + "[" + strip(ix(flat(s.buffer, g))) + "]";
     const std::string srcExpr = "&" + m_bufName[s.src] + select(s.src) + "[" + strip(ix(flat(s.src, g))) + "]";
-    line("loopscope_dma_copy(" + dstExpr + ", " + srcExpr + ", " + rowBytes + ", " + rows + ", " + dstStride + ", " + srcStride + ", "
-         + std::to_string(transfer) + ");");
+    if (widen)
+        line("loopscope_widen_copy(" + dstExpr + ", " + srcExpr + ", " + rowBytes + ", " + rows + ", " + dstStride + ", " + srcStride + ", "
+             + std::to_string(m_n.buffers[s.buffer].valueOffset - m_n.buffers[s.src].valueOffset) + ", " + std::to_string(transfer) + ");");
+    else
+        line("loopscope_dma_copy(" + dstExpr + ", " + srcExpr + ", " + rowBytes + ", " + rows + ", " + dstStride + ", " + srcStride + ", "
+             + std::to_string(transfer) + ");");
     for (size_t i = 0; i < shape.outerDims; ++i) {
         --m_indent;
         line("}");
@@ -106,6 +114,11 @@ void CWriter::copy(int id, const Stmt& s)
         // Write-back of a double buffer: wait for the previous tile's, then start this one.
         line(what + ", ping-pong write-back */");
         line("loopscope_dma_wait();");
+        copyRegion(id, s, transfer, select(s.buffer));
+        return;
+    }
+    if (dst.dtype != src.dtype) {
+        line(what + ", widened to " + ir::dtypeName(dst.dtype) + " by the core */");
         copyRegion(id, s, transfer, select(s.buffer));
         return;
     }

@@ -316,4 +316,17 @@ RequantForm requantForm(const LoopNest& n, const Stmt& store)
     return f;
 }
 
+bool widensCopy(const lower::LoopNest& nest, const lower::Stmt& copy)
+{
+    return copy.kind == lower::Stmt::Kind::Copy && nest.buffers[copy.buffer].dtype != nest.buffers[copy.src].dtype;
+}
+
+bool hasWideningCopy(const lower::LoopNest& nest)
+{
+    for (const lower::Stmt& s : nest.stmts)
+        if (widensCopy(nest, s))
+            return true;
+    return false;
+}
+
 } // namespace loopscope::codegen

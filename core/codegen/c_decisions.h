@@ -154,6 +154,12 @@ struct CopyShape {
 
 CopyShape copyShape(const lower::LoopNest& nest, const lower::Stmt& copy);
 
+/// Whether a copy widens (an int8 tensor into an int16 cache, sched::CacheStage::dtype): the
+/// generated code calls loopscope_widen_copy, which the core runs, instead of the DMA hooks.
+bool widensCopy(const lower::LoopNest& nest, const lower::Stmt& copy);
+/// Whether any copy of the nest widens (the export then declares and defines loopscope_widen_copy).
+bool hasWideningCopy(const lower::LoopNest& nest);
+
 /// How a requantizing AccStore is written: ls_requantize with per-channel or constant
 /// parameters, then one SSAT (`clampBits` > 0) or ls_clamp.
 struct RequantForm {

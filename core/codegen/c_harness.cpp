@@ -2,6 +2,7 @@
 // written straight from the kernel (independent of the schedule), comparison, checksum, and
 // DMA hooks that count the bytes of every transfer.
 #include "codegen/c_codegen.h"
+#include "codegen/c_decisions.h"
 #include "codegen/gemmini_codegen.h"
 
 #include <sstream>
@@ -100,7 +101,8 @@ public:
            << "LS_DMA_SECTION void loopscope_dma_copy(void *dst, const void *src, size_t row_bytes, size_t rows, size_t dst_stride, size_t src_stride, int transfer)\n{\n"
            << "    size_t r;\n    for (r = 0; r < rows; ++r)\n        memcpy((char *)dst + r * dst_stride, (const char *)src + r * src_stride, row_bytes);\n"
            << "    if (transfer >= 0 && transfer < LS_TRANSFERS)\n        ls_bytes[transfer] += (unsigned long)(row_bytes * rows);\n}\n"
-           << "LS_DMA_SECTION void loopscope_dma_wait(void) {}\n#endif\n\n";
+           << "LS_DMA_SECTION void loopscope_dma_wait(void) {}\n"
+           << (hasWideningCopy(m_n) ? widenCopyFunctionC("LS_DMA_SECTION ", true) : std::string()) << "#endif\n\n";
         if (hasRequantize())
             os << requantizeFunctionC() << "\n" << referenceRequantizeFunctionC() << "\n" << kRequantizeCheck;
         // Tensors: the kernel's and the reference's copies of everything computed.

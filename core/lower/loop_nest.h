@@ -102,6 +102,10 @@ struct Buffer {
     std::vector<int64_t> step;      ///< global index distance between neighbours, per dimension
     std::vector<IndexId> origin;    ///< global index of element 0, per dimension (kNoIndex: 0)
     std::vector<int> order;         ///< storage order of the dimensions, outermost first (empty: row-major)
+    /// Added to every element when the buffer is filled: a widening cache holds `T + c` where
+    /// every load of T in the stage computes `T[...] + c` (sched::widenedOffset), so the stage's
+    /// values drop that addition. Copies convert `dst = src - src.valueOffset + dst.valueOffset`.
+    int64_t valueOffset = 0;
 
     /// Dimensions in storage order.
     std::vector<int> storageOrder() const;

@@ -102,6 +102,7 @@ private:
         std::vector<LoadInfo> loads;
         std::vector<GuardInfo> guards;
         ir::ExprPtr value;
+        std::map<int, int64_t> foldedOffset;  ///< tensor -> the offset its widening cache holds
         int valueNode = -1;
         int accDepth = -2;                ///< depth of the accumulator; -2: none
         int accBuffer = -1;
@@ -370,7 +371,20 @@ private:
             v.op = ValueNode::Op::Neg;
             v.a = buildValue(c, e->a, nextLoad);
             return valueNode(v);
-        case ir::Expr::Kind::Add: v.op = ValueNode::Op::Add; break;
+        case ir::Expr::Kind::Add: {
+            // `T[...] + c` read from a widening cache that already holds T + c.
+            const bool loadLeft = e->a->kind == ir::Expr::Kind::Load && e->b->kind == ir::Expr::Kind::Const;
+            const bool loadRight = e->b->kind == ir::Expr::Kind::Load && e->a->kind == ir::Expr::Kind::Const;
+            if (loadLeft || loadRight) {
+                const ir::Expr& load = loadLeft ? *e->a : *e->b;
+                const ir::Expr& k = loadLeft ? *e->b : *e->a;
+                auto f = c.foldedOffset.find(load.access.tensor);
+                if (f != c.foldedOffset.end() && f->second == k.intValue)
+                    return buildValue(c, loadLeft ? e->a : e->b, nextLoad);
+            }
+            v.op = ValueNode::Op::Add;
+            break;
+        }
         case ir::Expr::Kind::Sub: v.op = ValueNode::Op::Sub; break;
         case ir::Expr::Kind::Mul: v.op = ValueNode::Op::Mul; break;
         }
@@ -484,6 +498,10 @@ private:
 
         // Loads (after inlining), their registers and depths.
         c.value = sched::effectiveValue(m_p, s);
+        for (const auto& cs : m_p.caches)
+            if (cs.stage == s && cs.dtype && !cs.write)
+                if (int64_t off = sched::widenedOffset(m_p, s, cs.tensor))
+                    c.foldedOffset[cs.tensor] = off;
         std::map<std::string, int> regUse;
         for (const auto& acc : loadsOf(c.value)) {
             LoadInfo li;
@@ -659,7 +677,9 @@ private:
             b.name = m_k.tensors[cs.tensor].name + "_" + levelName(cs.level);
             b.tensor = cs.tensor;
             b.level = cs.level;
-            b.dtype = m_k.tensors[cs.tensor].dtype;
+            b.dtype = cs.dtype ? *cs.dtype : m_k.tensors[cs.tensor].dtype;
+            if (cs.dtype && !cs.write)
+                b.valueOffset = sched::widenedOffset(m_p, c.s, cs.tensor);
             b.role = Buffer::Role::Cache;
             b.ownerStage = c.s;
             b.cache = ci;

@@ -154,6 +154,11 @@ private:
                     layout += (i ? ", " : "") + std::to_string(b.order[i]);
                 layout += "]";
             }
+            if (b.role == Buffer::Role::Cache && b.tensor >= 0 && b.dtype != m_n.kernel->tensors[b.tensor].dtype)
+                layout += std::string(", widened from ") + ir::dtypeName(m_n.kernel->tensors[b.tensor].dtype)
+                          + (b.valueOffset ? ", holds " + m_n.kernel->tensors[b.tensor].name + (b.valueOffset > 0 ? " + " : " - ")
+                                                 + std::to_string(b.valueOffset > 0 ? b.valueOffset : -b.valueOffset)
+                                           : std::string());
             if (m_pingPong[s.buffer] && !m_loops.empty())
                 m_halfSlot[s.buffer] = m_loops.back();
             line(depth, "alloc " + b.name + ": " + levelName(b.level) + ' ' + ir::dtypeName(b.dtype) + shapeStr(b.shape)
@@ -166,7 +171,8 @@ private:
             const Buffer& src = m_n.buffers[s.src];
             const Buffer& dst = m_n.buffers[s.buffer];
             line(depth, "copy " + m_n.kernel->tensors[src.tensor].name + region(s.region) + ": " + src.name + " -> " + dst.name + "  // "
-                            + levelName(src.level) + " -> " + levelName(dst.level) + (s.doubleBuffer ? ", prefetched (double buffer)" : ""));
+                            + levelName(src.level) + " -> " + levelName(dst.level) + (s.doubleBuffer ? ", prefetched (double buffer)" : "")
+                            + (dst.dtype != src.dtype ? ", widened by the core" : ""));
             break;
         }
         case Stmt::Kind::AccInit: {

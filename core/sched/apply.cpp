@@ -503,6 +503,28 @@ private:
                      + " for stage " + sn + "; use compute_at to move it",
                  {}, {tn});
         CacheStage c;
+        // A widening cache is the only cache of its tensor for the stage: the stage's loads
+        // then all read its int16 values (with the folded offset), and no copy reads from it.
+        for (const CacheStage& other : m_p.caches)
+            if (other.tensor == t && other.stage == at.stage && (other.dtype || !m_step.dtype.empty()))
+                fail("can't add a second cache of " + tn + " for stage " + sn + " when one of them widens it (dtype); "
+                         + "a widened cache must be the tensor's only cache in the stage",
+                     {}, {tn});
+        if (!m_step.dtype.empty()) {
+            ir::DType d;
+            const ir::DType from = kernel().tensors[t].dtype;
+            if (!ir::parseDType(m_step.dtype, d))
+                fail("unknown dtype '" + m_step.dtype + "' (a cache_read can widen int8 to int16)", {}, {tn});
+            if (write)
+                fail("cache_write keeps the tensor's dtype; only cache_read widens", {}, {tn});
+            if (from != ir::DType::Int8 || d != ir::DType::Int16)
+                fail(std::string("can't cache ") + tn + " (" + ir::dtypeName(from) + ") as " + ir::dtypeName(d)
+                         + ": a cache_read widens int8 to int16 only",
+                     {}, {tn});
+            if (m_p.stages[at.stage].tensorize)
+                fail("can't widen " + tn + ": stage " + sn + " is tensorized, and the accelerator reads int8 operands", {}, {tn});
+            c.dtype = d;
+        }
         if (!m_step.layout.empty()) {
             const size_t rank = kernel().tensors[t].shape.size();
             std::vector<int> seen(rank, 0);
@@ -673,6 +695,10 @@ private:
                  {}, {m_step.tensor});
         if (c.doubleBuffer)
             fail(m_step.tensor + "@" + lv.name + " is already double-buffered", {}, {m_step.tensor});
+        if (c.dtype)
+            fail("can't double-buffer " + m_step.tensor + "@" + lv.name + ": it is widened to " + ir::dtypeName(*c.dtype)
+                     + ", a copy the core makes itself (no DMA engine widens), so there is no transfer to overlap",
+                 {}, {m_step.tensor});
         if (lv.bufferCount < 2)
             fail("can't double-buffer " + m_step.tensor + " in " + lv.name + ": the level's buffer_count is "
                      + std::to_string(lv.bufferCount),
@@ -691,6 +717,11 @@ private:
         LoopRef k = loop(m_step.loops[2], i.stage);
         if (m_p.stages[i.stage].tensorize)
             fail("stage " + stageName(i.stage) + " is already tensorized (step " + std::to_string(m_p.stages[i.stage].tensorize->step + 1) + ")", m_step.loops);
+        for (const CacheStage& c : m_p.caches)
+            if (c.stage == i.stage && c.dtype)
+                fail("can't tensorize stage " + stageName(i.stage) + ": its cache of " + kernel().tensors[c.tensor].name
+                         + " is widened to " + ir::dtypeName(*c.dtype) + ", and the accelerator reads int8 operands",
+                     m_step.loops, {kernel().tensors[c.tensor].name});
         if (auto e = checkTensorize(m_p, i.stage, i.var, j.var, k.var, m_step))
             fail(e->message, e->loops, e->tensors, e->detail);
         TensorizeSpec spec;

@@ -82,7 +82,7 @@ bool Step::operator==(const Step& o) const
 {
     return primitive == o.primitive && stage == o.stage && loops == o.loops && factor == o.factor
         && nparts == o.nparts && factors == o.factors && layout == o.layout && tensor == o.tensor && level == o.level
-        && at == o.at && producer == o.producer && intrinsic == o.intrinsic && dataflow == o.dataflow;
+        && at == o.at && producer == o.producer && intrinsic == o.intrinsic && dataflow == o.dataflow && dtype == o.dtype;
 }
 
 std::string describe(const Step& s)
@@ -120,6 +120,8 @@ std::string describe(const Step& s)
                 os << (i ? ", " : "") << s.layout[i];
             os << "]";
         }
+        if (!s.dtype.empty())
+            os << " as " << s.dtype;
         break;
     case Primitive::ComputeAt:
         if (!s.producer.empty())
@@ -321,6 +323,46 @@ std::vector<ir::Access> effectiveLoads(const Program& p, int stage)
     };
     walk(effectiveValue(p, stage));
     return out;
+}
+
+int64_t widenedOffset(const Program& p, int stage, int tensor)
+{
+    // Every load of the tensor must be one operand of an addition whose other operand is a
+    // constant, the same constant each time.
+    std::optional<int64_t> offset;
+    bool foldable = true;
+    std::function<void(const ir::ExprPtr&)> walk = [&](const ir::ExprPtr& e) {
+        if (!foldable)
+            return;
+        if (e->kind == ir::Expr::Kind::Add) {
+            const ir::Expr* load = nullptr;
+            const ir::Expr* c = nullptr;
+            if (e->a->kind == ir::Expr::Kind::Load && e->b->kind == ir::Expr::Kind::Const)
+                load = e->a.get(), c = e->b.get();
+            else if (e->b->kind == ir::Expr::Kind::Load && e->a->kind == ir::Expr::Kind::Const)
+                load = e->b.get(), c = e->a.get();
+            if (load && load->access.tensor == tensor) {
+                if (offset && *offset != c->intValue)
+                    foldable = false;
+                offset = c->intValue;
+                return;
+            }
+        }
+        if (e->kind == ir::Expr::Kind::Load && e->access.tensor == tensor) {
+            foldable = false;
+            return;
+        }
+        if (e->a)
+            walk(e->a);
+        if (e->b)
+            walk(e->b);
+    };
+    walk(effectiveValue(p, stage));
+    const ir::DType from = p.kernel->tensors[tensor].dtype;
+    if (!foldable || !offset || from != ir::DType::Int8)
+        return 0;
+    const int64_t lo = ir::dtypeMin(from) + *offset, hi = ir::dtypeMax(from) + *offset;
+    return lo >= ir::dtypeMin(ir::DType::Int16) && hi <= ir::dtypeMax(ir::DType::Int16) ? *offset : 0;
 }
 
 bool axisContiguousInside(const StageSchedule& ss, int axis, int var)

@@ -87,6 +87,12 @@ struct CacheStage {
     int var = -1;           ///< loop variable of `stage` it sits in; -1 = root of the stage
     bool doubleBuffer = false;
     std::vector<int> layout;  ///< storage order of the tensor's dimensions; empty = row-major
+    /// The buffer's element type. A widening cache_read keeps an int8 tensor as int16, plus the
+    /// constant every load of it in the stage adds (`(I[...] + 128)`: the buffer holds I + 128 and
+    /// the stage's expression drops the addition, widenedOffset), so that the DSP path loads
+    /// int16 pairs with one word load and no unpacking. The fill runs on the CPU
+    /// (loopscope_widen_copy in the exported C), never through the DMA hooks.
+    std::optional<ir::DType> dtype;
 };
 
 /// A kernel, a target and the result of replaying a trace. Copyable value; apply() returns a
@@ -115,6 +121,12 @@ struct Program {
 ir::ExprPtr effectiveValue(const Program& p, int stage);
 /// The loads of effectiveValue, in evaluation order.
 std::vector<ir::Access> effectiveLoads(const Program& p, int stage);
+
+/// The constant a widening cache of `tensor` for `stage` adds to every element: the `c` of
+/// `T[...] + c` (or `c + T[...]`) when every load of the tensor in the stage's effective value has
+/// that form with the same c and int8 + c fits in int16; 0 otherwise (the buffer then holds the
+/// plain values and the expression keeps its addition).
+int64_t widenedOffset(const Program& p, int stage, int tensor);
 
 /// Whether the values a stage's axis takes inside the body of loop `var` (every loop outside
 /// it fixed) form one contiguous range. False, for example, for i when i.outer runs inside

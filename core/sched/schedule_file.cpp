@@ -99,7 +99,7 @@ struct Reader {
         case Primitive::Unroll:
         case Primitive::Vectorize:
         case Primitive::Parallel: return {"stage", "loop"};
-        case Primitive::CacheRead:
+        case Primitive::CacheRead: return {"stage", "tensor", "level", "at", "layout", "dtype"};
         case Primitive::CacheWrite: return {"stage", "tensor", "level", "at", "layout"};
         case Primitive::ComputeAt: return {"stage", "producer", "tensor", "level", "at"};
         case Primitive::ComputeInline: return {"producer"};
@@ -173,6 +173,8 @@ struct Reader {
                 ok &= str(v, field, out.producer);
             else if (key == "intrinsic")
                 ok &= str(v, field, out.intrinsic);
+            else if (key == "dtype")
+                ok &= str(v, field, out.dtype);
             else if (key == "dataflow")
                 ok &= str(v, field, out.dataflow);
         }
@@ -358,6 +360,8 @@ std::string formatScheduleFile(const ScheduleFile& f)
                 ll += (i ? ", " : "") + std::to_string(s.layout[i]);
             fields.push_back("layout: " + ll + "]");
         }
+        if (!s.dtype.empty())
+            fields.push_back("dtype: " + quoteIfNeeded(s.dtype));
         if (!s.intrinsic.empty())
             fields.push_back("intrinsic: " + quoteIfNeeded(s.intrinsic));
         if (!s.dataflow.empty())

@@ -35,7 +35,9 @@ bool parsePrimitive(const std::string& name, Primitive& out);
 ///  - reorder:        loops (the new relative order)
 ///  - fuse:           loops[0] (outer), loops[1] (the loop directly inside it)
 ///  - unroll/vectorize/parallel: loops[0]
-///  - cache_read:     tensor, level, at ("root" or a loop of the reading stage), layout
+///  - cache_read:     tensor, level, at ("root" or a loop of the reading stage), layout,
+///                    dtype (optional "int16": an int8 tensor widened in the buffer, see
+///                    CacheStage::dtype)
 ///  - cache_write:    tensor, level, at (a loop of the producing stage, or "root"), layout
 ///                    (layout: optional storage order of the tensor's dimensions in the
 ///                    buffer, outermost first, e.g. [0, 1, 3, 2]; default row-major)
@@ -62,6 +64,7 @@ struct Step {
     std::string producer;
     std::string intrinsic;  ///< tensorize
     std::string dataflow;   ///< tensorize
+    std::string dtype;      ///< cache_read: the buffer's element type when it widens ("" = the tensor's)
     SourceLoc loc;  ///< where the step was written (schedule file), for messages
 
     bool operator==(const Step& o) const;

@@ -245,7 +245,12 @@ private:
             break;
         }
         case Stmt::Kind::Copy:
-            forRegion(s.region, [&](const int64_t* g) { write(s.buffer, g, read(s.src, g)); });
+            if constexpr (std::is_same_v<T, float>) {
+                forRegion(s.region, [&](const int64_t* g) { write(s.buffer, g, read(s.src, g)); });
+            } else {
+                const int64_t shift = m_n.buffers[s.buffer].valueOffset - m_n.buffers[s.src].valueOffset;
+                forRegion(s.region, [&](const int64_t* g) { write(s.buffer, g, read(s.src, g) + shift); });
+            }
             break;
         case Stmt::Kind::AccInit: {
             int64_t g[kMaxRank], b[kMaxRank];

@@ -148,6 +148,15 @@ const GoldenCase kCases[] = {
     {"unscheduled_dwsep_conv", "dwsep_conv", {{"H", 4}, {"W", 5}, {"C", 2}, {"K", 3}}, "cortex-m7", ""},
     {"unscheduled_dense_int8", "dense_int8", {{"B", 2}, {"IN", 9}, {"OUT", 5}}, "cortex-m7", ""},
     {"unscheduled_scaled_matmul", "scaled_matmul", {}, "cortex-m7", ""},
+    {"unscheduled_conv2d_int8_tflite", "conv2d_int8_tflite", {{"H", 4}, {"W", 5}, {"C", 2}, {"K", 3}}, "cortex-m7", ""},
+    {"unscheduled_conv2d_s2_int8_tflite", "conv2d_s2_int8_tflite", {{"H", 7}, {"W", 6}, {"C", 2}, {"K", 3}}, "cortex-m7", ""},
+    {"unscheduled_depthwise_conv_int8_tflite", "depthwise_conv_int8_tflite", {{"H", 4}, {"W", 5}, {"C", 3}}, "cortex-m7", ""},
+    {"unscheduled_pointwise_conv_int8_tflite", "pointwise_conv_int8_tflite", {{"H", 3}, {"W", 4}, {"C", 5}, {"K", 2}}, "cortex-m7", ""},
+    {"cache_read_widened", "conv2d_int8_tflite", {{"H", 3}, {"W", 4}, {"C", 4}, {"K", 2}}, "cortex-m7",
+     "  - split: {loop: c, factor: 2}\n"
+     "  - vectorize: {loop: c.inner}\n"
+     "  - cache_read: {tensor: I, level: SRAM, at: oh, dtype: int16}\n"
+     "  - cache_read: {tensor: F, level: SRAM, at: root, dtype: int16}\n"},
 
     // ---- loop transformations -----------------------------------------------------------
     {"split", "matmul_f32", kMatmul, "cortex-m7",

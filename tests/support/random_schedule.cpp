@@ -113,6 +113,9 @@ Step randomStep(const Program& p, Rng& rng)
         st.level = p.target->levels[1 + rng.below(static_cast<int64_t>(p.target->levels.size()) - 1)].name;
         st.at = randomAt(p, s, rng);
         maybeLayout(p, st, rng);
+        // Sometimes widened into int16 (holding the input offset where the stage adds one).
+        if (kernel.tensors[kernel.findTensor(st.tensor)].dtype == ir::DType::Int8 && rng.chance(25))
+            st.dtype = "int16";
     } else if (choice < 86) {
         st.primitive = Primitive::CacheWrite;
         st.tensor = kernel.tensors[kernel.stages[s].output.tensor].name;
