@@ -73,6 +73,30 @@ LS_UNUSED static inline int ls_floormod(int a, int b) { return a - ls_floordiv(a
 )";
 
 /// Tensors passed to the kernel function: every home buffer, in kernel order.
+/// How the kernel indexes a tensor, which documents its layout: ", written as O[n, oh, ow, k]" or
+/// ", read as F[k, r, s, c]" (the first stage that uses it), or ", indexed by channel k" for a
+/// requantization parameter.
+std::string layoutNote(const ir::Kernel& k, int t)
+{
+    auto text = [&](const ir::Stage& st, const ir::Access& a) {
+        std::string out = k.tensors[t].name + "[";
+        for (size_t d = 0; d < a.index.size(); ++d)
+            out += (d ? ", " : "") + ir::affineToString(st, a.index[d]);
+        return out + "]";
+    };
+    for (const ir::Stage& st : k.stages) {
+        if (st.output.tensor == t)
+            return ", written as " + text(st, st.output);
+        for (const ir::Access& a : st.loads())
+            if (a.tensor == t)
+                return ", read as " + text(st, a);
+        if (st.requant && st.requant->channelAxis >= 0
+            && (st.requant->bias == t || st.requant->multiplier.tensor == t || st.requant->shift.tensor == t))
+            return ", indexed by output channel " + st.axes[st.requant->channelAxis].name;
+    }
+    return "";
+}
+
 std::vector<int> parameters(const LoopNest& n)
 {
     std::vector<int> out;
@@ -610,11 +634,13 @@ std::string generateHeader(const LoopNest& n)
     os << "/* " << k.name << " scheduled for " << n.target->name << ".\n";
     for (const auto& st : k.stages)
         os << " *   " << st.source << (st.padZero ? "   (zero padding: out-of-bounds terms are skipped)" : "") << "\n";
-    os << " *\n * Tensors (row-major, C order; pointers must not alias):\n";
+    os << " *\n * Tensors (row-major, C order, dimensions outermost first; pointers must not alias), each with\n"
+       << " * the index the kernel uses it by, which gives its layout (the names are the kernel's axes):\n";
     for (int t : parameters(n)) {
         const ir::Tensor& ten = k.tensors[t];
         std::string role = k.isInput(t) ? "input" : k.isIntermediate(t) ? "workspace (intermediate)" : "output";
-        os << " *   " << cIdentifier(ten.name) << ": " << ir::dtypeName(ten.dtype) << shapeText(ten.shape) << ", " << role << "\n";
+        os << " *   " << cIdentifier(ten.name) << ": " << ir::dtypeName(ten.dtype) << shapeText(ten.shape) << ", " << role
+           << layoutNote(k, t) << "\n";
     }
     for (const auto& st : k.stages)
         if (st.requant) {

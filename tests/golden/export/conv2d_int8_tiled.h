@@ -15,13 +15,14 @@ extern "C" {
 /* conv2d_int8 scheduled for cortex-m7.
  *   O[n, oh, ow, k] += (I[n, oh + r - 1, ow + s - 1, c] + 128) * F[r, s, c, k]   (zero padding: out-of-bounds terms are skipped)
  *
- * Tensors (row-major, C order; pointers must not alias):
- *   I: int8[1][16][16][16], input
- *   F: int8[3][3][16][16], input
- *   bias: int32[16], input
- *   mult: int32[16], input
- *   shift: int32[16], input
- *   O: int8[1][16][16][16], output
+ * Tensors (row-major, C order, dimensions outermost first; pointers must not alias), each with
+ * the index the kernel uses it by, which gives its layout (the names are the kernel's axes):
+ *   I: int8[1][16][16][16], input, read as I[n, oh + r - 1, ow + s - 1, c]
+ *   F: int8[3][3][16][16], input, read as F[r, s, c, k]
+ *   bias: int32[16], input, indexed by output channel k
+ *   mult: int32[16], input, indexed by output channel k
+ *   shift: int32[16], input, indexed by output channel k
+ *   O: int8[1][16][16][16], output, written as O[n, oh, ow, k]
  * Requantization of O (TFLite / CMSIS-NN convention): out = clamp(MultiplyByQuantizedMultiplier(acc + bias[channel], multiplier, shift) + -3, -128, 127),
  *   multiplier mult[channel], shift shift[channel], channel = axis k.
  */

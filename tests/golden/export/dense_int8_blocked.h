@@ -15,11 +15,12 @@ extern "C" {
 /* dense_int8 scheduled for cortex-m7.
  *   Y[b, o] += (X[b, i] + 128) * Wt[o, i]
  *
- * Tensors (row-major, C order; pointers must not alias):
- *   X: int8[4][256], input
- *   Wt: int8[64][256], input
- *   bias: int32[64], input
- *   Y: int8[4][64], output
+ * Tensors (row-major, C order, dimensions outermost first; pointers must not alias), each with
+ * the index the kernel uses it by, which gives its layout (the names are the kernel's axes):
+ *   X: int8[4][256], input, read as X[b, i]
+ *   Wt: int8[64][256], input, read as Wt[o, i]
+ *   bias: int32[64], input, indexed by output channel o
+ *   Y: int8[4][64], output, written as Y[b, o]
  * Requantization of Y (TFLite / CMSIS-NN convention): out = clamp(MultiplyByQuantizedMultiplier(acc + bias[channel], multiplier, shift) + -2, -128, 127),
  *   multiplier 1518500250, shift -12, channel = axis o.
  */

@@ -16,11 +16,12 @@ extern "C" {
  *   D[h, w, c] += I[h + r - 1, w + s - 1, c] * DW[r, s, c]   (zero padding: out-of-bounds terms are skipped)
  *   O[h, w, k] += D[h, w, c] * PW[c, k]
  *
- * Tensors (row-major, C order; pointers must not alias):
- *   I: float32[112][112][32], input
- *   DW: float32[3][3][32], input
- *   PW: float32[32][64], input
- *   O: float32[112][112][64], output
+ * Tensors (row-major, C order, dimensions outermost first; pointers must not alias), each with
+ * the index the kernel uses it by, which gives its layout (the names are the kernel's axes):
+ *   I: float32[112][112][32], input, read as I[h + r - 1, w + s - 1, c]
+ *   DW: float32[3][3][32], input, read as DW[r, s, c]
+ *   PW: float32[32][64], input, read as PW[c, k]
+ *   O: float32[112][112][64], output, written as O[h, w, k]
  */
 void dwsep_conv(const float *LOOPSCOPE_RESTRICT I, const float *LOOPSCOPE_RESTRICT DW, const float *LOOPSCOPE_RESTRICT PW, float *LOOPSCOPE_RESTRICT O);
 

@@ -15,10 +15,11 @@ extern "C" {
 /* matmul_f32 scheduled for cortex-m7.
  *   C[i, j] += A[i, k] * B[k, j]
  *
- * Tensors (row-major, C order; pointers must not alias):
- *   A: float32[64][64], input
- *   B: float32[64][64], input
- *   C: float32[64][64], output
+ * Tensors (row-major, C order, dimensions outermost first; pointers must not alias), each with
+ * the index the kernel uses it by, which gives its layout (the names are the kernel's axes):
+ *   A: float32[64][64], input, read as A[i, k]
+ *   B: float32[64][64], input, read as B[k, j]
+ *   C: float32[64][64], output, written as C[i, j]
  */
 void matmul_f32(const float *LOOPSCOPE_RESTRICT A, const float *LOOPSCOPE_RESTRICT B, float *LOOPSCOPE_RESTRICT C);
 
