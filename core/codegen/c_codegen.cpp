@@ -90,9 +90,9 @@ std::string layoutNote(const ir::Kernel& k, int t)
         for (const ir::Access& a : st.loads())
             if (a.tensor == t)
                 return ", read as " + text(st, a);
-        if (st.requant && st.requant->channelAxis >= 0
+        if (st.requant && st.requant->channel
             && (st.requant->bias == t || st.requant->multiplier.tensor == t || st.requant->shift.tensor == t))
-            return ", indexed by output channel " + st.axes[st.requant->channelAxis].name;
+            return ", indexed by output channel " + ir::affineToString(st, *st.requant->channel);
     }
     return "";
 }
@@ -651,7 +651,7 @@ std::string generateHeader(const LoopNest& n)
             os << ", multiplier, shift) + " << rq.outputOffset << ", " << rq.actMin << ", " << rq.actMax << "),\n *   multiplier "
                << (rq.multiplier.tensor >= 0 ? k.tensors[rq.multiplier.tensor].name + "[channel]" : std::to_string(rq.multiplier.value)) << ", shift "
                << (rq.shift.tensor >= 0 ? k.tensors[rq.shift.tensor].name + "[channel]" : std::to_string(rq.shift.value))
-               << (rq.channelAxis >= 0 ? ", channel = axis " + st.axes[rq.channelAxis].name : std::string()) << ".\n";
+               << (rq.channel ? ", channel = " + ir::affineToString(st, *rq.channel) : std::string()) << ".\n";
         }
     os << " */\n" << signature(n) << ";\n\n";
     os << "/* Names of the transfers passed to loopscope_dma_copy: \"tensor from to\". */\nextern const char *const " << kid << "_transfers[];\n#define "

@@ -284,8 +284,16 @@ private:
                 os << ind << out << " = (" << cType(outType) << ")" << expr(st, *st.value) << ";\n";
             } else {
                 std::string init = m_k.isFloatKernel() ? "0.0f" : "0";
+                // The output channel indexing the per-channel parameters, over the x variables.
+                std::string channel;
+                if (st.requant && st.requant->channel) {
+                    channel = std::to_string(st.requant->channel->constant);
+                    for (const auto& term : st.requant->channel->terms)
+                        channel += " + " + std::to_string(term.coeff) + " * x" + std::to_string(term.axis);
+                    channel = "[" + channel + "]";
+                }
                 if (st.requant && st.requant->bias >= 0)
-                    init = "t_" + cIdentifier(m_k.tensors[st.requant->bias].name) + "[x" + std::to_string(st.requant->channelAxis) + "]";
+                    init = "t_" + cIdentifier(m_k.tensors[st.requant->bias].name) + channel;
                 os << ind << accType << " acc = " << init << ";\n";
                 std::string rind = ind;
                 for (size_t a = spatial; a < st.axes.size(); ++a) {
@@ -308,7 +316,7 @@ private:
                 os << rind << "acc += " << expr(st, *st.value) << ";\n" << rind.substr(4) << "}\n";
                 if (st.requant) {
                     const auto& rq = *st.requant;
-                    std::string ch = rq.channelAxis >= 0 ? "[x" + std::to_string(rq.channelAxis) + "]" : "";
+                    const std::string& ch = channel;
                     std::string mult = rq.multiplier.tensor >= 0 ? "t_" + cIdentifier(m_k.tensors[rq.multiplier.tensor].name) + ch : std::to_string(rq.multiplier.value);
                     std::string shift = rq.shift.tensor >= 0 ? "t_" + cIdentifier(m_k.tensors[rq.shift.tensor].name) + ch : std::to_string(rq.shift.value);
                     os << ind << out << " = (" << cType(outType) << ")ls_ref_requantize((int32_t)acc, " << mult << ", " << shift << ", " << rq.outputOffset << ", " << rq.actMin

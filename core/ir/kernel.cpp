@@ -76,6 +76,19 @@ int64_t Tensor::elements() const
     return n;
 }
 
+int64_t AffineExpr::eval(const int64_t* x) const
+{
+    int64_t v = constant;
+    for (const Term& t : terms)
+        v += t.coeff * x[t.axis];
+    return v;
+}
+
+int AffineExpr::plainAxis() const
+{
+    return terms.size() == 1 && terms[0].coeff == 1 && constant == 0 ? terms[0].axis : -1;
+}
+
 int64_t AffineExpr::coeffOf(int axis) const
 {
     int64_t c = 0;

@@ -55,6 +55,10 @@ struct AffineExpr {
 
     /// Coefficient of an axis (0 when absent).
     int64_t coeffOf(int axis) const;
+    /// Value for the axis values x (indexed by axis).
+    int64_t eval(const int64_t* x) const;
+    /// The single axis when the expression is exactly one axis with coefficient 1, else -1.
+    int plainAxis() const;
 };
 
 /// A reference to a tensor element: T[e0, e1, ...].
@@ -85,17 +89,22 @@ struct Expr {
 
 /// A per-tensor or per-channel int32 value of the requantize epilogue.
 struct QuantParam {
-    int tensor = -1;        ///< per-channel tensor indexed by channelAxis, or -1
+    int tensor = -1;        ///< per-channel tensor indexed by the channel, or -1
     int64_t value = 0;      ///< per-tensor value when tensor < 0
 };
 
 /// TFLite Micro / CMSIS-NN requantize: acc (+bias) -> MultiplyByQuantizedMultiplier
 /// (SaturatingRoundingDoublingHighMul + RoundingDivideByPOT) -> + output_offset -> clamp.
 struct Requantize {
-    int bias = -1;          ///< int32 tensor indexed by channelAxis, or -1
+    int bias = -1;          ///< int32 tensor indexed by the channel, or -1
     QuantParam multiplier;
     QuantParam shift;       ///< > 0 left shift, < 0 right shift (TFLite convention)
-    int channelAxis = -1;   ///< spatial axis indexing bias/multiplier/shift
+    /// The output channel that indexes bias/multiplier/shift: an affine expression of spatial
+    /// axes, the row-major flat index of the output's last dimensions (`k`, or `c*M + m` for a
+    /// depthwise convolution with channel multiplier M writing [N, H, W, C, M]); absent without
+    /// per-channel parameters.
+    std::optional<AffineExpr> channel;
+    int64_t channels = 0;   ///< number of channels: the product of those output dimensions
     int64_t outputOffset = 0;
     int64_t actMin = -128;
     int64_t actMax = 127;

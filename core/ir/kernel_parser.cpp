@@ -806,6 +806,7 @@ private:
     bool inferExtents(const std::vector<Entry>* axesEntries);
     bool checkBounds();
     bool buildRequant(const Entry& e);
+    bool buildChannel(const YAML::Node& n, Requantize& q);
     bool quantParam(const Entry& e, QuantParam& out, int64_t lo, int64_t hi, std::vector<const Entry*>& perChannel);
 
     Context& m_ctx;
@@ -1112,6 +1113,93 @@ bool StageBuilder::affine(const Node& n, AffineBuild& out)
     return false;
 }
 
+/// `channel:` of a requantize: an affine expression of the stage's spatial axes that is the
+/// row-major flat index of the output's last dimensions (the output channel of TFLite's NHWC
+/// layouts, `k`; or `c*M + m` when the output is written [N, H, W, C, M], which is TFLite's
+/// [N, H, W, C*M] for a depthwise convolution with channel multiplier M). Anything else would
+/// pick some other element's multipliers.
+bool StageBuilder::buildChannel(const YAML::Node& n, Requantize& q)
+{
+    Stage& st = *m_stage;
+    const std::string text = n.IsScalar() ? n.Scalar() : std::string();
+    if (text.empty())
+        return failNode(n, "'channel' must be a spatial axis name or an affine expression of them, e.g. k or c*M + m");
+    std::vector<Token> tokens;
+    SyntaxError err;
+    if (!tokenize(text, tokens, err)) {
+        m_ctx.error(m_ctx.map.inScalar(n, err.pos), err.message);
+        return false;
+    }
+    Parser parser(std::move(tokens), true);
+    NodePtr e = parser.parseWhole();
+    if (!e) {
+        m_ctx.error(m_ctx.map.inScalar(n, parser.error ? parser.error->pos : 0),
+                    parser.error ? parser.error->message : std::string("invalid expression"));
+        return false;
+    }
+    // affine() reports at positions of m_compute and adds unknown names as reduction axes:
+    // point it at this scalar and undo any axis it adds.
+    const YAML::Node compute = m_compute;
+    const size_t axes = st.axes.size();
+    m_compute = n;
+    AffineBuild ab;
+    const bool ok = affine(*e, ab);
+    m_compute = compute;
+    if (st.axes.size() != axes) {
+        const std::string name = st.axes[axes].name;
+        st.axes.resize(axes);
+        m_axisPos.resize(axes);
+        return failNode(n, "'channel' uses '" + name + "', which is not an axis of the left-hand side of stage " + std::to_string(m_number));
+    }
+    if (!ok)
+        return false;
+    AffineExpr c;
+    for (const auto& [axis, coeff] : ab.terms) {
+        if (coeff == 0)
+            continue;
+        if (st.axes[axis].reduction)
+            return failNode(n, "'channel' must use axes of the left-hand side of stage " + std::to_string(m_number) + "; '"
+                                   + st.axes[axis].name + "' is a reduction axis");
+        c.terms.push_back({axis, coeff});
+    }
+    c.constant = ab.constant;
+    // The output's last dimensions, innermost first, as long as the expression has their axes
+    // with the row-major strides.
+    const std::vector<int64_t>& shape = m_kernel.tensors[st.output.tensor].shape;
+    int64_t stride = 1;
+    size_t matched = 0;
+    for (size_t d = shape.size(); d-- > 0 && matched < c.terms.size();) {
+        const int axis = st.output.index[d].terms.empty() ? -1 : st.output.index[d].terms[0].axis;
+        if (axis < 0 || c.coeffOf(axis) != stride)
+            break;
+        ++matched;
+        stride *= shape[d];
+    }
+    if (c.terms.empty() || matched != c.terms.size() || c.constant != 0) {
+        // Name the expressions that would be right here: the last axis, and the row-major index
+        // of the last two dimensions (c*M + m), the forms TFLite's layouts need.
+        const Tensor& out = m_kernel.tensors[st.output.tensor];
+        if (shape.empty())
+            return failNode(n, "'channel' needs an output with dimensions; " + out.name + " is a scalar");
+        std::string dims;
+        for (size_t d = 0; d < st.output.index.size(); ++d)
+            dims += (d ? ", " : "") + affineToString(st, st.output.index[d]);
+        const size_t last = shape.size() - 1;
+        std::string choices = affineToString(st, st.output.index[last]);
+        if (shape.size() >= 2) {
+            AffineExpr two;
+            two.terms.push_back({st.output.index[last - 1].terms[0].axis, shape[last]});
+            two.terms.push_back({st.output.index[last].terms[0].axis, 1});
+            choices += " (its last dimension) or " + affineToString(st, two) + " (its last two)";
+        }
+        return failNode(n, "'channel: " + text + "' is not the output channel of " + out.name + "[" + dims
+                               + "]: it must be the row-major index of the output's last dimensions, here " + choices);
+    }
+    q.channel = c;
+    q.channels = stride;
+    return true;
+}
+
 bool StageBuilder::inferExtents(const std::vector<Entry>* axesEntries)
 {
     Stage& st = *m_stage;
@@ -1312,29 +1400,27 @@ bool StageBuilder::buildRequant(const Entry& rq)
                         "act_min " + std::to_string(q.actMin) + " is greater than act_max " + std::to_string(q.actMax));
     const Entry* channel = findEntry(entries, "channel");
     if (channel) {
-        if (!requireValue(m_ctx, *channel, "a spatial axis name"))
+        if (!requireValue(m_ctx, *channel, "a spatial axis name or an affine expression of them, e.g. c*M + m"))
             return false;
-        int a = channel->value.IsScalar() ? st.findAxis(channel->value.Scalar()) : -1;
-        if (a < 0 || st.axes[a].reduction)
-            return failNode(channel->value, "'channel' must be an axis of the left-hand side of stage "
-                                                + std::to_string(m_number));
-        q.channelAxis = a;
+        if (!buildChannel(channel->value, q))
+            return false;
     }
     for (const Entry* e : perChannel) {
         int t = m_kernel.findTensor(e->value.Scalar());
         const Tensor& pt = m_kernel.tensors[t];
-        if (q.channelAxis < 0)
+        if (!q.channel)
             return failNode(e->value, "per-channel '" + e->key + "' tensor '" + pt.name
                                           + "' needs 'channel: <axis>' in 'requantize'");
         if (pt.dtype != DType::Int32 || pt.shape.size() != 1)
             return failNode(e->value, "'" + e->key + "' tensor '" + pt.name + "' must be a one-dimensional int32 "
                                           "tensor, not " + dtypeName(pt.dtype) + " with "
                                           + std::to_string(pt.shape.size()) + " dimensions");
-        int64_t extent = st.axes[q.channelAxis].extent;
-        if (pt.shape[0] < extent)
+        // One entry per output channel, as TFLite's per-channel arrays: a longer array is as
+        // wrong as a shorter one (its entries would belong to some other layout).
+        if (pt.shape[0] != q.channels)
             return failNode(e->value, "'" + e->key + "' tensor '" + pt.name + "' has " + std::to_string(pt.shape[0])
-                                          + " entries but channel axis '" + st.axes[q.channelAxis].name
-                                          + "' has extent " + std::to_string(extent));
+                                          + " entries but the output has " + std::to_string(q.channels) + " channels (channel '"
+                                          + channel->value.Scalar() + "')");
         if (t == st.output.tensor)
             return failNode(e->value, "'" + e->key + "' cannot be the stage's own output");
         m_info->requantTensors.push_back({t, m_ctx.map.of(e->value)});

@@ -754,9 +754,9 @@ private:
             m_n.stmts[init].stage = c.s;
             m_n.stmts[init].buffer = bid;
             m_n.stmts[init].index = c.accIndex;
-            if (st.requant && st.requant->bias >= 0 && st.requant->channelAxis >= 0) {
+            if (st.requant && st.requant->bias >= 0 && st.requant->channel) {
                 m_n.stmts[init].src = lookup(st.requant->bias, c.s);
-                m_n.stmts[init].srcIndex = {c.axisExpr[st.requant->channelAxis]};
+                m_n.stmts[init].srcIndex = {accessIndex(c, *st.requant->channel)};
             }
             append(accAlloc, accNest(c, depth, accLoops, init));
             block = accAlloc;
@@ -813,7 +813,7 @@ private:
             for (const auto& e : st.output.index)
                 w.index.push_back(accessIndex(c, e));
             if (st.requant) {
-                w.channel = st.requant->channelAxis >= 0 ? c.axisExpr[st.requant->channelAxis] : kNoIndex;
+                w.channel = st.requant->channel ? accessIndex(c, *st.requant->channel) : kNoIndex;
                 if (st.requant->multiplier.tensor >= 0)
                     w.multBuffer = lookup(st.requant->multiplier.tensor, c.s);
                 if (st.requant->shift.tensor >= 0)
@@ -885,7 +885,7 @@ private:
         w.buffer = lookup(st.output.tensor, c.s);
         w.index = global;
         if (st.requant) {
-            w.channel = st.requant->channelAxis >= 0 ? c.axisExpr[st.requant->channelAxis] : kNoIndex;
+            w.channel = st.requant->channel ? accessIndex(c, *st.requant->channel) : kNoIndex;
             if (st.requant->multiplier.tensor >= 0)
                 w.multBuffer = lookup(st.requant->multiplier.tensor, c.s);
             if (st.requant->shift.tensor >= 0)
@@ -1041,7 +1041,10 @@ private:
         ir::Access a;
         a.tensor = tensor;
         ir::AffineExpr e;
-        e.terms.push_back({st.requant && st.requant->channelAxis >= 0 ? st.requant->channelAxis : 0, 1});
+        if (st.requant && st.requant->channel)
+            e = *st.requant->channel;
+        else
+            e.terms.push_back({0, 1});
         a.index.push_back(e);
         return a;
     }

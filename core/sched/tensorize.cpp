@@ -345,8 +345,8 @@ private:
                 }
         // The initial value of the accumulator is a row over j: the bias, plus the offset times
         // the sums of B over the reduction.
-        if (st.requant && st.requant->bias >= 0 && st.requant->channelAxis != m_ops.axisJ)
-            fail("the bias " + tensorName(st.requant->bias) + " is indexed by " + st.axes[st.requant->channelAxis].name + ", not by " + J
+        if (st.requant && st.requant->bias >= 0 && st.requant->channel->plainAxis() != m_ops.axisJ)
+            fail("the bias " + tensorName(st.requant->bias) + " is indexed by " + ir::affineToString(st, *st.requant->channel) + ", not by " + J
                      + ": the accumulator starts from a row of the bias along the block's columns",
                  {}, {tensorName(st.requant->bias)});
         if (m_ops.offsetA != 0)

@@ -242,7 +242,7 @@ private:
         if (!m_stage.accumulate)
             return locate(x) ? wrapTo(outType, evalInt()) : 0;
         const ir::Requantize* q = m_stage.requant ? &*m_stage.requant : nullptr;
-        const int64_t channel = q && q->channelAxis >= 0 ? x[q->channelAxis] : 0;
+        const int64_t channel = q && q->channel ? q->channel->eval(x) : 0;
         int64_t acc = q && q->bias >= 0 ? perChannel(q->bias, channel) : 0;
         do {
             if (locate(x))

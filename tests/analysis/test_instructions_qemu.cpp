@@ -63,6 +63,9 @@ const std::map<std::string, double> kExampleBounds = {
     {"conv2d_s2_int8_tflite_small.sched.yaml", 0.20},       // -10.3% / -18.6%
     {"dense_int8_dsp.sched.yaml", 0.19},                    //  -0.2% / -17.6%
     {"pointwise_conv_int8_tflite_small.sched.yaml", 0.12},  //  +1.7% / -10.7%
+    // Issue 13 item 3 (2026-12-05): the depthwise channel multiplier, 3x3 taps unrolled, each
+    // behind its padding guard, two accumulators; the model undercounts the guarded taps.
+    {"depthwise_conv_int8_mult_tflite_unrolled.sched.yaml", 0.13},  // -11.8% / -9.7%
 };
 /// What the random schedules reach today (the issue: median 5%, p95 10%, worst 25%).
 struct RandomBounds {

@@ -117,6 +117,7 @@ TEST_P(ExportRandom, RandomSchedulesRunCleanWithSanitizers)
         {"conv2d_int8", {{"H", 5}, {"W", 6}, {"C", 3}, {"K", 4}}},
         {"conv2d_s2_int8", {{"H", 7}, {"W", 6}, {"C", 2}, {"K", 3}}},
         {"depthwise_conv_int8", {{"H", 5}, {"W", 6}, {"C", 4}}},
+        {"depthwise_conv_int8_mult_tflite", {{"H", 4}, {"W", 5}, {"C", 3}, {"M", 2}}},
         {"pointwise_conv_int8", {{"H", 4}, {"W", 5}, {"C", 6}, {"K", 3}}},
         {"dwsep_conv", {{"H", 5}, {"W", 6}, {"C", 3}, {"K", 4}}},
         {"dense_int8", {{"B", 2}, {"IN", 9}, {"OUT", 5}}},

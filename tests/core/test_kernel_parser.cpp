@@ -153,7 +153,7 @@ TEST(ExampleKernels, Conv2dInt8)
     EXPECT_EQ(s.spatialCount(), 4);
     ASSERT_TRUE(s.requant.has_value());
     const Requantize& q = *s.requant;
-    EXPECT_EQ(q.channelAxis, s.findAxis("k"));
+    EXPECT_EQ(q.channel->plainAxis(), s.findAxis("k"));
     EXPECT_EQ(q.bias, k.findTensor("bias"));
     EXPECT_EQ(q.multiplier.tensor, k.findTensor("mult"));
     EXPECT_EQ(q.shift.tensor, k.findTensor("shift"));
@@ -193,7 +193,7 @@ TEST(ExampleKernels, DepthwiseKeepsTheChannelSpatial)
     Kernel k = loadExample("depthwise_conv_int8");
     const Stage& s = k.stages.at(0);
     EXPECT_EQ(axesOf(s), "n=1 h=32 w=32 c=32 r=3/r s=3/r");
-    EXPECT_EQ(s.requant->channelAxis, s.findAxis("c"));
+    EXPECT_EQ(s.requant->channel->plainAxis(), s.findAxis("c"));
     EXPECT_TRUE(s.padZero);
 }
 
@@ -238,7 +238,7 @@ TEST(ExampleKernels, DenseWithPerTensorRequantize)
     EXPECT_EQ(q.shift.tensor, -1);
     EXPECT_EQ(q.shift.value, -12);
     EXPECT_EQ(q.bias, k.findTensor("bias"));
-    EXPECT_EQ(q.channelAxis, s.findAxis("o"));
+    EXPECT_EQ(q.channel->plainAxis(), s.findAxis("o"));
 }
 
 TEST(ExampleKernels, OverrideOfAnUnknownParameterIsAnError)
@@ -490,6 +490,15 @@ std::string withStages(const std::string& stages)
 }
 
 const std::string kOkStage = "  - compute: \"C[i, j] += A[i, k] * B[k, j]\"\n";
+const std::string kOkQ = "  - compute: \"Q[i, j] += A[i, k] * B[k, j]\"\n    requantize: {bias: bias, multiplier: 1073741824, shift: 0, channel: j}\n";
+// A depthwise-like stage with channel multiplier 2: output channel c*2 + m of 3*2.
+const char* const kMultHeader = "name: t\n"
+                                "tensors:\n"
+                                "  X: {shape: [3, 4], dtype: int8}\n"
+                                "  W: {shape: [6], dtype: int8}\n"
+                                "  b: {shape: [6], dtype: int32}\n"
+                                "  O: {shape: [3, 2], dtype: int8}\n"
+                                "stages:\n";
 
 std::vector<FileCase> fileCases()
 {
@@ -530,13 +539,19 @@ std::vector<FileCase> fileCases()
         {"requantize_on_assign", withStages("  - compute: \"Q[i, j] = A[i, j - 1 + 1]\"\n    requantize: {multiplier: 1073741824, shift: 0}\n"), "k.yaml:12:5: error: requantize needs a '+=' stage (it is the epilogue of a sum)"},
         {"requantize_without_channel", withStages("  - compute: \"Q[i, j] += A[i, k] * B[k, j]\"\n    requantize: {bias: bias, multiplier: 1073741824, shift: 0}\n"), "k.yaml:12:24: error: per-channel 'bias' tensor 'bias' needs 'channel: <axis>' in 'requantize'"},
         {"requantize_bias_dtype", withStages("  - compute: \"Q[i, j] += A[i, k] * B[k, j]\"\n    requantize: {bias: B, multiplier: 1073741824, shift: 0, channel: j}\n"), "k.yaml:12:24: error: 'bias' tensor 'B' must be a one-dimensional int32 tensor, not int8 with 2 dimensions"},
-        {"requantize_bias_too_short", withStages("  - compute: \"Q[j, i] += A[j, k] * B[k, i]\"\n    requantize: {bias: bias, multiplier: 1073741824, shift: 0, channel: j}\n"), "k.yaml:12:24: error: 'bias' tensor 'bias' has 3 entries but channel axis 'j' has extent 4"},
+        {"requantize_channel_not_last", withStages("  - compute: \"Q[j, i] += A[j, k] * B[k, i]\"\n    requantize: {bias: bias, multiplier: 1073741824, shift: 0, channel: j}\n"), "k.yaml:12:73: error: 'channel: j' is not the output channel of Q[j, i]: it must be the row-major index of the output's last dimensions, here i (its last dimension) or j*3 + i (its last two)"},
+        {"requantize_bias_too_long", std::string(kHeader).replace(std::string(kHeader).find("bias: {shape: [N]"), 17, "bias: {shape: [5]") + kOkQ, "k.yaml:12:24: error: 'bias' tensor 'bias' has 5 entries but the output has 3 channels (channel 'j')"},
+        {"requantize_bias_too_short", std::string(kHeader).replace(std::string(kHeader).find("bias: {shape: [N]"), 17, "bias: {shape: [2]") + kOkQ, "k.yaml:12:24: error: 'bias' tensor 'bias' has 2 entries but the output has 3 channels (channel 'j')"},
+        {"requantize_channel_strides", std::string(kMultHeader) + "  - compute: \"O[c, m] += X[c, z] * W[c*2 + m]\"\n    requantize: {bias: b, multiplier: 1073741824, shift: 0, channel: m*3 + c}\n", "k.yaml:9:70: error: 'channel: m*3 + c' is not the output channel of O[c, m]: it must be the row-major index of the output's last dimensions, here m (its last dimension) or c*2 + m (its last two)"},
+        {"requantize_channel_offset", std::string(kMultHeader) + "  - compute: \"O[c, m] += X[c, z] * W[c*2 + m]\"\n    requantize: {multiplier: 1073741824, shift: 0, channel: c*2 + m + 1}\n", "k.yaml:9:61: error: 'channel: c*2 + m + 1' is not the output channel of O[c, m]: it must be the row-major index of the output's last dimensions, here m (its last dimension) or c*2 + m (its last two)"},
+        {"requantize_channel_unknown", std::string(kMultHeader) + "  - compute: \"O[c, m] += X[c, z] * W[c*2 + m]\"\n    requantize: {multiplier: 1073741824, shift: 0, channel: c*2 + q}\n", "k.yaml:9:61: error: 'channel' uses 'q', which is not an axis of the left-hand side of stage 1"},
+        {"requantize_channel_syntax", std::string(kMultHeader) + "  - compute: \"O[c, m] += X[c, z] * W[c*2 + m]\"\n    requantize: {multiplier: 1073741824, shift: 0, channel: \"c*2 +\"}\n", "k.yaml:9:67: error: expected a number, a name or '(', found end of expression"},
         {"requantize_multiplier_range", withStages("  - compute: \"Q[i, j] += A[i, k] * B[k, j]\"\n    requantize: {multiplier: 2147483648, shift: 0}\n"), "k.yaml:12:30: error: 'multiplier' must be in [0, 2147483647], got 2147483648"},
         {"requantize_shift_unknown", withStages("  - compute: \"Q[i, j] += A[i, k] * B[k, j]\"\n    requantize: {multiplier: 1073741824, shift: s}\n"), "k.yaml:12:49: error: 'shift' must be a tensor name or an integer; 's' is neither"},
         {"requantize_missing_shift", withStages("  - compute: \"Q[i, j] += A[i, k] * B[k, j]\"\n    requantize: {multiplier: 1073741824}\n"), "k.yaml:12:17: error: 'requantize' needs a 'shift' (a tensor name or an integer)"},
         {"requantize_act_range", withStages("  - compute: \"Q[i, j] += A[i, k] * B[k, j]\"\n    requantize: {multiplier: 1073741824, shift: 0, act_min: 10, act_max: -10}\n"), "k.yaml:12:61: error: act_min 10 is greater than act_max -10"},
         {"requantize_act_outside_dtype", withStages("  - compute: \"Q[i, j] += A[i, k] * B[k, j]\"\n    requantize: {multiplier: 1073741824, shift: 0, act_max: 255}\n"), "k.yaml:12:61: error: 'act_max' must be in [-128, 127], got 255"},
-        {"requantize_channel_not_spatial", withStages("  - compute: \"Q[i, j] += A[i, k] * B[k, j]\"\n    requantize: {multiplier: 1073741824, shift: 0, channel: k}\n"), "k.yaml:12:61: error: 'channel' must be an axis of the left-hand side of stage 1"},
+        {"requantize_channel_not_spatial", withStages("  - compute: \"Q[i, j] += A[i, k] * B[k, j]\"\n    requantize: {multiplier: 1073741824, shift: 0, channel: k}\n"), "k.yaml:12:61: error: 'channel' must use axes of the left-hand side of stage 1; 'k' is a reduction axis"},
         {"requantize_unknown_key", withStages("  - compute: \"Q[i, j] += A[i, k] * B[k, j]\"\n    requantize: {multiplier: 1073741824, shift: 0, zero_point: 3}\n"), "k.yaml:12:52: error: unknown key 'zero_point' in 'requantize' (expected one of: bias, multiplier, shift, channel, output_offset, act_min, act_max)"},
         {"two_writers", withStages(kOkStage + "  - compute: \"C[i, j] += A[i, k] * B[k, j]\"\n"), "k.yaml:12:15: error: tensor 'C' is already written by stage 1; each tensor has one producer"},
         {"read_before_write", withStages("  - compute: \"C[i, j] += A[i, k] * B[k, j] + Q[i, j]\"\n  - compute: \"Q[i, j] = A[i, j]\"\n"), "k.yaml:11:46: error: stage 1 reads 'Q' before stage 2 writes it"},

@@ -152,6 +152,14 @@ const GoldenCase kCases[] = {
     {"unscheduled_conv2d_s2_int8_tflite", "conv2d_s2_int8_tflite", {{"H", 7}, {"W", 6}, {"C", 2}, {"K", 3}}, "cortex-m7", ""},
     {"unscheduled_depthwise_conv_int8_tflite", "depthwise_conv_int8_tflite", {{"H", 4}, {"W", 5}, {"C", 3}}, "cortex-m7", ""},
     {"unscheduled_pointwise_conv_int8_tflite", "pointwise_conv_int8_tflite", {{"H", 3}, {"W", 4}, {"C", 5}, {"K", 2}}, "cortex-m7", ""},
+    {"unscheduled_depthwise_conv_int8_mult_tflite", "depthwise_conv_int8_mult_tflite", {{"H", 3}, {"W", 4}, {"C", 2}, {"M", 3}}, "cortex-m7", ""},
+    // The per-channel parameters of a depthwise convolution with channel multiplier, cached per
+    // block of input channels: the bias and multipliers c*M + m of the block.
+    {"requantize_channel_multiplier_cached", "depthwise_conv_int8_mult_tflite", {{"H", 3}, {"W", 4}, {"C", 4}, {"M", 2}}, "cortex-m7",
+     "  - split: {loop: c, factor: 2}\n"
+     "  - reorder: {loops: [c.outer, n, h, w, c.inner, m]}\n"
+     "  - cache_read: {tensor: mult, level: SRAM, at: c.outer}\n"
+     "  - cache_read: {tensor: bias, level: SRAM, at: c.outer}\n"},
     {"cache_read_widened", "conv2d_int8_tflite", {{"H", 3}, {"W", 4}, {"C", 4}, {"K", 2}}, "cortex-m7",
      "  - split: {loop: c, factor: 2}\n"
      "  - vectorize: {loop: c.inner}\n"

@@ -562,4 +562,49 @@ TEST(Compare, ShapeAndTypeDifferences)
     EXPECT_EQ(a.size(), 3);
 }
 
+// TFLite's depthwise channel multiplier: output channel c*M + m of [N, H, W, C*M] filters input
+// channel c, and takes bias, multiplier and shift c*M + m. Every output element is worked out
+// here by hand from the inputs; a reference that indexed the parameters by c alone (as a
+// one-axis channel did) would take the wrong multipliers for m > 0.
+TEST(Reference, DepthwiseChannelMultiplierIndexesTheParametersByTheOutputChannel)
+{
+    auto k = ir::loadKernelFile(std::string(LOOPSCOPE_SOURCE_DIR) + "/examples/kernels/depthwise_conv_int8_mult_tflite.kernel.yaml",
+                                {{"H", 3}, {"W", 4}, {"C", 3}, {"M", 2}});
+    ASSERT_TRUE(k.ok()) << k.errorText();
+    const auto& rq = *k->stages[0].requant;
+    ASSERT_TRUE(rq.channel);
+    EXPECT_EQ(rq.channels, 6);
+    Dataset d = makeInputs(*k, 11);
+    runReference(*k, d);
+    auto tensor = [&](const char* name) -> const TensorData& { return d[k->findTensor(name)]; };
+    const TensorData &in = tensor("I"), &f = tensor("F"), &bias = tensor("bias"), &mult = tensor("mult"), &shift = tensor("shift"),
+                     &out = tensor("O");
+    int checked = 0, differentFromChannelC = 0;
+    for (int64_t h = 0; h < 3; ++h)
+        for (int64_t w = 0; w < 4; ++w)
+            for (int64_t c = 0; c < 3; ++c)
+                for (int64_t m = 0; m < 2; ++m) {
+                    const int64_t ch = c * 2 + m;
+                    int64_t acc = bias.ints[ch];
+                    for (int64_t r = 0; r < 3; ++r)
+                        for (int64_t s = 0; s < 3; ++s) {
+                            const int64_t y = h + r - 1, x = w + s - 1;
+                            if (y < 0 || y >= 3 || x < 0 || x >= 4)
+                                continue;
+                            const int64_t ii[] = {0, y, x, c}, fi[] = {0, r, s, ch};
+                            acc += (in.ints[in.offset(ii)] + 128) * f.ints[f.offset(fi)];
+                        }
+                    const int64_t want = requantizeValue(acc, static_cast<int32_t>(mult.ints[ch]), static_cast<int>(shift.ints[ch]), rq.outputOffset,
+                                                         rq.actMin, rq.actMax);
+                    const int64_t oi[] = {0, h, w, c, m};
+                    EXPECT_EQ(out.ints[out.offset(oi)], want) << "O[0, " << h << ", " << w << ", " << c << ", " << m << "]";
+                    ++checked;
+                    if (want != requantizeValue(acc - bias.ints[ch] + bias.ints[c], static_cast<int32_t>(mult.ints[c]), static_cast<int>(shift.ints[c]),
+                                                rq.outputOffset, rq.actMin, rq.actMax))
+                        ++differentFromChannelC;
+                }
+    EXPECT_EQ(checked, 3 * 4 * 3 * 2);
+    EXPECT_GT(differentFromChannelC, checked / 4) << "the data do not tell the two indexings apart";
+}
+
 } // namespace

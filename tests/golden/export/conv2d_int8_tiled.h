@@ -24,7 +24,7 @@ extern "C" {
  *   shift: int32[16], input, indexed by output channel k
  *   O: int8[1][16][16][16], output, written as O[n, oh, ow, k]
  * Requantization of O (TFLite / CMSIS-NN convention): out = clamp(MultiplyByQuantizedMultiplier(acc + bias[channel], multiplier, shift) + -3, -128, 127),
- *   multiplier mult[channel], shift shift[channel], channel = axis k.
+ *   multiplier mult[channel], shift shift[channel], channel = k.
  */
 void conv2d_int8(const int8_t *LOOPSCOPE_RESTRICT I, const int8_t *LOOPSCOPE_RESTRICT F, const int32_t *LOOPSCOPE_RESTRICT bias, const int32_t *LOOPSCOPE_RESTRICT mult, const int32_t *LOOPSCOPE_RESTRICT shift, int8_t *LOOPSCOPE_RESTRICT O);
 

@@ -22,7 +22,7 @@ extern "C" {
  *   bias: int32[64], input, indexed by output channel o
  *   Y: int8[4][64], output, written as Y[b, o]
  * Requantization of Y (TFLite / CMSIS-NN convention): out = clamp(MultiplyByQuantizedMultiplier(acc + bias[channel], multiplier, shift) + -2, -128, 127),
- *   multiplier 1518500250, shift -12, channel = axis o.
+ *   multiplier 1518500250, shift -12, channel = o.
  */
 void dense_int8(const int8_t *LOOPSCOPE_RESTRICT X, const int8_t *LOOPSCOPE_RESTRICT Wt, const int32_t *LOOPSCOPE_RESTRICT bias, int8_t *LOOPSCOPE_RESTRICT Y);
 
