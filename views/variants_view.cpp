@@ -213,6 +213,13 @@ void VariantsView::selectVariants(const std::vector<int64_t>& ids)
     }
 }
 
+void VariantsView::revealCell(int64_t id, int column)
+{
+    const int row = m_model->rowOf(id);
+    if (row >= 0)
+        m_table->scrollTo(m_proxy->mapFromSource(m_model->index(row, column)));
+}
+
 std::vector<int64_t> VariantsView::selectedIds() const
 {
     std::vector<std::pair<int, int64_t>> rows;

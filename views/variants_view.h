@@ -32,6 +32,9 @@ public:
     void selectVariant(int64_t id) { selectVariants({id}); }
     /// Selects these variants (and scrolls to the first).
     void selectVariants(const std::vector<int64_t>& ids);
+    /// Scrolls the table so that a variant's cell in `column` (VariantsModel::Column) is in
+    /// view, leaving the selection as it is.
+    void revealCell(int64_t id, int column);
     /// The selected variants, in the order shown.
     std::vector<int64_t> selectedIds() const;
     /// Starts editing the selected variant's name in the table.

@@ -185,20 +185,6 @@ bool writeAtomically(const std::string& path, const std::string& text, std::stri
     return true;
 }
 
-std::string compilerVersion()
-{
-    std::string v;
-    if (FILE* p = popen("arm-none-eabi-gcc -dumpversion 2>/dev/null", "r")) {
-        char buf[64] = {};
-        if (fgets(buf, sizeof buf, p))
-            v = buf;
-        pclose(p);
-    }
-    while (!v.empty() && (v.back() == '\n' || v.back() == '\r'))
-        v.pop_back();
-    return v.empty() ? "unknown" : v;
-}
-
 std::string ratioText(double a, double b)
 {
     if (a == 0)
@@ -322,13 +308,7 @@ int WorkspaceCommand::run()
         if (!id)
             return fail(id.errorText() + (ws.variantByName(nv->name) ? " (choose another with --name)" : ""));
         if (o.measure) {
-            store::Measurement sm;
-            sm.variantId = *id;
-            sm.machine = m.machine;
-            sm.compiler = "arm-none-eabi-gcc";
-            sm.compilerVersion = compilerVersion();
-            sm.instructions = m.kernelInstructions;
-            if (auto r = ws.addMeasurement(sm); !r)
+            if (auto r = ws.addMeasurement(store::measurementOf(m, *id)); !r)
                 return fail(r.errorText());
         }
         auto v = *ws.variant(*id);

@@ -4,6 +4,8 @@
 #include "headless.h"
 #include "main_window.h"
 #include "search_screenshot.h"
+#include "store/workspace.h"
+#include "workspace_controller.h"
 #include "workspace_screenshot.h"
 
 #include <QApplication>
@@ -64,7 +66,8 @@ int main(int argc, char** argv)
     QCommandLineOption rounds(QStringLiteral("rounds"), QStringLiteral("With --bench-edits: rounds of edits per schedule (default 5)."), QStringLiteral("N"), QStringLiteral("5"));
     QCommandLineOption search(QStringLiteral("search"), QStringLiteral("With --screenshot: render the search window (Schedule > Search...) after a search of N candidates instead."), QStringLiteral("N"));
     QCommandLineOption compare(QStringLiteral("compare"), QStringLiteral("With --screenshot: the Variants dock and the Compare window of variants A and B of the schedule's workspace."), QStringLiteral("A,B"));
-    parser.addOptions({screenshot, select, raise, size, tile, measure, search, compare, bench, rounds});
+    QCommandLineOption variant(QStringLiteral("variant"), QStringLiteral("With --screenshot: open this variant of the schedule's workspace first (with --measure, its count is stored with it, as Schedule > Measure does)."), QStringLiteral("NAME"));
+    parser.addOptions({screenshot, select, raise, size, tile, measure, variant, search, compare, bench, rounds});
     parser.addPositionalArgument(QStringLiteral("file"), QStringLiteral("A schedule (*.sched.yaml) or kernel (*.kernel.yaml) to open."), QStringLiteral("[FILE]"));
     parser.process(app);
 
@@ -91,6 +94,14 @@ int main(int argc, char** argv)
         if (!file.isEmpty() && !window.openFile(file, &error)) {
             err << "loopscope: cannot open " << file << ":\n" << error << "\n";
             return 2;
+        }
+        if (parser.isSet(variant)) {
+            loopscope::ui::WorkspaceController* controller = window.workspace();
+            const auto v = controller->workspace() ? controller->workspace()->findVariant(parser.value(variant).toStdString()) : std::nullopt;
+            if (!v || !controller->openVariant(v->id, &error)) {
+                err << "loopscope: " << (v ? error : QStringLiteral("no variant named '%1' in the workspace of %2").arg(parser.value(variant), file)) << "\n";
+                return 2;
+            }
         }
         loopscope::ui::ScreenshotOptions options;
         if (parser.isSet(size)) {

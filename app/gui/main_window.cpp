@@ -884,8 +884,9 @@ void MainWindow::measure()
     connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, revision, macs, cycles] {
         const codegen::Measurement m = watcher->result();
         watcher->deleteLater();
-        // The schedule changed while qemu ran: the count describes an earlier schedule.
-        if (m_doc->snapshot().revision != revision) {
+        // The schedule changed while qemu ran (or an edit is being rebuilt): the count
+        // describes an earlier schedule.
+        if (m_doc->snapshot().revision != revision || m_doc->isRebuilding()) {
             const QString text = tr("Measurement dropped: the schedule changed while it ran (Ctrl+M measures the current one)");
             statusBar()->showMessage(text, 10000);
             emit measurementFinished(false, text);
@@ -905,10 +906,15 @@ void MainWindow::measure()
                                  .arg(qlonglong(cycles))
                                  .arg(macs > 0 ? cycles / macs : 0.0, 0, 'f', 2);
         m_cost->setMeasurement(revision, text);
-        statusBar()->showMessage(text, 10000);
+        // The document is the schedule measured: the workspace keeps the count when it is a
+        // variant's, and says why not otherwise.
+        const QString kept = m_workspace->measured(m);
+        // What happened to the count first: the count itself is also in the Cost view.
+        statusBar()->showMessage(kept.isEmpty() ? text : tr("%1. %2").arg(kept, text), 15000);
         emit measurementFinished(true, text);
     });
-    watcher->setFuture(QtConcurrent::run([nest = s.nest, target] { return codegen::measureOnQemu(*nest, target); }));
+    MeasureFunction run = m_measureFunction ? m_measureFunction : MeasureFunction(codegen::measureOnQemu);
+    watcher->setFuture(QtConcurrent::run([run, nest = s.nest, target] { return run(*nest, target); }));
 }
 
 bool MainWindow::maybeSave()

@@ -3,6 +3,7 @@
 // wiring of view intents to document edits.
 #pragma once
 
+#include "codegen/measure.h"
 #include "snapshot.h"
 
 #include <QMainWindow>
@@ -58,6 +59,9 @@ public:
     using DescriptionPrompt = std::function<DescriptionAnswer(const QString& description)>;
     /// Answers "export although the schedule has these errors?" (true: export anyway).
     using ErrorsPrompt = std::function<bool(const QStringList& errors)>;
+    /// Counts a nest's instructions on a target's core; runs on a worker thread. The default
+    /// is codegen::measureOnQemu; tests replace it.
+    using MeasureFunction = std::function<codegen::Measurement(const lower::LoopNest& nest, const std::string& target)>;
 
     explicit MainWindow(Options options, QWidget* parent = nullptr);
     explicit MainWindow(QWidget* parent = nullptr) : MainWindow(Options{}, parent) {}
@@ -83,6 +87,7 @@ public:
     void setReplacePrompt(ReplacePrompt prompt) { m_replacePrompt = std::move(prompt); }
     void setDescriptionPrompt(DescriptionPrompt prompt) { m_descriptionPrompt = std::move(prompt); }
     void setErrorsPrompt(ErrorsPrompt prompt) { m_errorsPrompt = std::move(prompt); }
+    void setMeasureFunction(MeasureFunction f) { m_measureFunction = std::move(f); }
     /// Where Save asks first for an untitled document: the folder the user last saved or
     /// opened a schedule in (never the examples), else their home.
     QString lastFolder() const;
@@ -127,7 +132,8 @@ public:
     void applyDefaultSizes();
     /// Exports the kernel with its harness into a temporary directory, counts its instructions
     /// on qemu (Cortex-M7/M4 targets) on a worker thread and shows the count beside the
-    /// estimate in the cost view.
+    /// estimate in the cost view. The count of the schedule shown is given to the workspace
+    /// (WorkspaceController::measured: stored with the variant when the schedule is its own).
     void measure();
 
 signals:
@@ -186,6 +192,7 @@ private:
     ReplacePrompt m_replacePrompt;
     DescriptionPrompt m_descriptionPrompt;
     ErrorsPrompt m_errorsPrompt;
+    MeasureFunction m_measureFunction;
     // The current selection, re-applied to the views after every change.
     QString m_selectedLoop;
     QStringList m_selectedTensors;

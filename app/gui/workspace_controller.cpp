@@ -1,6 +1,7 @@
 // The app's workspace: docks, variant actions, the journal's place and crash recovery.
 #include "workspace_controller.h"
 
+#include "codegen/measure.h"
 #include "compare_view.h"
 #include "edit_journal.h"
 #include "lower/loop_nest.h"
@@ -171,6 +172,12 @@ WorkspaceController::WorkspaceController(QMainWindow* window, ScheduleDocument* 
             emit message(error, 8000);
     });
 
+    // Another document: it is no variant until openVariant, restore or a save says so, and
+    // the last measurement was of the one before.
+    connect(doc, &ScheduleDocument::opening, this, [this] {
+        setCurrent(std::nullopt);
+        m_measured.reset();
+    });
     connect(doc, &ScheduleDocument::opened, this, &WorkspaceController::onOpened);
     // Variants another program adds (the CLI, a search streaming its front) appear while the
     // dock is in view: a cheap stamp of the variants is compared now and then.
@@ -265,8 +272,18 @@ void WorkspaceController::onOpened(const QString& path)
                      .arg(QDir::toNativeSeparators(folder)));
 }
 
+void WorkspaceController::setCurrent(std::optional<int64_t> id)
+{
+    m_current = id;
+    m_journal->setVariant(m_current);
+    m_variants->setCurrent(m_current);
+}
+
 void WorkspaceController::use(std::unique_ptr<store::Workspace> ws, bool chosen, const QString& why)
 {
+    // A variant id means nothing in another workspace.
+    if (!m_ws || !ws || m_ws->path() != ws->path())
+        setCurrent(std::nullopt);
     m_ws = std::move(ws);
     m_chosen = chosen && m_ws;
     if (m_ws) {
@@ -421,11 +438,22 @@ std::optional<int64_t> WorkspaceController::saveVariant(const QString& name, con
     auto id = m_ws->addVariant(v);
     if (!id)
         return fail(qs(id.errorText()));
-    m_current = *id;
-    m_journal->setVariant(m_current);
+    setCurrent(*id);
+    // A measurement of this very schedule (taken before it was saved) belongs to the variant.
+    QString measuredNote;
+    if (m_measured) {
+        auto saved = m_ws->variant(*id);
+        if (saved && store::isStoredSchedule(*saved, m_measured->schedule, m_measured->kernelText, m_measured->targetText)) {
+            store::Measurement m = m_measured->measurement;
+            m.variantId = *id;
+            auto stored = m_ws->addMeasurement(m);
+            measuredNote = stored ? tr(" with its measured count (%L1 instructions)").arg(qlonglong(m.instructions))
+                                  : tr(" (its measured count was not stored: %1)").arg(qs(stored.errorText()));
+        }
+    }
     refresh();
     m_variants->selectVariant(*id);
-    emit message(tr("Saved the variant %1 in %2").arg(name, QFileInfo(qs(m_ws->path())).fileName()), 6000);
+    emit message(tr("Saved the variant %1%2 in %3").arg(name, measuredNote, QFileInfo(qs(m_ws->path())).fileName()), 6000);
     return *id;
 }
 
@@ -525,9 +553,7 @@ bool WorkspaceController::openVariant(int64_t id, QString* error)
     source.untitledName = tr("%1 (variant)").arg(qs(v->name));
     if (!m_doc->openText(source, error))
         return false;
-    m_current = id;
-    m_journal->setVariant(m_current);
-    m_variants->setCurrent(m_current);
+    setCurrent(id);
     QStringList changed;
     for (const auto& [what, file] : {std::pair{tr("kernel"), *kernel}, std::pair{tr("target"), *target}})
         if (store::diskState(file, builtinText()) != store::DiskState::Same)
@@ -586,10 +612,8 @@ bool WorkspaceController::deleteVariant(int64_t id, bool askFirst, QString* erro
             *error = qs(r.errorText());
         return false;
     }
-    if (m_current == id) {
-        m_current.reset();
-        m_journal->setVariant(std::nullopt);
-    }
+    if (m_current == id)
+        setCurrent(std::nullopt);
     refresh();
     emit message(tr("Deleted the variant %1").arg(qs(v->name)), 5000);
     return true;
@@ -620,6 +644,15 @@ void WorkspaceController::askCompare(int64_t a, int64_t b)
 }
 
 bool WorkspaceController::compare(int64_t a, int64_t b, QString* error)
+{
+    if (!fillComparison(a, b, error))
+        return false;
+    m_compareWindow->show();
+    m_compareWindow->raise();
+    return true;
+}
+
+bool WorkspaceController::fillComparison(int64_t a, int64_t b, QString* error)
 {
     if (!m_ws)
         return false;
@@ -653,9 +686,41 @@ bool WorkspaceController::compare(int64_t a, int64_t b, QString* error)
     c.note = notes.join(QStringLiteral("\n"));
     m_compare->setComparison(c);
     m_compareWindow->setWindowTitle(tr("Compare %1 and %2").arg(c.nameA, c.nameB));
-    m_compareWindow->show();
-    m_compareWindow->raise();
     return true;
+}
+
+QString WorkspaceController::measured(const codegen::Measurement& m)
+{
+    PendingMeasurement pending{store::measurementOf(m, 0), m_doc->stateFile(), m_doc->kernelText(), m_doc->targetText()};
+    pending.measurement.measuredAt = QDateTime::currentMSecsSinceEpoch();
+    m_measured = std::move(pending);
+    if (!m_ws)
+        return QString();
+    const QString file = QFileInfo(workspacePath()).fileName();
+    if (m_ws->isReadOnly())
+        return tr("Not stored in the workspace: %1 is read-only").arg(file);
+    const std::optional<store::Variant> v = m_current ? m_ws->variant(*m_current) : std::nullopt;
+    if (!v)
+        return tr("Not stored in the workspace: the schedule is not a variant of %1 (Save as variant stores it with this count)").arg(file);
+    const QString name = qs(v->name);
+    // Only a count of exactly the stored schedule may describe the variant: after an edit it
+    // would show beside figures of another schedule.
+    if (!store::isStoredSchedule(*v, m_measured->schedule, m_measured->kernelText, m_measured->targetText))
+        return tr("Not stored with the variant %1: the schedule differs from the variant as saved (Save as variant stores it with this count)")
+            .arg(name);
+    store::Measurement sm = m_measured->measurement;
+    sm.variantId = v->id;
+    auto stored = m_ws->addMeasurement(sm);
+    if (!stored)
+        return tr("Not stored with the variant %1: %2").arg(name, qs(stored.errorText()));
+    refresh();
+    // The dock is narrow: its measured column may be out of view.
+    m_variants->revealCell(v->id, VariantsModel::Measured);
+    // An open comparison of the variant shows the new count too.
+    const VariantComparison& shown = m_compare->comparison();
+    if (m_compareWindow->isVisible() && (shown.a == v->id || shown.b == v->id))
+        fillComparison(shown.a, shown.b, nullptr);
+    return tr("Stored with the variant %1 in %2").arg(name, file);
 }
 
 std::vector<WorkspaceController::Recovery> WorkspaceController::findRecoverable() const
@@ -772,9 +837,7 @@ bool WorkspaceController::restore(const Recovery& r, QString* error)
         return false;
     // The restored document journals into a session of its own now: the old one is done.
     (void)(*ws)->closeJournal(r.what.session.id);
-    m_current = r.what.session.variantId;
-    m_journal->setVariant(m_current);
-    m_variants->setCurrent(m_current);
+    setCurrent(r.what.session.variantId);
     emit message(tr("Restored %1").arg(r.description), 10000);
     return true;
 }

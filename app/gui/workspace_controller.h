@@ -3,6 +3,7 @@
 // the offer to restore what a crash left unsaved.
 #pragma once
 
+#include "sched/schedule_file.h"
 #include "store/records.h"
 
 #include <QObject>
@@ -19,6 +20,9 @@ class QDockWidget;
 class QMainWindow;
 class QMenu;
 
+namespace loopscope::codegen {
+struct Measurement;
+}
 namespace loopscope::store {
 class Workspace;
 }
@@ -90,8 +94,15 @@ public:
     bool deleteVariant(int64_t id, bool ask = true, QString* error = nullptr);
     /// Shows the Compare window on A and B.
     bool compare(int64_t a, int64_t b, QString* error = nullptr);
-    /// The variant the open document was opened from or last saved as.
+    /// The variant the open document was opened from or last saved as (forgotten when another
+    /// document is opened or another workspace used).
     std::optional<int64_t> currentVariant() const { return m_current; }
+    /// A successful measurement of the document as it is now (Schedule > Measure). Stored with
+    /// the current variant when the document's schedule is the one stored as that variant
+    /// (steps, parameters, kernel and target texts); otherwise nothing is written, and the
+    /// next Save as variant of this same schedule stores it with the new variant. Returns what
+    /// was done, for the status bar ("" when no workspace is in use).
+    QString measured(const codegen::Measurement& m);
 
     // ---- Crash recovery ------------------------------------------------------------------------
     struct Recovery {
@@ -134,6 +145,9 @@ private:
     bool ask(const QString& title, const QString& question);
     void warn(const QString& title, const QString& text);
     QString documentFolder() const;
+    void setCurrent(std::optional<int64_t> id);
+    /// Fills the Compare window with A and B (without showing it).
+    bool fillComparison(int64_t a, int64_t b, QString* error);
 
     QMainWindow* m_window;
     ScheduleDocument* m_doc;
@@ -141,6 +155,14 @@ private:
     std::unique_ptr<store::Workspace> m_ws;
     bool m_chosen = false;   ///< opened or created by the user (kept for untitled documents)
     std::optional<int64_t> m_current;
+    /// The document's last measurement and the schedule it counted, for Save as variant.
+    struct PendingMeasurement {
+        store::Measurement measurement;
+        sched::ScheduleFile schedule;
+        std::string kernelText;
+        std::string targetText;
+    };
+    std::optional<PendingMeasurement> m_measured;
     EditJournal* m_journal = nullptr;
     VariantsView* m_variants = nullptr;
     CompareView* m_compare = nullptr;

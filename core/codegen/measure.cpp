@@ -57,6 +57,14 @@ int runCaptured(const std::string& command, std::string& output)
 
 } // namespace detail
 
+std::string armCompilerVersion()
+{
+    std::string v;
+    detail::runCaptured("arm-none-eabi-gcc -dumpversion 2>/dev/null", v);
+    v = v.substr(0, v.find_first_of("\r\n"));
+    return v.empty() ? "unknown" : v;
+}
+
 Measurement measureOnQemu(const lower::LoopNest& nest, const std::string& targetName)
 {
     namespace fs = std::filesystem;
@@ -85,8 +93,12 @@ Measurement measureOnQemu(const lower::LoopNest& nest, const std::string& target
     const int status = detail::runCaptured("make -s -C '" + dir.string() + "' insns-" + core + " 2>&1", output);
     if (status < 0)
         m.error = "cannot run make";
-    else if (status == 0 && parseInstructionCounts(output, m))
+    else if (status == 0 && parseInstructionCounts(output, m)) {
         m.ok = true;
+        // The harness's Makefile compiles with $(ARM_PREFIX)gcc, arm-none-eabi-gcc by default.
+        m.compiler = "arm-none-eabi-gcc";
+        m.compilerVersion = armCompilerVersion();
+    }
     else
         m.error = "measuring failed (needs arm-none-eabi-gcc and qemu-system-arm):\n" + output;
     fs::remove_all(dir, ec);

@@ -17,11 +17,16 @@ struct Measurement {
     std::string machine;              ///< e.g. "qemu mps2-an500 (Cortex-M7)"
     long long kernelInstructions = 0;  ///< the kernel's own code (the DMA hooks excluded)
     long long copyInstructions = 0;    ///< the default DMA hooks' copies (hooks + memcpy)
+    std::string compiler;             ///< what compiled the harness ("arm-none-eabi-gcc")
+    std::string compilerVersion;      ///< its -dumpversion ("unknown" when it does not say)
     std::string error;                ///< why it could not be measured
 };
 
 /// Measures on the core of `targetName` ("cortex-m7" or "cortex-m4"; anything else is refused).
 Measurement measureOnQemu(const lower::LoopNest& nest, const std::string& targetName);
+
+/// The version arm-none-eabi-gcc reports (-dumpversion), "unknown" when it cannot be run.
+std::string armCompilerVersion();
 
 /// Reads the counts of the plugin's report line ("insns total=... kernel=<m> copies=<c> ...")
 /// in `output` into `m`; false when there is none.

@@ -63,4 +63,16 @@ Figures analyzeFigures(const sched::Program& program)
     return figuresOf(analysis::analyze(nest, *program.target));
 }
 
+Measurement measurementOf(const codegen::Measurement& m, int64_t variantId)
+{
+    Measurement out;
+    out.variantId = variantId;
+    out.machine = m.machine;
+    out.compiler = m.compiler.empty() ? "arm-none-eabi-gcc" : m.compiler;
+    out.compilerVersion = m.compilerVersion.empty() ? "unknown" : m.compilerVersion;
+    out.instructions = m.kernelInstructions;
+    out.projectVersion = projectVersion();
+    return out;
+}
+
 } // namespace loopscope::store

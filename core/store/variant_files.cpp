@@ -1,4 +1,4 @@
-// Variants from schedule files, rebuilt from stored texts, and written back.
+// Variants from schedule files, rebuilt from stored texts, compared with a schedule, and written back.
 #include "store/variant_files.h"
 
 #include "ir/kernel.h"
@@ -132,6 +132,15 @@ DiskState diskState(const StoredFile& f, const BuiltinTargetText& builtinText)
         return DiskState::Missing;
     }
     return contentHash(text) == f.hash ? DiskState::Same : DiskState::Changed;
+}
+
+bool isStoredSchedule(const Variant& v, const sched::ScheduleFile& schedule, const std::string& kernelText, const std::string& targetText)
+{
+    if (contentHash(kernelText) != v.kernelHash || contentHash(targetText) != v.targetHash)
+        return false;
+    auto stored = sched::parseScheduleFile(v.trace, "variant '" + v.name + "'");
+    // Steps compare without where they were written.
+    return stored && stored->params == schedule.params && stored->steps == schedule.steps;
 }
 
 Result<ExportedVariant> exportVariant(const Workspace& ws, const Variant& v, const std::string& schedulePath, const BuiltinTargetText& builtinText)

@@ -1,6 +1,6 @@
 // Between variants and files: a variant from a *.sched.yaml, a variant's program rebuilt from
-// the kernel and target texts stored with it, whether the files on disk still match, and a
-// variant written back as a *.sched.yaml.
+// the kernel and target texts stored with it, whether the files on disk still match, whether a
+// schedule is the one a variant stores, and a variant written back as a *.sched.yaml.
 #pragma once
 
 #include "common/diagnostic.h"
@@ -48,6 +48,11 @@ const char* diskStateName(DiskState s);
 /// Whether the file a StoredFile was read from still has the same text (a built-in target is
 /// compared with this build's).
 DiskState diskState(const StoredFile& f, const BuiltinTargetText& builtinText);
+
+/// Whether a schedule (its steps and kernel parameters) on a kernel and target read from these
+/// texts is the one stored as `v`: a figure or measurement of it then describes `v`. The
+/// description, notes and file names do not matter; a trace that does not parse is never `v`.
+bool isStoredSchedule(const Variant& v, const sched::ScheduleFile& schedule, const std::string& kernelText, const std::string& targetText);
 
 /// A variant as a *.sched.yaml text to be written at `schedulePath`: the kernel is referenced
 /// relative to it. When the kernel (or target) file on disk differs from the stored text or is

@@ -14,6 +14,7 @@
 #include "store/workspace.h"
 #include "target_loader.h"
 #include "variants_view.h"
+#include "workspace_app_support.h"
 #include "workspace_controller.h"
 
 #include <QDialog>
@@ -44,105 +45,7 @@
 
 using namespace loopscope;
 using namespace loopscope::ui;
-
-namespace {
-
-QString source(const QString& rel) { return QStringLiteral(LOOPSCOPE_SOURCE_DIR "/") + rel; }
-
-QByteArray readAll(const QString& path)
-{
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
-
-bool writeAll(const QString& path, const QByteArray& bytes)
-{
-    QFile f(path);
-    return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(bytes) == bytes.size();
-}
-
-/// A project folder: the matmul kernel and the tutorial's schedules naming it.
-void makeProject(const QString& dir)
-{
-    QDir().mkpath(dir);
-    QFile::copy(source("examples/kernels/matmul_f32.kernel.yaml"), dir + "/matmul_f32.kernel.yaml");
-    for (const QString& name : QDir(source("docs/tutorial")).entryList({"matmul_[1-6]*.sched.yaml"})) {
-        QByteArray text = readAll(source("docs/tutorial/") + name);
-        text.replace("kernel: ../../examples/kernels/matmul_f32.kernel.yaml", "kernel: matmul_f32.kernel.yaml");
-        writeAll(dir + "/" + name, text);
-    }
-    writeAll(dir + "/naive.sched.yaml", "kernel: matmul_f32.kernel.yaml\ntarget: cortex-m7\nsteps: []\n");
-}
-
-QString stepsText(const ScheduleDocument& doc)
-{
-    QStringList parts;
-    for (const auto& s : doc.steps())
-        parts << QString::fromStdString(sched::describe(s));
-    return parts.isEmpty() ? QStringLiteral("-") : parts.join(QLatin1Char('|'));
-}
-
-/// The Variants table's rows in the order shown.
-QStringList shownNames(VariantsView* view)
-{
-    QStringList names;
-    auto* model = view->table()->model();
-    for (int r = 0; r < model->rowCount(); ++r)
-        names << model->index(r, VariantsModel::Name).data().toString();
-    return names;
-}
-
-QString cell(VariantsView* view, const QString& name, int column)
-{
-    auto* model = view->table()->model();
-    for (int r = 0; r < model->rowCount(); ++r)
-        if (model->index(r, VariantsModel::Name).data().toString() == name)
-            return model->index(r, column).data().toString();
-    return QStringLiteral("<no row %1>").arg(name);
-}
-
-struct Window {
-    std::unique_ptr<MainWindow> w;
-    WorkspaceController* ws = nullptr;
-    QString nextName;
-    QString nextNotes;
-    bool confirm = true;
-};
-
-std::unique_ptr<Window> makeWindow(const QString& recovery)
-{
-    auto out = std::make_unique<Window>();
-    out->w = std::make_unique<MainWindow>(MainWindow::Options{false, false, recovery});
-    out->w->setSavePrompt([](const QString&) { return int(QMessageBox::Discard); });
-    out->w->setPathPrompt([](MainWindow::Prompt, const QString&) { return QString(); });
-    out->w->setDescriptionPrompt([](const QString&) { return MainWindow::DescriptionAnswer::Keep; });
-    out->ws = out->w->workspace();
-    Window* raw = out.get();
-    out->ws->setNamePrompt([raw](const QString&, QString& name, QString& notes) {
-        if (!raw->nextName.isEmpty())
-            name = raw->nextName;
-        notes = raw->nextNotes;
-        return true;
-    });
-    out->ws->setConfirmPrompt([raw](const QString&, const QString&) { return raw->confirm; });
-    out->ws->setFilePrompt([](bool, const QString&) { return QString(); });
-    out->ws->setRecoveryPrompt([](const QString&) { return WorkspaceController::RecoveryAnswer::Later; });
-    out->w->resize(1440, 900);
-    out->w->show();
-    QCoreApplication::processEvents();
-    return out;
-}
-
-sched::Step split(const std::string& loop, int64_t factor)
-{
-    sched::Step s;
-    s.primitive = sched::Primitive::Split;
-    s.loops = {loop};
-    s.factor = factor;
-    return s;
-}
-
-} // namespace
+using namespace loopscope::ui::wstest;
 
 class TestWorkspaceApp : public QObject {
     Q_OBJECT
@@ -303,12 +206,15 @@ private slots:
         // (That a workspace this user may not write opens read-only and lists every variant is
         // Store.RefusesANewerSchemaAndOpensReadOnlyFilesForReading, run as user nobody.)
         VariantsView view;
-        store::Variant v;
-        v.id = 7;
-        v.name = "kept";
+        VariantRow kept;
+        kept.variant.id = 7;
+        kept.variant.name = "kept";
+        VariantRow other;
+        other.variant.id = 8;
+        other.variant.name = "other";
         view.setWorkspace("/p/p.loopscope-workspace", true, "p.loopscope-workspace: read-only");
         view.setCanSave(true);
-        view.setRows({VariantRow{v}, VariantRow{store::Variant{8, "other"}}});
+        view.setRows({kept, other});
         view.selectVariant(7);
         QVERIFY(view.action("open")->isEnabled());
         QVERIFY(view.action("compare")->isEnabled());
@@ -317,7 +223,7 @@ private slots:
         QCOMPARE(view.table()->editTriggers(), QAbstractItemView::NoEditTriggers);
         QCOMPARE(view.action("save")->toolTip(), QStringLiteral("The workspace is read-only"));
         view.setWorkspace("/p/p.loopscope-workspace", false, "p.loopscope-workspace");
-        view.setRows({VariantRow{v}});
+        view.setRows({kept});
         view.selectVariant(7);
         for (const char* name : {"save", "duplicate", "rename", "delete", "open"})
             QVERIFY2(view.action(name)->isEnabled(), name);

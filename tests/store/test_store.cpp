@@ -845,6 +845,59 @@ TEST(Store, RebuildsAVariantFromItsStoredTextsAfterTheFilesChange)
     EXPECT_EQ(back->kernelText, kernel);
 }
 
+TEST(Store, AScheduleIsTheStoredOneWithItsStepsParametersKernelAndTarget)
+{
+    // What the app checks before it keeps a measurement with the variant the document came from.
+    ScratchDir dir("store");
+    fs::copy_file(sourceDir() + "/examples/kernels/matmul_f32.kernel.yaml", dir / "mm.kernel.yaml");
+    writeBytes(dir / "mm.sched.yaml", "kernel: mm.kernel.yaml\ntarget: cortex-m7\nparams: {M: 32}\ndescription: first\n"
+                                      "steps:\n  - split: {loop: i, factor: 4}\n");
+    auto nv = store::variantFromScheduleFile(dir / "mm.sched.yaml", targetParser(), builtinText());
+    ASSERT_TRUE(nv.ok()) << nv.errorText();
+    auto ws = createWs(dir / "w.loopscope-workspace");
+    const store::Variant v = *ws->variant(*ws->addVariant(*nv));
+    // The schedule as another program holds it: steps written elsewhere (other locations),
+    // another description and path.
+    auto same = sched::parseScheduleFile("# moved\nkernel: /elsewhere/mm.kernel.yaml\ntarget: cortex-m7\ndescription: other\n"
+                                         "params: {M: 32}\nsteps: [{split: {loop: i, factor: 4}}]\n", "copy");
+    ASSERT_TRUE(same.ok()) << same.errorText();
+    const std::string kernel = readText(dir / "mm.kernel.yaml");
+    const std::string target = builtinText()("cortex-m7");
+    EXPECT_TRUE(store::isStoredSchedule(v, *same, kernel, target));
+    // Another step, factor, parameter, kernel text or target is not the stored schedule.
+    auto other = *same;
+    other.steps[0].factor = 8;
+    EXPECT_FALSE(store::isStoredSchedule(v, other, kernel, target));
+    other = *same;
+    other.steps.push_back(other.steps[0]);
+    EXPECT_FALSE(store::isStoredSchedule(v, other, kernel, target));
+    other = *same;
+    other.params["M"] = 64;
+    EXPECT_FALSE(store::isStoredSchedule(v, other, kernel, target));
+    EXPECT_FALSE(store::isStoredSchedule(v, *same, kernel + "\n", target));
+    EXPECT_FALSE(store::isStoredSchedule(v, *same, kernel, builtinText()("cortex-m4")));
+    // A stored trace that does not parse describes nothing.
+    store::Variant broken = v;
+    broken.trace = "steps: [";
+    EXPECT_FALSE(store::isStoredSchedule(broken, *same, kernel, target));
+
+    // A measurement keeps its machine, compiler and version and the kernel's own instructions.
+    codegen::Measurement m;
+    m.ok = true;
+    m.machine = "qemu mps2-an500 (Cortex-M7)";
+    m.kernelInstructions = 1234;
+    m.copyInstructions = 99;
+    m.compiler = "arm-none-eabi-gcc";
+    m.compilerVersion = "12.2.1";
+    const store::Measurement sm = store::measurementOf(m, v.id);
+    EXPECT_EQ(sm.variantId, v.id);
+    EXPECT_EQ(sm.machine, m.machine);
+    EXPECT_EQ(sm.compiler, "arm-none-eabi-gcc");
+    EXPECT_EQ(sm.compilerVersion, "12.2.1");
+    EXPECT_EQ(sm.instructions, 1234);
+    EXPECT_EQ(sm.projectVersion, store::projectVersion());
+}
+
 TEST(Store, AScheduleThatDoesNotReplayIsRefusedWithItsStep)
 {
     auto nv = store::variantFromScheduleFile(sourceDir() + "/docs/tutorial/matmul_broken.sched.yaml", targetParser(), builtinText());
