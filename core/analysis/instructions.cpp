@@ -426,7 +426,7 @@ private:
     void findSharedOffsets()
     {
         for (size_t i = 0; i < m_n.values.size(); ++i)
-            if (isRegPlusConst(static_cast<int>(i)))
+            if (isRegPlusConst(static_cast<int>(i)) && !m_n.offsetFolded(static_cast<int>(i)))  // a folded offset is not added
                 m_offsetRegs.insert(m_n.values[m_n.values[i].a].reg);
     }
 

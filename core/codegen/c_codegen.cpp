@@ -2,6 +2,7 @@
 // the cost model counts is what the firmware does (every transfer goes through the DMA hooks).
 #include "codegen/c_codegen.h"
 
+#include "codegen/c_fold.h"
 #include "codegen/c_writer.h"
 
 #include <algorithm>
@@ -76,7 +77,7 @@ LS_UNUSED static inline int ls_floormod(int a, int b) { return a - ls_floordiv(a
 /// How the kernel indexes a tensor, which documents its layout: ", written as O[n, oh, ow, k]" or
 /// ", read as F[k, r, s, c]" (the first stage that uses it), or ", indexed by channel k" for a
 /// requantization parameter.
-std::string layoutNote(const ir::Kernel& k, int t)
+std::string layoutNote(const ir::Kernel& k, int t, bool folded)
 {
     auto text = [&](const ir::Stage& st, const ir::Access& a) {
         std::string out = k.tensors[t].name + "[";
@@ -92,9 +93,16 @@ std::string layoutNote(const ir::Kernel& k, int t)
                 return ", read as " + text(st, a);
         if (st.requant && st.requant->channel
             && (st.requant->bias == t || st.requant->multiplier.tensor == t || st.requant->shift.tensor == t))
-            return ", indexed by output channel " + ir::affineToString(st, *st.requant->channel);
+            return ", indexed by output channel " + ir::affineToString(st, *st.requant->channel)
+                + (folded && st.requant->bias == t ? " (pass " + cIdentifier(k.name) + "_prepare's " + cIdentifier(k.tensors[t].name) + "_folded)" : "");
     }
     return "";
+}
+
+/// Whether tensor t is a bias the kernel takes with the input offset folded in.
+bool isFoldedBias(const LoopNest& n, int t)
+{
+    return std::any_of(n.offsetFolds.begin(), n.offsetFolds.end(), [t](const lower::OffsetFold& f) { return f.bias == t; });
 }
 
 std::vector<int> parameters(const LoopNest& n)
@@ -257,7 +265,7 @@ std::string CWriter::run()
            << (buf.role == Buffer::Role::Accumulator ? "accumulator" : buf.role == Buffer::Role::Intermediate ? "intermediate" : buf.write ? "cache_write" : "cache_read")
            << " of " << m_k.tensors[buf.tensor].name << shapeText(buf.shape) << " in " << levelName(buf.level) << (buf.doubleBuffer ? ", double-buffered" : "") << " */\n";
     }
-    os << "\n" << signature(m_n) << "\n{\n";
+    os << "\n" << prepareFunctionC(m_n) << signature(m_n) << "\n{\n";
     m_os = &os;
     m_indent = 1;
     stmt(m_n.root);
@@ -418,8 +426,14 @@ std::string CWriter::value(int v) const
     switch (n.op) {
     case ValueNode::Op::Const: return m_k.isFloatKernel() ? floatLiteral(n.floatValue) : std::to_string(n.intValue);
     case ValueNode::Op::Reg: return m_reg[n.reg];
-    case ValueNode::Op::Add: return "(" + value(n.a) + " + " + value(n.b) + ")";
-    case ValueNode::Op::Sub: return "(" + value(n.a) + " - " + value(n.b) + ")";
+    case ValueNode::Op::Add:
+        if (m_n.offsetFolded(v))
+            return value(n.a);  // the offset is in the bias (<kernel>_prepare)
+        return "(" + value(n.a) + " + " + value(n.b) + ")";
+    case ValueNode::Op::Sub:
+        if (m_n.offsetFolded(v))
+            return value(n.a);
+        return "(" + value(n.a) + " - " + value(n.b) + ")";
     case ValueNode::Op::Mul: return "(" + value(n.a) + " * " + value(n.b) + ")";
     case ValueNode::Op::Neg: return "(-" + value(n.a) + ")";
     }
@@ -640,7 +654,7 @@ std::string generateHeader(const LoopNest& n)
         const ir::Tensor& ten = k.tensors[t];
         std::string role = k.isInput(t) ? "input" : k.isIntermediate(t) ? "workspace (intermediate)" : "output";
         os << " *   " << cIdentifier(ten.name) << ": " << ir::dtypeName(ten.dtype) << shapeText(ten.shape) << ", " << role
-           << layoutNote(k, t) << "\n";
+           << layoutNote(k, t, isFoldedBias(n, t)) << "\n";
     }
     for (const auto& st : k.stages)
         if (st.requant) {
@@ -653,7 +667,9 @@ std::string generateHeader(const LoopNest& n)
                << (rq.shift.tensor >= 0 ? k.tensors[rq.shift.tensor].name + "[channel]" : std::to_string(rq.shift.value))
                << (rq.channel ? ", channel = " + ir::affineToString(st, *rq.channel) : std::string()) << ".\n";
         }
-    os << " */\n" << signature(n) << ";\n\n";
+    os << prepareNoteC(n) << " */\n" << signature(n) << ";\n\n";
+    if (!n.offsetFolds.empty())
+        os << "/* The biases with the input offsets folded in; once per set of weights, before the kernel. */\n" << prepareSignatureC(n) << ";\n\n";
     os << "/* Names of the transfers passed to loopscope_dma_copy: \"tensor from to\". */\nextern const char *const " << kid << "_transfers[];\n#define "
        << upper(kid) << "_TRANSFER_COUNT " << detail::transfersOf(n).size() << "\n\n";
     os << "/* DMA hooks every transfer between memory levels goes through (weak memcpy defaults are in\n"

@@ -126,6 +126,10 @@ bool operandOf(const LoopNest& n, int valueId, const std::map<int, const Stmt*>&
     }
     if ((v.op == ValueNode::Op::Add || v.op == ValueNode::Op::Sub) && n.values[v.b].op == ValueNode::Op::Const) {
         const Stmt* l = loaded(v.a);
+        if (l && n.offsetFolded(valueId)) {
+            out = {l, 0, 0, 0};  // the offset is in the bias
+            return true;
+        }
         const int64_t c = n.values[v.b].intValue * (v.op == ValueNode::Op::Sub ? -1 : 1);
         // The sum must stay an int16 lane (int8 values plus the offset).
         if (l && c >= -32768 + 128 && c <= 32767 - 128) {

@@ -2,6 +2,7 @@
 // written straight from the kernel (independent of the schedule), comparison, checksum, and
 // DMA hooks that count the bytes of every transfer.
 #include "codegen/c_codegen.h"
+#include "codegen/c_fold.h"
 #include "codegen/c_decisions.h"
 #include "codegen/gemmini_codegen.h"
 
@@ -109,6 +110,9 @@ public:
         const GemminiSignature sig = m_gemmini ? gemminiSignature(m_n) : GemminiSignature{};
         if (sig.initRow)
             os << "static int32_t t_" << sig.initName << "[" << sig.initElements << "];\n";
+        if (!m_gemmini)
+            for (const lower::OffsetFold& f : m_n.offsetFolds)
+                os << "static int32_t t_" << foldedBiasName(m_n, f) << "[" << m_k.tensors[f.bias].elements() << "];\n";
         for (size_t t = 0; t < m_k.tensors.size(); ++t) {
             const ir::Tensor& ten = m_k.tensors[t];
             if (isParameter(static_cast<int>(t)))
@@ -139,6 +143,15 @@ public:
         os << "static uint32_t ls_fnv(uint32_t h, uint32_t v)\n{\n    int b;\n    for (b = 0; b < 4; ++b) {\n        h ^= (v >> (8 * b)) & 0xffu;\n        h *= 16777619u;\n    }\n    return h;\n}\n\n";
         os << "int main(void)\n{\n    long i, mismatches = 0;\n    uint32_t checksum = 2166136261u;\n    int t;\n    fill_inputs();\n"
            << (hasRequantize() ? "    mismatches += check_requantize();\n" : "");
+        if (!m_gemmini && !m_n.offsetFolds.empty()) {
+            // The kernel takes the biases with the input offset folded in; the reference the model's.
+            os << "    " << kid << "_prepare(";
+            for (int t : prepareInputs(m_n))
+                os << "t_" << cIdentifier(m_k.tensors[t].name) << ", ";
+            for (size_t f = 0; f < m_n.offsetFolds.size(); ++f)
+                os << (f ? ", " : "") << "t_" << foldedBiasName(m_n, m_n.offsetFolds[f]);
+            os << ");\n";
+        }
         if (sig.initRow) {
             os << "    " << kid << "_prepare(";
             for (int t : sig.prepareParams)
@@ -150,7 +163,11 @@ public:
         for (size_t t = 0; t < m_k.tensors.size(); ++t) {
             if (!isParameter(static_cast<int>(t)))
                 continue;
-            os << (first ? "" : ", ") << "t_" << cIdentifier(m_k.tensors[t].name);
+            std::string name = cIdentifier(m_k.tensors[t].name);
+            for (const lower::OffsetFold& f : m_n.offsetFolds)
+                if (!m_gemmini && f.bias == static_cast<int>(t))
+                    name = foldedBiasName(m_n, f);
+            os << (first ? "" : ", ") << "t_" << name;
             first = false;
         }
         if (sig.initRow)

@@ -206,6 +206,20 @@ struct MatmulOp {
     int64_t offsetA = 0;                         ///< the offset folded into the initial value (for printing)
 };
 
+/// A stage whose input offset the C export folds into its bias: without padding,
+/// sum((x + offset) * w) over the reduction is sum(x * w) + offset * sum(w), the second term one
+/// number per output channel. The export's <kernel>_prepare computes bias + offset * sum(w) once
+/// per set of weights and the kernel, given that folded bias, multiplies the raw inputs
+/// (docs/export.md). The interpreter and the cost model's traffic ignore folds: they run the
+/// kernel as written, which gives the same outputs.
+struct OffsetFold {
+    int stage = -1;
+    int input = -1;      ///< tensor x whose offset is folded
+    int weights = -1;    ///< tensor w summed over the reduction
+    int bias = -1;       ///< the stage's bias, which the folded kernel takes with the offset in it
+    int64_t offset = 0;
+};
+
 /// A lowered program: owns the index and value pools, the statements and the buffers.
 struct LoopNest {
     std::shared_ptr<const ir::Kernel> kernel;
@@ -220,10 +234,14 @@ struct LoopNest {
     std::vector<sched::Step> trace;            ///< the schedule it came from (for messages)
     std::vector<sched::CacheStage> caches;     ///< Program::caches (Buffer::cache indexes it)
     std::vector<MatmulOp> matmuls;             ///< Stmt::Kind::Matmul statements' operations
+    std::vector<OffsetFold> offsetFolds;       ///< findOffsetFolds (the C export's)
+    std::vector<uint8_t> foldedValues;         ///< per value: an `x + offset` of a fold (the C export reads x alone)
     int root = -1;
 
     /// Local (buffer) index of a global tensor index in a buffer, per dimension.
     IndexId localIndex(const Buffer& b, int dim, IndexId global);
+    /// Whether value `v` is `x + offset` whose offset the C export folds into the bias.
+    bool offsetFolded(int v) const { return v >= 0 && static_cast<size_t>(v) < foldedValues.size() && foldedValues[v] != 0; }
 };
 
 /// Lowers a scheduled program to its loop nest.

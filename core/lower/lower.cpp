@@ -1,6 +1,7 @@
 // Lowering: kernel + schedule -> loop nest. Places every stage's loops, guards, cache
 // stages, producers computed at a loop, the accumulator and hoisted loads.
 #include "lower/loop_nest.h"
+#include "lower/offset_fold.h"
 #include "lower/tensorize_lower.h"
 
 #include <algorithm>
@@ -1060,6 +1061,11 @@ private:
 
 } // namespace
 
-LoopNest lower(const sched::Program& program) { return Lowerer(program).run(); }
+LoopNest lower(const sched::Program& program)
+{
+    LoopNest nest = Lowerer(program).run();
+    findOffsetFolds(nest);
+    return nest;
+}
 
 } // namespace loopscope::lower

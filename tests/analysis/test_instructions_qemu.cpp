@@ -61,8 +61,10 @@ const std::map<std::string, double> kExampleBounds = {
     // does not count.
     {"conv2d_int8_tflite_small.sched.yaml", 0.27},          // -13.9% / -25.6%
     {"conv2d_s2_int8_tflite_small.sched.yaml", 0.20},       // -10.3% / -18.6%
-    {"dense_int8_dsp.sched.yaml", 0.19},                    //  -0.2% / -17.6%
-    {"pointwise_conv_int8_tflite_small.sched.yaml", 0.12},  //  +1.7% / -10.7%
+    // With the input offset folded into the bias (item 1), the M7/M4 code shrinks more than the
+    // model counts (SXTB16 for SXTAB16 is one for one; the compiler gains a register):
+    {"dense_int8_dsp.sched.yaml", 0.19},                    //  -0.0% / -16.2% (before the fold -0.2% / -17.6%)
+    {"pointwise_conv_int8_tflite_small.sched.yaml", 0.12},  //  +5.5% / -9.0% (before +1.7% / -10.7%)
     // Issue 13 item 3 (2026-12-05): the depthwise channel multiplier, 3x3 taps unrolled, each
     // behind its padding guard, two accumulators; the model undercounts the guarded taps.
     {"depthwise_conv_int8_mult_tflite_unrolled.sched.yaml", 0.13},  // -11.8% / -9.7%

@@ -173,6 +173,21 @@ LS_UNUSED static inline int32_t ls_requantize(int32_t acc, int32_t multiplier, i
 static int8_t X_SRAM[1024] LOOPSCOPE_SRAM LOOPSCOPE_ALIGNED(32);  /* cache_read of X[4][256] in SRAM */
 static int8_t Wt_SRAM[2][4096] LOOPSCOPE_SRAM LOOPSCOPE_ALIGNED(32);  /* cache_read of Wt[16][256] in SRAM, double-buffered */
 
+/* The biases with the input offsets folded in (docs/export.md): per output channel, bias + offset x the sum
+   of the weights over the reduction, so that the kernel multiplies the raw inputs. Run once per set of
+   weights; its instructions are not the kernel's. */
+void dense_int8_prepare(const int8_t *LOOPSCOPE_RESTRICT Wt, const int32_t *LOOPSCOPE_RESTRICT bias, int32_t *LOOPSCOPE_RESTRICT bias_folded)
+{
+    /* Y: bias_folded[o] = bias[o] + 128 * (the sum of Wt over the reduction) */
+    for (int o = 0; o < 64; ++o) {
+        int32_t sum = 0;
+        for (int i = 0; i < 256; ++i) {
+            sum += Wt[o * 256 + i];
+        }
+        bias_folded[o] = bias[o] + (128) * sum;
+    }
+}
+
 void dense_int8(const int8_t *LOOPSCOPE_RESTRICT X, const int8_t *LOOPSCOPE_RESTRICT Wt, const int32_t *LOOPSCOPE_RESTRICT bias, int8_t *LOOPSCOPE_RESTRICT Y)
 {
     /* X: DRAM -> SRAM */
@@ -218,25 +233,25 @@ void dense_int8(const int8_t *LOOPSCOPE_RESTRICT X, const int8_t *LOOPSCOPE_REST
                             const int i_inner = 0;
                             const int32_t r_x = X_SRAM[b * 256 + i_outer * 4 + i_inner];
                             const int32_t r_wt = Wt_SRAM[(o_outer & 1)][o_inner * 256 + i_outer * 4 + i_inner];
-                            acc_Y += (r_x + 128) * r_wt;
+                            acc_Y += r_x * r_wt;
                         }
                         {
                             const int i_inner = 1;
                             const int32_t r_x = X_SRAM[b * 256 + i_outer * 4 + i_inner];
                             const int32_t r_wt = Wt_SRAM[(o_outer & 1)][o_inner * 256 + i_outer * 4 + i_inner];
-                            acc_Y += (r_x + 128) * r_wt;
+                            acc_Y += r_x * r_wt;
                         }
                         {
                             const int i_inner = 2;
                             const int32_t r_x = X_SRAM[b * 256 + i_outer * 4 + i_inner];
                             const int32_t r_wt = Wt_SRAM[(o_outer & 1)][o_inner * 256 + i_outer * 4 + i_inner];
-                            acc_Y += (r_x + 128) * r_wt;
+                            acc_Y += r_x * r_wt;
                         }
                         {
                             const int i_inner = 3;
                             const int32_t r_x = X_SRAM[b * 256 + i_outer * 4 + i_inner];
                             const int32_t r_wt = Wt_SRAM[(o_outer & 1)][o_inner * 256 + i_outer * 4 + i_inner];
-                            acc_Y += (r_x + 128) * r_wt;
+                            acc_Y += r_x * r_wt;
                         }
                     }
                     Y[o_outer * 16 + b * 64 + o_inner] = (int8_t)LS_SAT(ls_requantize(acc_Y, 1518500250, -12, -2), 8, -128, 127);

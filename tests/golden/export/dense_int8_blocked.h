@@ -19,12 +19,17 @@ extern "C" {
  * the index the kernel uses it by, which gives its layout (the names are the kernel's axes):
  *   X: int8[4][256], input, read as X[b, i]
  *   Wt: int8[64][256], input, read as Wt[o, i]
- *   bias: int32[64], input, indexed by output channel o
+ *   bias: int32[64], input, indexed by output channel o (pass dense_int8_prepare's bias_folded)
  *   Y: int8[4][64], output, written as Y[b, o]
  * Requantization of Y (TFLite / CMSIS-NN convention): out = clamp(MultiplyByQuantizedMultiplier(acc + bias[channel], multiplier, shift) + -2, -128, 127),
  *   multiplier 1518500250, shift -12, channel = o.
+ * Input offset folded into the bias (docs/export.md): Y multiplies the raw X and takes as `bias` the output bias_folded of dense_int8_prepare,
+ *   bias + 128 * (the sum of Wt over the reduction) per channel: call it once per set of weights, and pass its result, not the model's bias.
  */
 void dense_int8(const int8_t *LOOPSCOPE_RESTRICT X, const int8_t *LOOPSCOPE_RESTRICT Wt, const int32_t *LOOPSCOPE_RESTRICT bias, int8_t *LOOPSCOPE_RESTRICT Y);
+
+/* The biases with the input offsets folded in; once per set of weights, before the kernel. */
+void dense_int8_prepare(const int8_t *LOOPSCOPE_RESTRICT Wt, const int32_t *LOOPSCOPE_RESTRICT bias, int32_t *LOOPSCOPE_RESTRICT bias_folded);
 
 /* Names of the transfers passed to loopscope_dma_copy: "tensor from to". */
 extern const char *const dense_int8_transfers[];
