@@ -29,7 +29,7 @@ namespace {
 constexpr size_t kMaxCopyDims = 8;
 
 /// Largest body (loopBodySize) of a two-iteration loop that GCC -O2 unrolls completely.
-constexpr int kSmallLoopBody = 16;
+constexpr int kSmallLoopBody = 18;
 
 struct FeatureInfo {
     InsnFeature feature;
@@ -58,7 +58,8 @@ constexpr FeatureInfo kFeatures[] = {
     {InsnFeature::IndexOp, "index_op", "address", 2},
     {InsnFeature::Guard, "guard", "guards", 2},
     {InsnFeature::GuardFlag, "guard_flag", "guards", 1},
-    {InsnFeature::Requantize, "requantize", "requantize", 20},
+    {InsnFeature::Requantize, "requantize", "requantize", 11},
+    {InsnFeature::RequantizeChannel, "requantize_channel", "requantize", 9},
     {InsnFeature::DspWord, "dsp_word", "loads", 1},
     {InsnFeature::DspUnpack, "dsp_unpack", "alu", 1},
     {InsnFeature::DspPack, "dsp_pack", "alu", 1},
@@ -132,7 +133,6 @@ public:
         std::optional<codegen::DspLoop> dsp;
         int64_t trips = 0;
         int size = 0;             ///< loopBodySize (For) or the statement's own size
-        bool branch = false;      ///< an If or a copy (a call) inside
         bool calls = false;       ///< a copy (a call) inside
         bool keptInside = false;  ///< a kept loop inside
         bool zeroes = false;      ///< only zeroes accumulators in memory (and has at least one)
@@ -156,7 +156,6 @@ private:
         for (int c : s.body) {
             const Stmt& b = m_n.stmts[c];
             const Info& ci = m_info[c];
-            in.branch = in.branch || ci.branch || b.kind == Stmt::Kind::If || b.kind == Stmt::Kind::Copy;
             in.calls = in.calls || ci.calls || b.kind == Stmt::Kind::Copy;
             in.keptInside = in.keptInside || ci.kept || ci.keptInside;
             onlyZeroes = onlyZeroes && ci.onlyZeroes;
@@ -185,10 +184,12 @@ private:
             in.memset = in.onlyZeroes && in.zeroes;
             // Unrolled loops, and vectorized ones the generator writes out, are straight-line code.
             const bool loopy = s.loopKind != sched::LoopKind::Unrolled && !in.writtenOut && in.trips > 1 && !in.memset;
-            // A two-iteration loop around a guard stays a loop unless one of the two copies
-            // proves the guard and drops it (GCC's complete unrolling then makes the code smaller).
+            // GCC -O2 unrolls a two-iteration loop completely when that does not make the code
+            // larger (cunroll: 2/3 of twice the body without the counter's statements, at most the
+            // body): an innermost loop around a few statements, guarded or not (measured on 528
+            // two-iteration loops of random schedules: kept above about 18 statements of loopBodySize).
             in.kept = loopy
-                && (in.trips > 2 || in.keptInside || in.calls || in.size > kSmallLoopBody || (in.branch && !copyDropsAGuard(s, s.slot)));
+                && (in.trips > 2 || in.keptInside || in.calls || in.size > kSmallLoopBody);
             break;
         }
         case Stmt::Kind::Block:
@@ -212,62 +213,6 @@ private:
         case Stmt::Kind::Matmul:
         case Stmt::Kind::Fill: in.size = 0; in.onlyZeroes = false; break;
         }
-    }
-
-    /// A lower bound of `form` (a linear form of slots; nullopt when it has other terms) with
-    /// `slot` fixed to `value` and every other slot over its whole range.
-    std::optional<int64_t> minimum(const std::vector<std::pair<int, int64_t>>& form, int64_t constant, int slot, int64_t value) const
-    {
-        int64_t lo = constant;
-        for (const auto& [atom, c] : form) {
-            if (atom < 0)
-                return std::nullopt;
-            lo += atom == slot ? c * value : std::min<int64_t>(0, c * (m_n.slotExtents[atom] - 1));
-        }
-        return lo;
-    }
-
-    /// expr - bound (sign 1) or bound - expr (sign -1) as a linear form, when both are linear.
-    bool difference(IndexId expr, IndexId bound, int sign, std::vector<std::pair<int, int64_t>>& form, int64_t& constant) const
-    {
-        form.clear();
-        constant = 0;
-        for (auto [e, k] : {std::pair{expr, sign}, std::pair{bound, -sign}}) {
-            const lower::IndexPool::Node& nd = m_n.index.node(e);
-            if (nd.op != lower::IndexPool::Node::Op::Linear)
-                return false;
-            constant += k * nd.constant;
-            for (const auto& t : nd.terms)
-                form.push_back({t.atom, k * t.coeff});
-        }
-        return true;
-    }
-
-    /// Whether, with `slot` fixed to 0 or 1, every bound of some guard in `s`'s body holds.
-    bool copyDropsAGuard(const Stmt& s, int slot) const
-    {
-        std::vector<std::pair<int, int64_t>> form;
-        int64_t constant = 0;
-        for (int c : s.body) {
-            const Stmt& b = m_n.stmts[c];
-            if (b.kind == Stmt::Kind::If) {
-                for (int64_t value : {0, 1}) {
-                    bool all = true;
-                    for (const Cond& cond : b.conds)
-                        for (auto [bound, sign] : {std::pair{cond.lo, 1}, std::pair{cond.hi, -1}}) {
-                            if (bound == kNoIndex || !all)
-                                continue;
-                            const std::optional<int64_t> lo = difference(cond.expr, bound, sign, form, constant) ? minimum(form, constant, slot, value) : std::nullopt;
-                            all = lo && *lo >= 0;
-                        }
-                    if (all)
-                        return true;
-                }
-            }
-            if ((b.kind == Stmt::Kind::If || b.kind == Stmt::Kind::Block || b.kind == Stmt::Kind::Alloc || b.kind == Stmt::Kind::For) && copyDropsAGuard(b, slot))
-                return true;
-        }
-        return false;
     }
 
     const LoopNest& m_n;
@@ -509,11 +454,21 @@ private:
             const ir::Stage& st = m_n.kernel->stages[s.stage];
             if (st.requant)
                 m_f[InsnFeature::Requantize] += n;
-            for (int q : {s.multBuffer, s.shiftBuffer})
-                if (q >= 0) {
-                    m_f[InsnFeature::Load] += n;
-                    access(q, {s.channel}, n);
-                }
+            if (s.multBuffer >= 0 || s.shiftBuffer >= 0) {
+                // A channel's multiplier and shift are loaded and turned into shifts and masks
+                // where the channel changes; constants fold into the code.
+                std::vector<int> slots;
+                m_n.index.slotsOf(s.channel, slots);
+                std::sort(slots.begin(), slots.end());
+                slots.erase(std::unique(slots.begin(), slots.end()), slots.end());
+                const double perChannel = evaluations(slots, n);
+                m_f[InsnFeature::RequantizeChannel] += perChannel;
+                for (int q : {s.multBuffer, s.shiftBuffer})
+                    if (q >= 0) {
+                        m_f[InsnFeature::Load] += perChannel;
+                        access(q, {s.channel}, perChannel);
+                    }
+            }
             m_f[InsnFeature::Store] += n;
             access(s.buffer, s.index, n);
             break;
@@ -551,8 +506,8 @@ private:
     {
         for (size_t i = m_enclosing.size(); i-- > 0;)
             if (m_enclosing[i].code >= 0)
-                return m_conds.size() > m_code[m_enclosing[i].code].condsAtEntry;
-        return !m_conds.empty();
+                return m_liveConds > m_code[m_enclosing[i].code].condsAtEntry;
+        return m_liveConds > 0;
     }
 
     /// An accumulator in memory: loaded and stored where it changes. In a loop that does not
@@ -599,29 +554,49 @@ private:
                 }
             }
         }
-        // The copies: unrolled loops inside the innermost kept loop.
-        size_t first = 0;
+        // The copies: unrolled loops inside the innermost kept loop, and those between it and the
+        // next kept loop outside, each of whose copies has a loop of its own.
+        size_t first = 0, kept = m_enclosing.size();
         for (size_t i = m_enclosing.size(); i-- > 0;)
             if (m_enclosing[i].code >= 0) {
                 first = i + 1;
+                kept = i;
                 break;
             }
+        size_t outerFirst = first;
+        if (kept < m_enclosing.size()) {
+            outerFirst = kept;
+            while (outerFirst > 0 && m_enclosing[outerFirst - 1].code < 0)
+                --outerFirst;
+        }
         std::vector<std::pair<int, int64_t>> copies;
         int64_t combos = 1;
-        for (size_t i = first; i < m_enclosing.size(); ++i)
-            if (m_enclosing[i].trips > 1 && (forms[0].coefficient(m_enclosing[i].slot) != 0 || forms[1].coefficient(m_enclosing[i].slot) != 0)) {
+        for (size_t i = outerFirst; i < m_enclosing.size(); ++i)
+            if (i != kept && m_enclosing[i].trips > 1 && (forms[0].coefficient(m_enclosing[i].slot) != 0 || forms[1].coefficient(m_enclosing[i].slot) != 0)) {
                 copies.push_back({m_enclosing[i].slot, m_enclosing[i].trips});
                 combos *= m_enclosing[i].trips;
             }
-        if (copies.empty() || combos > 256)
+        // The kept loop's own counter: a bound that fails only in its first iteration costs no check
+        // (GCC enters the loop past it: the first iteration's condition is a constant).
+        const int keptSlot = kept < m_enclosing.size() && m_enclosing[kept].trips > 1 ? m_enclosing[kept].slot : -1;
+        if ((copies.empty() && keptSlot < 0) || combos > 256)
             return all;
         auto isCopy = [&](int slot) { return std::any_of(copies.begin(), copies.end(), [&](const auto& u) { return u.first == slot; }); };
         int64_t rest[2];
         for (int which = 0; which < 2; ++which) {
-            rest[which] = forms[which].constant;
+            // The first iteration's check is a constant only when nothing else varies in it.
+            bool constantAtEntry = true;
             for (const auto& [slot, coeff] : forms[which].coeff)
-                if (!isCopy(slot) && coeff < 0)
+                constantAtEntry = constantAtEntry && (isCopy(slot) || slot == keptSlot);
+            rest[which] = forms[which].constant;
+            for (const auto& [slot, coeff] : forms[which].coeff) {
+                if (isCopy(slot))
+                    continue;
+                if (slot == keptSlot && constantAtEntry)
+                    rest[which] += coeff < 0 ? coeff * (m_n.slotExtents[slot] - 1) : std::min<int64_t>(coeff, coeff * (m_n.slotExtents[slot] - 1));
+                else if (coeff < 0)
                     rest[which] += coeff * (m_n.slotExtents[slot] - 1);
+            }
         }
         double total = 0;
         for (int64_t k = 0; k < combos; ++k) {
@@ -660,6 +635,7 @@ private:
         bool flagTested = false;
         double flagTests = 0;
         std::vector<int> slots;
+        int live = 0;  // conditions the code still checks (the others hold wherever it runs)
         for (const Cond& c : s.conds) {
             slots.clear();
             for (IndexId e : {c.expr, c.lo, c.hi})
@@ -679,15 +655,18 @@ private:
                 if (!reads(e.slot))
                     shared *= static_cast<double>(std::max<int64_t>(1, e.trips));
             }
+            const double perExecution = checksPerExecution(c);
+            if (perExecution > 0)
+                ++live;
             if (hoisted || shared > 1) {
-                m_f[InsnFeature::Guard] += n / shared * checksPerExecution(c);
+                m_f[InsnFeature::Guard] += n / shared * perExecution;
                 if (hoisted) {
                     flagTested = true;
                     flagTests = n;
                 }
                 continue;
             }
-            checks += checksPerExecution(c);
+            checks += perExecution;
             // The checked expression advances with the loops it depends on (an induction variable
             // of its own), or is computed where its division or minimum changes.
             codegen::BufferOffset form;
@@ -718,7 +697,9 @@ private:
         if (flagTested)
             m_f[InsnFeature::GuardFlag] += flagTests;
         m_conds.insert(m_conds.end(), s.conds.begin(), s.conds.end());
+        m_liveConds += live;
         body(s);
+        m_liveConds -= live;
         m_conds.resize(m_conds.size() - s.conds.size());
     }
 
@@ -738,7 +719,7 @@ private:
             CodeLoop L;
             L.slot = s.slot;
             L.iterations = entries * trips;
-            L.condsAtEntry = m_conds.size();
+            L.condsAtEntry = m_liveConds;
             m_code.push_back(L);
             e.code = static_cast<int>(m_code.size() - 1);
         }
@@ -1028,6 +1009,7 @@ private:
     std::map<int, std::vector<IndexId>> m_charged;  ///< index computations charged, per enclosing For (-1: none)
     std::vector<int> m_slots;
     std::vector<Cond> m_conds;
+    size_t m_liveConds = 0;  ///< conditions around the statement that the code checks
     std::set<int> m_offsetRegs;
 };
 

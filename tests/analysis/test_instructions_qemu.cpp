@@ -14,8 +14,8 @@
 //   - Spearman >= 0.99 over all (met: 0.993; the issue asks 0.95);
 //   - every example within 10% except those in kExampleBounds, each within the bound it
 //     reaches (the issue's 10% is not met by them: see docs/cost-model.md);
-//   - random schedules: median, p95 and worst within kRandomBounds (measured 2026-12-02:
-//     M7 7.5% / 27.3% / 62.1%, M4 7.7% / 26.7% / 63.3%; the issue asks 5% / 10% / 25%).
+//   - random schedules: median, p95 and worst within kRandomBounds (measured 2026-12-04:
+//     M7 6.4% / 25.6% / 52.9%, M4 6.4% / 25.6% / 52.6%; the issue asks 5% / 10% / 25%).
 // Tighten the bounds as the model improves; the goal is the issue's figures.
 // Needs arm-none-eabi-gcc and qemu-system-arm (./test.sh installs them); installs nothing.
 #include "support/test_paths.h"
@@ -73,7 +73,7 @@ const std::map<std::string, double> kExampleBounds = {
 struct RandomBounds {
     double median, p95, worst;
 };
-constexpr RandomBounds kRandomBounds{0.08, 0.28, 0.64};
+constexpr RandomBounds kRandomBounds{0.07, 0.26, 0.54};
 /// Spearman over all schedules (the issue: 0.95).
 constexpr double kSpearmanBound = 0.99;
 
