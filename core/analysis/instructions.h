@@ -39,8 +39,8 @@ enum class InsnFeature {
     Guard,          ///< a bound checked by a guard (partial tile, padding, producer region)
     GuardFlag,      ///< a guard invariant in the loop around it: GCC computes it at the loop's entry and tests a register
     Requantize,     ///< one requantization (ls_requantize and the clamp) of an output
-    RequantizeChannel, ///< the per-channel part of it (shifts, masks, doubled multiplier) computed anew:
-                       ///< once per value of the channel index the code cannot hoist; none for constants
+    RequantizeChannel, ///< the per-channel part of it (shifts, masks, doubled multiplier) of an output
+                       ///< whose multiplier and shift are read from buffers; none for constants
     DspWord,        ///< a word load of packed int8 or int16 lanes
     DspUnpack,      ///< SXTAB16/SXTB16 unpacking
     DspPack,        ///< PKHBT packing of strided lanes (and SADD16 of their offset)
