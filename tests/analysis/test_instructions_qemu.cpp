@@ -14,8 +14,9 @@
 //   - Spearman >= 0.99 over all (met: 0.995; the issue asks 0.95);
 //   - every example within 10% except those in kExampleBounds, each within the bound it
 //     reaches (the issue's 10% is not met by them: see docs/cost-model.md);
-//   - random schedules: median, p95 and worst within kRandomBounds (measured 2026-12-05:
-//     M7 6.8% / 23.4% / 51.5%, M4 6.6% / 23.3% / 51.2%; the issue asks 5% / 10% / 25%).
+//   - random schedules: median, p95 and worst within kRandomBounds (measured 2026-12-05 with the
+//     input offset folded into the bias: M7 6.8% / 23.4% / 51.5%, M4 7.1% / 23.3% / 51.2%; the
+//     issue asks 5% / 10% / 25%).
 // Tighten the bounds as the model improves; the goal is the issue's figures.
 // Needs arm-none-eabi-gcc and qemu-system-arm (./test.sh installs them); installs nothing.
 #include "support/test_paths.h"
@@ -63,7 +64,10 @@ const std::map<std::string, double> kExampleBounds = {
     {"conv2d_s2_int8_tflite_small.sched.yaml", 0.20},       // -10.3% / -18.6%
     // With the input offset folded into the bias (item 1), the M7/M4 code shrinks more than the
     // model counts (SXTB16 for SXTAB16 is one for one; the compiler gains a register):
-    {"dense_int8_dsp.sched.yaml", 0.19},                    //  -0.0% / -16.2% (before the fold -0.2% / -17.6%)
+    // dense_int8_dsp's constant requantization is counted at the 11 instructions per output it runs
+    // (M4 profile: 10.5), no longer 20: -2.4% / -18.2% (with 20: -0.0% / -16.2%); the M4's miss is
+    // the 11 stack accesses per iteration of its inner loop, which the model does not count.
+    {"dense_int8_dsp.sched.yaml", 0.19},                    //  -2.4% / -18.2% (before the fold -2.6% / -19.6%)
     {"pointwise_conv_int8_tflite_small.sched.yaml", 0.12},  //  +5.5% / -9.0% (before +1.7% / -10.7%)
     // Issue 13 item 3 (2026-12-05): the depthwise channel multiplier, 3x3 taps unrolled, each
     // behind its padding guard, two accumulators; the model undercounts the guarded taps.
@@ -73,7 +77,7 @@ const std::map<std::string, double> kExampleBounds = {
 struct RandomBounds {
     double median, p95, worst;
 };
-constexpr RandomBounds kRandomBounds{0.07, 0.24, 0.52};
+constexpr RandomBounds kRandomBounds{0.075, 0.24, 0.52};
 /// Spearman over all schedules (the issue: 0.95).
 constexpr double kSpearmanBound = 0.99;
 
