@@ -17,6 +17,7 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QStandardItemModel>
 #include <QToolTip>
 #include <QVBoxLayout>
 
@@ -77,6 +78,8 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent)
     m_objective->addItem(tr("energy"), static_cast<int>(search::Objective::Energy));
     m_objective->addItem(tr("on-chip memory"), static_cast<int>(search::Objective::Sram));
     m_objective->addItem(tr("energy x cycles"), static_cast<int>(search::Objective::Edp));
+    m_objective->addItem(tr("DRAM traffic"), static_cast<int>(search::Objective::Dram));
+    m_objective->addItem(tr("instructions (predicted)"), static_cast<int>(search::Objective::Instructions));
     m_objective->setToolTip(tr("Which point of the front is the best one (the front itself does not depend on it)"));
     m_seconds = new QDoubleSpinBox(this);
     m_seconds->setRange(0.5, 3600);
@@ -167,6 +170,15 @@ void SearchPanel::setProgram(std::shared_ptr<const sched::Program> program)
     m_keep->setRange(0, steps);
     if (!sameSteps)
         m_keep->setValue(steps);
+    // The instruction model predicts CPU code only.
+    const bool cpu = m_program && m_program->target->kind != "accelerator";
+    if (auto* items = qobject_cast<QStandardItemModel*>(m_objective->model())) {
+        QStandardItem* insn = items->item(m_objective->findData(static_cast<int>(search::Objective::Instructions)));
+        insn->setEnabled(cpu);
+        insn->setToolTip(cpu ? QString() : tr("The instruction model predicts the code of CPU targets only"));
+        if (!cpu && m_objective->currentData().toInt() == static_cast<int>(search::Objective::Instructions))
+            m_objective->setCurrentIndex(0);
+    }
     if (m_program) {
         lower::LoopNest nest = lower::lower(*m_program);
         m_scatter->setCurrent(search::figuresOf(analysis::analyze(nest, *m_program->target)));

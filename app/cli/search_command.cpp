@@ -129,7 +129,7 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
 {
     search::SearchOptions opt;
     if (!search::parseObjective(a.objective, opt.objective)) {
-        err << "unknown objective '" << a.objective << "' (cycles, energy, sram, edp)\n";
+        err << "unknown objective '" << a.objective << "' (cycles, energy, sram, edp, dram, instructions)\n";
         return kExitBadInput;
     }
     if (a.seconds <= 0 && a.budget <= 0) {
@@ -400,7 +400,7 @@ Subcommand addSearchCommand(CLI::App& app, std::ostream& out, std::ostream& err)
     cmd->add_option("FILE", a.file, "a *.kernel.yaml (needs --target) or a *.sched.yaml whose steps are kept (none with --resume)");
     cmd->add_option("--target", a.target, "target name or file (default: the schedule's)");
     cmd->add_option("--pin", a.pin, "keep only the first K steps of the schedule (default: all)")->check(CLI::NonNegativeNumber);
-    cmd->add_option("--objective", a.objective, "cycles, energy, sram or edp: which front point is best");
+    cmd->add_option("--objective", a.objective, "cycles, energy, sram, edp, dram (DRAM bytes) or instructions (predicted, CPU targets): which front point is best");
     cmd->add_option("--time", a.seconds, "time limit in seconds (default 10; 0: only the budget)");
     cmd->add_option("--budget", a.budget, "candidates at most (with a budget the result is the same for any --threads)");
     cmd->add_option("--threads", a.threads, "worker threads (default: every core)")->check(CLI::NonNegativeNumber);

@@ -93,6 +93,7 @@ void WorkspaceSink::pointFound(const search::SearchPoint& p)
     o["energy_uj"] = p.figures.energyUj;
     o["dram_bytes"] = p.figures.dramBytes;
     o["latency_ms"] = p.figures.latencyMs;
+    o["instructions"] = p.figures.instructions;
     o["index"] = p.index;
     o["candidate"] = search::candidateToText(p.candidate);
     auto id = m_ws.addSearchPoint(m_run, *v, o.dump());
@@ -209,6 +210,7 @@ Result<StoredRun> loadRun(const store::Workspace& ws, int64_t runId)
             p.figures.energyUj = o.at("energy_uj").get<double>();
             p.figures.dramBytes = o.at("dram_bytes").get<int64_t>();
             p.figures.latencyMs = o.at("latency_ms").get<double>();
+            p.figures.instructions = o.value("instructions", int64_t(0));  // runs stored before it existed: 0
             if (!search::candidateFromText(o.at("candidate").get<std::string>(), space, p.candidate))
                 return Diagnostic{Severity::Error, {}, "point " + v->name + " of search run " + std::to_string(runId) + " has a candidate this search cannot read"};
         } catch (const std::exception& e) {
@@ -224,7 +226,9 @@ Result<StoredRun> loadRun(const store::Workspace& ws, int64_t runId)
         found.emplace_back(std::move(p), sp.variantId);
     }
     std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first.index < b.first.index; });
-    search::ParetoFront front, parents;
+    search::Objective objective = search::Objective::Cycles;
+    search::parseObjective(params->objective, objective);
+    search::ParetoFront front(search::frontDimension(objective)), parents(search::frontDimension(objective));
     for (const auto& [p, id] : found) {
         front.insert(p);
         if (p.index < batchStart)

@@ -77,6 +77,8 @@ std::string candidateToText(const Candidate& c)
         list(os, 'd', cs.doubleBuffer);
         list(os, 'v', cs.vectorLast);
         os << "u=" << cs.unroll << ";z=" << (cs.vectorize ? 1 : 0) << ";a=" << cs.computeAt;
+        if (cs.tensorize >= 0)
+            os << ";g=" << cs.tensorize << ";f=" << cs.dataflow;
     }
     return os.str();
 }
@@ -108,6 +110,8 @@ bool candidateFromText(const std::string& text, const SearchSpace& space, Candid
             case 'u': if (v.size() != 1) return false; cs.unroll = static_cast<int>(v[0]); break;
             case 'z': if (v.size() != 1) return false; cs.vectorize = v[0] != 0; break;
             case 'a': if (v.size() != 1) return false; cs.computeAt = static_cast<int>(v[0]); break;
+            case 'g': if (v.size() != 1 || v[0] < 0 || v[0] >= static_cast<long long>(sp.arrayMappings.size())) return false; cs.tensorize = static_cast<int>(v[0]); break;
+            case 'f': if (v.size() != 1 || v[0] < 0 || v[0] > 1) return false; cs.dataflow = static_cast<int>(v[0]); break;
             default: return false;
             }
         }

@@ -21,13 +21,14 @@ Result<sched::Program> applyAll(sched::Program p, const std::vector<sched::Step>
 }
 
 /// The candidate's (stage, tensor) of a cache stage of the program, or false (a pinned cache).
-bool candidateTensor(const SearchSpace& space, const sched::CacheStage& cs, size_t& stage, size_t& tensor)
+bool candidateTensor(const SearchSpace& space, const Candidate& c, const sched::CacheStage& cs, size_t& stage, size_t& tensor)
 {
     for (size_t s = 0; s < space.stages().size(); ++s) {
         if (space.stages()[s].stage != cs.stage)
             continue;
         for (size_t t = 0; t < space.stages()[s].tensors.size(); ++t)
-            if (space.stages()[s].tensors[t].tensor == cs.tensor && cs.level == space.cacheLevel()) {
+            if (space.stages()[s].tensors[t].tensor == cs.tensor && c.stages[s].cacheAt[t] >= 0
+                && cs.level == space.cacheLevelOf(c, static_cast<int>(s), static_cast<int>(t))) {
                 stage = s;
                 tensor = t;
                 return true;
@@ -44,6 +45,7 @@ Figures figuresOf(const analysis::CostReport& r)
     f.cycles = r.cycles.total;
     f.energyUj = r.energyUj;
     f.latencyMs = r.latencyMs;
+    f.instructions = r.instructions.available ? r.instructions.predicted : 0;
     for (size_t l = 0; l < r.levels.size(); ++l) {
         if (l == 0)
             f.dramBytes = r.levels[l].readBytes + r.levels[l].writeBytes;
@@ -93,7 +95,7 @@ Result<sched::Program> Evaluator::build(Candidate& c, int* repairs, bool* pruned
                 const BufferBound& bb = bound.buffers[b];
                 size_t s = 0, t = 0;
                 bool own = bb.level == level
-                           && ((bb.cache >= 0 && candidateTensor(m_space, placed->caches[bb.cache], s, t)) || bb.cache < 0);
+                           && ((bb.cache >= 0 && candidateTensor(m_space, c, placed->caches[bb.cache], s, t)) || bb.cache < 0);
                 if (bb.cache < 0) {
                     own = false;
                     if (bb.accumulator)
@@ -111,7 +113,7 @@ Result<sched::Program> Evaluator::build(Candidate& c, int* repairs, bool* pruned
             if (bad >= 0) {
                 size_t s = 0, t = 0;
                 const BufferBound& bb = bound.buffers[bad];
-                if (bb.cache >= 0 && !candidateTensor(m_space, placed->caches[bb.cache], s, t))
+                if (bb.cache >= 0 && !candidateTensor(m_space, c, placed->caches[bb.cache], s, t))
                     bad = -2;
             }
         }
@@ -139,15 +141,28 @@ Result<sched::Program> Evaluator::build(Candidate& c, int* repairs, bool* pruned
                 }
         } else {
             size_t s = 0, t = 0;
-            candidateTensor(m_space, placed->caches[bb.cache], s, t);
+            candidateTensor(m_space, c, placed->caches[bb.cache], s, t);
             Candidate::Stage& cs = c.stages[s];
             int nOuter = static_cast<int>(m_space.bands(c, static_cast<int>(s)).outer.size());
-            if (cs.doubleBuffer[t])
+            const bool array = cs.tensorize >= 0;   // the tensorize needs every one of its caches
+            if (cs.doubleBuffer[t]) {
                 cs.doubleBuffer[t] = 0;
-            else if (cs.cacheAt[t] < nOuter && !m_space.stages()[s].tensors[t].write)
+            } else if (cs.cacheAt[t] < nOuter && (array || !m_space.stages()[s].tensors[t].write)) {
+                const int before = cs.cacheAt[t];
                 cs.cacheAt[t] += 1;
-            else
+                m_space.canonicalize(c);
+                if (cs.cacheAt[t] == before) {  // the accumulator cannot move inside a reduction loop
+                    if (pruned)
+                        *pruned = true;
+                    return Diagnostic{Severity::Error, {}, "no feasible schedule: " + describeOverCapacity(*placed, bound, level >= 0 ? level : bb.level)};
+                }
+            } else if (array) {
+                if (pruned)
+                    *pruned = true;
+                return Diagnostic{Severity::Error, {}, "no feasible schedule: " + describeOverCapacity(*placed, bound, level >= 0 ? level : bb.level)};
+            } else {
                 cs.cacheAt[t] = -1;
+            }
         }
         m_space.canonicalize(c);
         if (fixes > 1000)

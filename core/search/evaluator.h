@@ -19,6 +19,7 @@ struct Figures {
     int64_t onChipBytes = 0;    ///< peak bytes held at once in every level but the outermost
     int64_t dramBytes = 0;      ///< bytes read and written in the outermost level
     double latencyMs = 0;
+    int64_t instructions = 0;   ///< predicted instructions of the exported code, copies included (0: not a CPU target)
     bool operator==(const Figures&) const = default;
 };
 

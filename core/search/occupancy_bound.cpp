@@ -40,7 +40,7 @@ bool axisStride(const sched::StageSchedule& ss, int v, int& axis, int64_t& strid
     }
 }
 
-std::vector<int64_t> boxShape(const sched::Program& p, int stage, int var, int tensor, bool write);
+std::vector<int64_t> boxShape(const sched::Program& p, int stage, int var, int tensor, bool write, bool capAtTensor = true);
 
 /// Span (largest index minus smallest) of every axis of `stage` over the loops inside the
 /// body of `var` (-1: the whole nest). A stage computed at a loop of its consumer computes
@@ -79,7 +79,7 @@ std::vector<int64_t> axisSpans(const sched::Program& p, int stage, int var)
 }
 
 /// Bounding box of the accesses of `stage` to `tensor` over the loops inside `var`.
-std::vector<int64_t> boxShape(const sched::Program& p, int stage, int var, int tensor, bool write)
+std::vector<int64_t> boxShape(const sched::Program& p, int stage, int var, int tensor, bool write, bool capAtTensor)
 {
     const ir::Tensor& t = p.kernel->tensors[tensor];
     std::vector<ir::Access> accs;
@@ -105,7 +105,7 @@ std::vector<int64_t> boxShape(const sched::Program& p, int stage, int var, int t
             kmin = std::min(kmin, a.index[d].constant);
             kmax = std::max(kmax, a.index[d].constant);
         }
-        shape[d] = std::min(width + (kmax - kmin) + 1, t.shape[d]);
+        shape[d] = capAtTensor ? std::min(width + (kmax - kmin) + 1, t.shape[d]) : width + (kmax - kmin) + 1;
     }
     return shape;
 }
@@ -160,11 +160,30 @@ OccupancyBound boundOccupancy(const sched::Program& p)
     for (const auto& t : k.tensors)
         if (!out.bytes.empty())
             out.bytes[0] += t.bytes();
+    // A tensorized stage starts its accumulator from an initial row kept in the outermost level
+    // (the bias plus the input offset times the weights' sums: one int32 per output column).
+    for (size_t s = 0; s < p.stages.size(); ++s)
+        if (p.stages[s].tensorize && !out.bytes.empty() && !k.tensors[k.stages[s].output.tensor].shape.empty())
+            out.bytes[0] += k.tensors[k.stages[s].output.tensor].shape.back() * ir::dtypeBytes(ir::DType::Int32);
     int64_t align = std::max<int64_t>(1, tgt.constraints.alignmentBytes);
-    auto place = [&](BufferBound b, bool doubled) {
-        int64_t bytes = elementsOf(b.shape) * (b.elementBytes > 0 ? b.elementBytes : ir::dtypeBytes(k.tensors[b.tensor].dtype));
+    auto place = [&](BufferBound b, bool doubled, const std::vector<int>& layout = {}) {
+        const int elementBytes = b.elementBytes > 0 ? b.elementBytes : ir::dtypeBytes(k.tensors[b.tensor].dtype);
+        int64_t bytes = elementsOf(b.shape) * elementBytes;
         if (b.level > 0)
             bytes = (bytes + align - 1) / align * align;
+        const hw::MemoryLevel* lv = b.level >= 0 && b.level < static_cast<int>(tgt.levels.size()) ? &tgt.levels[b.level] : nullptr;
+        if (lv && lv->rowBytes > 0 && b.level > 0 && !b.shape.empty()) {
+            // A row-addressed level (Gemmini's scratchpad and accumulator) holds whole rows: the
+            // innermost stored dimension in rows of `lanes` elements (lower::rowLayout), each
+            // row taking rowBytes of the capacity.
+            const int64_t lanes = tgt.compute.peArray ? tgt.compute.peArray->cols : std::max<int64_t>(1, lv->rowBytes / elementBytes);
+            const int inner = layout.empty() ? static_cast<int>(b.shape.size()) - 1 : layout.back();
+            int64_t rows = (b.shape[static_cast<size_t>(inner)] + lanes - 1) / lanes;
+            for (size_t d = 0; d < b.shape.size(); ++d)
+                if (static_cast<int>(d) != inner)
+                    rows *= b.shape[d];
+            bytes = std::max(bytes, rows * lv->rowBytes);
+        }
         b.bytes = bytes * (doubled ? 2 : 1);
         if (b.level >= 0 && b.level < static_cast<int>(out.bytes.size()))
             out.bytes[b.level] += b.bytes;
@@ -177,8 +196,9 @@ OccupancyBound boundOccupancy(const sched::Program& p)
         b.stage = cs.stage;
         b.tensor = cs.tensor;
         b.level = cs.level;
-        b.shape = boxShape(p, cs.stage, cs.var, cs.tensor, cs.write);
-        place(std::move(b), cs.doubleBuffer);
+        // A tensorized stage's operand holds its padding halo too (the array reads whole rows).
+        b.shape = boxShape(p, cs.stage, cs.var, cs.tensor, cs.write, !p.stages[cs.stage].tensorize.has_value());
+        place(std::move(b), cs.doubleBuffer, cs.layout);
     }
     for (size_t s = 0; s < p.stages.size(); ++s) {
         const sched::StageSchedule& ss = p.stages[s];
@@ -199,8 +219,8 @@ OccupancyBound boundOccupancy(const sched::Program& p)
     for (size_t s = 0; s < p.stages.size(); ++s) {
         const sched::StageSchedule& ss = p.stages[s];
         const ir::Stage& st = k.stages[s];
-        if (ss.inlined || !st.accumulate)
-            continue;
+        if (ss.inlined || !st.accumulate || ss.tensorize)
+            continue;  // a tensorized stage accumulates in its accumulator cache (counted above)
         size_t r = ss.order.size();
         for (size_t i = 0; i < ss.order.size(); ++i)
             if (ss.vars[ss.order[i]].reduction) {

@@ -6,21 +6,31 @@
 
 namespace loopscope::search {
 
-bool dominates(const Figures& a, const Figures& b)
+namespace {
+
+int64_t extraValue(const Figures& f, ExtraDimension d)
 {
-    bool noWorse = a.cycles <= b.cycles && a.onChipBytes <= b.onChipBytes && a.energyUj <= b.energyUj;
-    bool better = a.cycles < b.cycles || a.onChipBytes < b.onChipBytes || a.energyUj < b.energyUj;
+    return d == ExtraDimension::Dram ? f.dramBytes : d == ExtraDimension::Instructions ? f.instructions : 0;
+}
+
+} // namespace
+
+bool dominates(const Figures& a, const Figures& b, ExtraDimension extra)
+{
+    const int64_t ea = extraValue(a, extra), eb = extraValue(b, extra);
+    bool noWorse = a.cycles <= b.cycles && a.onChipBytes <= b.onChipBytes && a.energyUj <= b.energyUj && ea <= eb;
+    bool better = a.cycles < b.cycles || a.onChipBytes < b.onChipBytes || a.energyUj < b.energyUj || ea < eb;
     return noWorse && better;
 }
 
 bool ParetoFront::insert(const SearchPoint& p)
 {
     for (const auto& q : m_points)
-        if (dominates(q.figures, p.figures)
+        if (dominates(q.figures, p.figures, m_extra)
             || (q.figures.cycles == p.figures.cycles && q.figures.onChipBytes == p.figures.onChipBytes
-                && q.figures.energyUj == p.figures.energyUj))
+                && q.figures.energyUj == p.figures.energyUj && extraValue(q.figures, m_extra) == extraValue(p.figures, m_extra)))
             return false;
-    std::erase_if(m_points, [&](const SearchPoint& q) { return dominates(p.figures, q.figures); });
+    std::erase_if(m_points, [&](const SearchPoint& q) { return dominates(p.figures, q.figures, m_extra); });
     m_points.push_back(p);
     return true;
 }

@@ -1,5 +1,5 @@
-// A Pareto front over (cycles, peak on-chip bytes, energy): no point in it is dominated by
-// another. Insertion order decides between equal figures (the first stays), so a front built
+// A Pareto front over (cycles, peak on-chip bytes, energy), and optionally DRAM bytes or
+// predicted instructions: no point in it is dominated by another. Insertion order decides between equal figures (the first stays), so a front built
 // from the same points in the same order is the same.
 #pragma once
 
@@ -18,11 +18,16 @@ struct SearchPoint {
     Figures figures;
 };
 
-/// a is at least as good as b in all three objectives and better in one.
-bool dominates(const Figures& a, const Figures& b);
+/// A figure the front minimises beside cycles, on-chip bytes and energy.
+enum class ExtraDimension { None, Dram, Instructions };
+
+/// a is at least as good as b in all three objectives (and `extra`) and better in one.
+bool dominates(const Figures& a, const Figures& b, ExtraDimension extra = ExtraDimension::None);
 
 class ParetoFront {
 public:
+    explicit ParetoFront(ExtraDimension extra = ExtraDimension::None) : m_extra(extra) {}
+    ExtraDimension extra() const { return m_extra; }
     /// Adds `p` unless a point dominates it or has the same figures; removes the points it
     /// dominates. Returns whether it was added.
     bool insert(const SearchPoint& p);
@@ -33,6 +38,7 @@ public:
     std::vector<SearchPoint> sorted() const;
 
 private:
+    ExtraDimension m_extra = ExtraDimension::None;
     std::vector<SearchPoint> m_points;
 };
 

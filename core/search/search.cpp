@@ -54,18 +54,25 @@ const char* objectiveName(Objective o)
     case Objective::Energy: return "energy";
     case Objective::Sram: return "sram";
     case Objective::Edp: return "edp";
+    case Objective::Dram: return "dram";
+    case Objective::Instructions: return "instructions";
     }
     return "cycles";
 }
 
 bool parseObjective(const std::string& name, Objective& out)
 {
-    for (Objective o : {Objective::Cycles, Objective::Energy, Objective::Sram, Objective::Edp})
+    for (Objective o : {Objective::Cycles, Objective::Energy, Objective::Sram, Objective::Edp, Objective::Dram, Objective::Instructions})
         if (name == objectiveName(o)) {
             out = o;
             return true;
         }
     return false;
+}
+
+ExtraDimension frontDimension(Objective o)
+{
+    return o == Objective::Dram ? ExtraDimension::Dram : o == Objective::Instructions ? ExtraDimension::Instructions : ExtraDimension::None;
 }
 
 double objectiveValue(Objective o, const Figures& f)
@@ -75,6 +82,8 @@ double objectiveValue(Objective o, const Figures& f)
     case Objective::Energy: return f.energyUj;
     case Objective::Sram: return static_cast<double>(f.onChipBytes);
     case Objective::Edp: return f.energyUj * static_cast<double>(f.cycles);
+    case Objective::Dram: return static_cast<double>(f.dramBytes);
+    case Objective::Instructions: return static_cast<double>(f.instructions);
     }
     return 0;
 }
@@ -87,6 +96,11 @@ SearchResult runSearch(const sched::Program& base, const SearchOptions& opt, Sea
     SearchResult res;
     // Nothing the search adds can make room for what the pinned steps (or the tensors'
     // home) already need.
+    if (opt.objective == Objective::Instructions && base.target->kind == "accelerator") {
+        res.message = "the instructions objective needs a CPU target: " + base.target->name
+                      + " is an accelerator, whose code the instruction model does not predict (use cycles)";
+        return res;
+    }
     OccupancyBound b0 = boundOccupancy(base);
     int over = b0.overCapacity(*base.target);
     if (over >= 0) {
@@ -96,7 +110,7 @@ SearchResult runSearch(const sched::Program& base, const SearchOptions& opt, Sea
     }
     SearchSpace space(base, opt.space);
     Evaluator evaluator(space);
-    ParetoFront front;
+    ParetoFront front(frontDimension(opt.objective));
     std::unordered_set<uint64_t> seen;
     SearchProgress prog;
     // The front when the current batch began: the parents of its candidates.

@@ -16,12 +16,16 @@
 
 namespace loopscope::search {
 
-enum class Objective { Cycles, Energy, Sram, Edp };
+/// What "best" means. Dram and Instructions also join the front as a fourth dimension (the
+/// front over cycles, on-chip bytes and energy need not hold the point with the least of them).
+enum class Objective { Cycles, Energy, Sram, Edp, Dram, Instructions };
 
 const char* objectiveName(Objective o);
 bool parseObjective(const std::string& name, Objective& out);
 /// The value minimised for an objective (edp: energy times cycles).
 double objectiveValue(Objective o, const Figures& f);
+/// The front's fourth dimension for an objective (None for the three it already has and edp).
+ExtraDimension frontDimension(Objective o);
 
 struct SearchOptions {
     Objective objective = Objective::Cycles;

@@ -1,6 +1,8 @@
 // The schedule search space: sampling, mutation, canonical form and steps of a candidate.
 #include "search/search_space.h"
 
+#include "sched/tensorize.h"
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -65,6 +67,8 @@ uint64_t Candidate::hash() const
         mix(s.unroll);
         mix(s.vectorize);
         mix(s.computeAt);
+        mix(s.tensorize);
+        mix(s.dataflow);
         mix(-13);
     }
     return h;
@@ -76,6 +80,13 @@ SearchSpace::SearchSpace(const sched::Program& base, SpaceOptions options)
     const hw::Target& tgt = *base.target;
     const ir::Kernel& k = *base.kernel;
     m_level = tgt.innermostLevel();
+    if (tgt.compute.peArray && tgt.compute.peArray->rows > 0 && tgt.compute.peArray->rows == tgt.compute.peArray->cols) {
+        m_dim = tgt.compute.peArray->rows;
+        m_scratchpad = tgt.findLevel(sched::kScratchpadLevel);
+        m_accumulator = tgt.findLevel(sched::kAccumulatorLevel);
+        if (m_scratchpad < 0 || m_accumulator < 0)
+            m_dim = 0;
+    }
     for (size_t s = 0; s < base.stages.size(); ++s) {
         const sched::StageSchedule& ss = base.stages[s];
         if (ss.inlined)
@@ -102,11 +113,16 @@ SearchSpace::SearchSpace(const sched::Program& base, SpaceOptions options)
             for (const auto& other : base.stages)
                 if (other.computeAt.stage == static_cast<int>(s) && other.computeAt.var == v)
                     l.anchor = true;
+            if (ss.tensorize && (v == ss.tensorize->i || v == ss.tensorize->j || v == ss.tensorize->k)) {
+                l.block = true;        // a pinned tensorize's block loop: stays inner, whole, in its place
+                l.fixedInner = true;
+                l.splittable = false;
+            }
             if (l.anchor && !l.fixedInner)
                 l.splittable = false;
             if (l.splittable) {
                 for (int64_t f = 1; f <= l.extent; ++f)
-                    if (l.extent % f == 0 || (m_options.partialTiles && (f & (f - 1)) == 0))
+                    if (l.extent % f == 0 || (m_options.partialTiles && (f & (f - 1)) == 0) || (f == m_dim && !ss.tensorize))
                         l.factors.push_back(f);
             } else {
                 l.factors.push_back(lv.kind == sched::LoopKind::Parallel || l.anchor ? 1 : l.extent);
@@ -149,6 +165,15 @@ SearchSpace::SearchSpace(const sched::Program& base, SpaceOptions options)
         }
         sp.operandsInt = allInt && tgt.compute.dsp;
         sp.lanes = sp.operandsInt ? (dt == ir::DType::Int8 ? 4 : 2) : 1;
+        if (ss.tensorize) {
+            // Its operands are cached where the tensorize needs them; the block stays as it is.
+            sp.tensorizedByPin = true;
+            sp.tensors.clear();
+            sp.operandsInt = false;
+            sp.lanes = 1;
+        } else if (m_dim > 0) {
+            findArrayMappings(sp);
+        }
         m_stages.push_back(std::move(sp));
     }
     // Producers that may be computed at a loop of their first consumer.
@@ -171,6 +196,96 @@ SearchSpace::SearchSpace(const sched::Program& base, SpaceOptions options)
             }
         }
     }
+}
+
+void SearchSpace::findArrayMappings(SpaceStage& sp) const
+{
+    // A pinned cache of the stage would sit beside the ones tensorize needs: host mode only.
+    for (const auto& c : m_base.caches)
+        if (c.stage == sp.stage)
+            return;
+    const std::vector<std::string> targetFlows = m_base.target->compute.peArray->dataflows;
+    auto usable = [&](const SpaceLoop& l) { return !l.anchor && !l.fixedInner && (l.splittable || l.extent <= m_dim) && l.extent > 1; };
+    const int n = static_cast<int>(sp.loops.size());
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j)
+            for (int k = 0; k < n; ++k) {
+                const SpaceLoop &li = sp.loops[i], &lj = sp.loops[j], &lk = sp.loops[k];
+                if (i == j || li.reduction || lj.reduction || !lk.reduction || !usable(li) || !usable(lj) || !usable(lk))
+                    continue;
+                // The probe: each role loop cut to at most DIM, its inner part innermost.
+                sched::Program probe = m_base;
+                std::vector<std::string> inner(3), order;
+                bool ok = true;
+                const int roles[3] = {i, j, k};
+                for (int r = 0; r < 3 && ok; ++r) {
+                    const SpaceLoop& l = sp.loops[roles[r]];
+                    inner[r] = l.name;
+                    if (l.extent > m_dim) {
+                        sched::Step st = makeStep(sched::Primitive::Split, sp.name);
+                        st.loops = {l.name};
+                        st.factor = m_dim;
+                        auto res = sched::apply(probe, st);
+                        ok = res.ok();
+                        if (ok)
+                            probe = std::move(res.program());
+                        inner[r] = l.name + ".inner";
+                    }
+                }
+                if (!ok)
+                    continue;
+                for (int v : probe.stages[sp.stage].order) {
+                    const std::string& name = probe.stages[sp.stage].vars[v].name;
+                    if (std::find(inner.begin(), inner.end(), name) == inner.end())
+                        order.push_back(name);
+                }
+                order.insert(order.end(), inner.begin(), inner.end());
+                sched::Step re = makeStep(sched::Primitive::Reorder, sp.name);
+                re.loops = order;
+                auto reordered = sched::apply(probe, re);
+                if (!reordered.ok())
+                    continue;
+                probe = std::move(reordered.program());
+                ArrayMapping m{i, j, k, -1, -1, -1, {}};
+                for (sched::Dataflow df : {sched::Dataflow::WeightStationary, sched::Dataflow::OutputStationary}) {
+                    if (std::find(targetFlows.begin(), targetFlows.end(), sched::dataflowName(df)) == targetFlows.end())
+                        continue;
+                    const sched::TensorizePlan plan = sched::planTensorize(probe, sp.stage, df);
+                    if (!plan.legal)
+                        continue;
+                    sched::Program applied = probe;
+                    for (const auto& st : plan.steps) {
+                        auto res = sched::apply(applied, st);
+                        if (!res.ok()) {
+                            ok = false;
+                            break;
+                        }
+                        applied = std::move(res.program());
+                    }
+                    if (!ok)
+                        break;
+                    const sched::TensorizeOperands ops = sched::tensorizeOperands(applied, sp.stage);
+                    for (size_t t = 0; t < sp.tensors.size(); ++t) {
+                        if (sp.tensors[t].tensor == ops.a && !sp.tensors[t].write)
+                            m.a = static_cast<int>(t);
+                        if (sp.tensors[t].tensor == ops.b && !sp.tensors[t].write)
+                            m.b = static_cast<int>(t);
+                        if (sp.tensors[t].write)
+                            m.c = static_cast<int>(t);
+                    }
+                    m.dataflows.push_back(df);
+                }
+                if (ok && !m.dataflows.empty() && m.a >= 0 && m.b >= 0 && m.c >= 0)
+                    sp.arrayMappings.push_back(std::move(m));
+            }
+}
+
+int SearchSpace::cacheLevelOf(const Candidate& c, int s, int t) const
+{
+    const int mapping = c.stages[static_cast<size_t>(s)].tensorize;
+    if (mapping < 0)
+        return m_level;
+    return m_stages[static_cast<size_t>(s)].tensors[static_cast<size_t>(t)].write ? m_accumulator : m_scratchpad;
 }
 
 Candidate SearchSpace::identity() const
@@ -266,6 +381,19 @@ void SearchSpace::canonicalize(Candidate& c) const
             before.insert(before.end(), at + 1, o.end());
             o = before;
         }
+        // A pinned tensorize's block loops stay innermost, in their order.
+        for (size_t l = 0; l < sp.loops.size(); ++l)
+            if (sp.loops[l].block) {
+                auto it = std::find(cs.innerOrder.begin(), cs.innerOrder.end(), static_cast<int>(l));
+                cs.innerOrder.erase(it);
+                cs.innerOrder.push_back(static_cast<int>(l));
+            }
+        cs.tensorize = std::clamp(cs.tensorize, -1, static_cast<int>(sp.arrayMappings.size()) - 1);
+        if (cs.tensorize >= 0) {
+            canonicalizeArray(c, static_cast<int>(s));
+            continue;
+        }
+        cs.dataflow = 0;
         Bands b = bands(c, static_cast<int>(s));
         int nOuter = static_cast<int>(b.outer.size());
         // Vectorize the innermost inner loop where the DSP path can take it.
@@ -329,6 +457,105 @@ void SearchSpace::canonicalize(Candidate& c) const
     }
 }
 
+void SearchSpace::canonicalizeArray(Candidate& c, int s) const
+{
+    const hw::Target& tgt = *m_base.target;
+    const SpaceStage& sp = m_stages[static_cast<size_t>(s)];
+    Candidate::Stage& cs = c.stages[static_cast<size_t>(s)];
+    const ArrayMapping& m = sp.arrayMappings[static_cast<size_t>(cs.tensorize)];
+    cs.dataflow = std::clamp(cs.dataflow, 0, static_cast<int>(m.dataflows.size()) - 1);
+    // The block: each role loop's inner part, at most DIM (at least 2 where the loop allows),
+    // innermost in the order rows, columns, depth.
+    for (int r : {m.i, m.j, m.k}) {
+        const std::vector<int64_t>& f = sp.loops[static_cast<size_t>(r)].factors;
+        int64_t& t = cs.tile[static_cast<size_t>(r)];
+        if (t > m_dim) {
+            for (int64_t x : f)
+                if (x <= m_dim)
+                    t = x;
+        }
+        if (t < 2) {
+            for (int64_t x : f)
+                if (x >= 2 && x <= m_dim) {
+                    t = x;
+                    break;
+                }
+        }
+        // Columns and depth run along the last index of B, C and A, which the scratchpad and
+        // the accumulator store in rows of DIM: a block there starts at a row, so it is DIM
+        // wide (the last one possibly partial) or the whole loop.
+        const int64_t extent = sp.loops[static_cast<size_t>(r)].extent;
+        if (r != m.i && t < extent)
+            t = std::min(m_dim, extent);
+        auto it = std::find(cs.innerOrder.begin(), cs.innerOrder.end(), r);
+        cs.innerOrder.erase(it);
+        cs.innerOrder.push_back(r);
+    }
+    cs.vectorize = false;
+    std::fill(cs.vectorLast.begin(), cs.vectorLast.end(), 0);
+    const Bands b = bands(c, s);
+    const int nOuter = static_cast<int>(b.outer.size());
+    for (size_t t = 0; t < sp.tensors.size(); ++t) {
+        int& at = cs.cacheAt[t];
+        const int ti = static_cast<int>(t);
+        if (ti != m.a && ti != m.b && ti != m.c) {
+            at = -1;  // e.g. the bias of a requantizing stage: tensorize folds it into the initial row
+            cs.doubleBuffer[t] = 0;
+            continue;
+        }
+        at = std::clamp(at, 0, nOuter);
+        if (ti == m.c) {
+            // No reduction loop outside the accumulator's loop: it would write partial sums back.
+            int legal = 0;
+            while (legal < at && !sp.loops[static_cast<size_t>(b.outer[static_cast<size_t>(legal)])].reduction)
+                ++legal;
+            at = legal;
+        }
+        const int level = ti == m.c ? m_accumulator : m_scratchpad;
+        cs.doubleBuffer[t] = cs.doubleBuffer[t] && at > 0 && tgt.levels[static_cast<size_t>(level)].bufferCount >= 2;
+    }
+    // Unroll: the loop right outside the block (the host's loop overhead), when it is short.
+    int64_t around = 0;
+    if (b.inner.size() > 3)
+        around = cs.tile[static_cast<size_t>(b.inner[b.inner.size() - 4])];
+    else if (!b.outer.empty()) {
+        const int l = b.outer.back();
+        const int64_t t = cs.tile[static_cast<size_t>(l)];
+        const int64_t e = sp.loops[static_cast<size_t>(l)].extent;
+        around = !sp.loops[static_cast<size_t>(l)].splittable ? 0 : t > 1 && t < e ? (e + t - 1) / t : e;
+    }
+    cs.unroll = around > 1 && around <= m_options.maxUnrollProduct && around <= kMaxUnrollExtent ? std::clamp(cs.unroll, 0, 1) : 0;
+    cs.computeAt = -1;
+    if (sp.consumer >= 0) {
+        Bands cb = bands(c, sp.consumer);
+        cs.computeAt = std::clamp(cs.computeAt, -1, static_cast<int>(cb.outer.size()));
+    }
+}
+
+void SearchSpace::sampleArray(Candidate& c, int s, std::mt19937_64& rng) const
+{
+    const SpaceStage& sp = m_stages[static_cast<size_t>(s)];
+    Candidate::Stage& cs = c.stages[static_cast<size_t>(s)];
+    cs.tensorize = randomInt(rng, 0, static_cast<int>(sp.arrayMappings.size()) - 1);
+    const ArrayMapping& m = sp.arrayMappings[static_cast<size_t>(cs.tensorize)];
+    cs.dataflow = randomInt(rng, 0, static_cast<int>(m.dataflows.size()) - 1);
+    for (int r : {m.i, m.j, m.k}) {
+        // Half of the blocks as large as the array allows; the others any size within it.
+        std::vector<int64_t> within;
+        for (int64_t x : sp.loops[static_cast<size_t>(r)].factors)
+            if (x >= 2 && x <= m_dim)
+                within.push_back(x);
+        if (!within.empty())
+            cs.tile[static_cast<size_t>(r)] = (rng() & 1) ? within.back() : within[rng() % within.size()];
+    }
+    const int n = static_cast<int>(sp.loops.size());
+    for (int t : {m.a, m.b, m.c}) {
+        cs.cacheAt[static_cast<size_t>(t)] = randomInt(rng, 0, n);
+        cs.doubleBuffer[static_cast<size_t>(t)] = rng() & 1;
+    }
+    cs.unroll = rng() & 1;
+}
+
 Candidate SearchSpace::sample(std::mt19937_64& rng) const
 {
     Candidate c = identity();
@@ -348,6 +575,9 @@ Candidate SearchSpace::sample(std::mt19937_64& rng) const
         cs.unroll = randomInt(rng, 0, 3);
         cs.vectorize = rng() & 1;
         cs.computeAt = randomInt(rng, -1, 4);
+        // On a PE array most samples tensorize; a few stay on the host (the front's small end).
+        if (!sp.arrayMappings.empty() && rng() % 8 != 0)
+            sampleArray(c, static_cast<int>(s), rng);
     }
     canonicalize(c);
     return c;
@@ -360,7 +590,7 @@ void SearchSpace::mutateOnce(Candidate& c, std::mt19937_64& rng) const
     Candidate::Stage& cs = c.stages[s];
     int n = static_cast<int>(sp.loops.size());
     int nt = static_cast<int>(sp.tensors.size());
-    switch (rng() % 9) {
+    switch (rng() % (sp.arrayMappings.empty() ? 9 : 10)) {
     case 0:
     case 1: {  // a tile factor: a neighbour, or any
         int l = randomInt(rng, 0, n - 1);
@@ -409,6 +639,17 @@ void SearchSpace::mutateOnce(Candidate& c, std::mt19937_64& rng) const
         }
         break;
     case 8: cs.computeAt += (rng() & 1) ? 1 : -1; break;
+    case 9:  // the array: the other dataflow, another mapping, or in and out of array mode
+        if (cs.tensorize >= 0 && (rng() & 1)) {
+            cs.dataflow ^= 1;
+        } else if (cs.tensorize >= 0 && (rng() & 1)) {
+            cs.tensorize = randomInt(rng, -1, static_cast<int>(sp.arrayMappings.size()) - 1);
+        } else if (cs.tensorize < 0) {
+            sampleArray(c, s, rng);
+        } else {
+            cs.tensorize = -1;
+        }
+        break;
     }
 }
 
@@ -469,6 +710,42 @@ std::vector<sched::Step> SearchSpace::structureSteps(const Candidate& c) const
     return out;
 }
 
+std::vector<sched::Step> SearchSpace::arrayPlacementSteps(const Candidate& c, int s) const
+{
+    std::vector<sched::Step> out;
+    const SpaceStage& sp = m_stages[static_cast<size_t>(s)];
+    const Candidate::Stage& cs = c.stages[static_cast<size_t>(s)];
+    const ArrayMapping& m = sp.arrayMappings[static_cast<size_t>(cs.tensorize)];
+    const Bands b = bands(c, s);
+    for (int t : {m.a, m.b, m.c}) {
+        const SpaceTensor& tn = sp.tensors[static_cast<size_t>(t)];
+        const std::string level = m_base.target->levels[static_cast<size_t>(t == m.c ? m_accumulator : m_scratchpad)].name;
+        const int at = cs.cacheAt[static_cast<size_t>(t)];
+        sched::Step st = makeStep(tn.write ? sched::Primitive::CacheWrite : sched::Primitive::CacheRead, sp.name);
+        st.tensor = tn.name;
+        st.level = level;
+        st.at = at == 0 ? "root" : outerName(c, s, b.outer[static_cast<size_t>(at - 1)]);
+        out.push_back(std::move(st));
+        if (cs.doubleBuffer[static_cast<size_t>(t)]) {
+            sched::Step db = makeStep(sched::Primitive::DoubleBuffer, sp.name);
+            db.tensor = tn.name;
+            db.level = level;
+            out.push_back(std::move(db));
+        }
+    }
+    if (cs.unroll > 0) {
+        sched::Step st = makeStep(sched::Primitive::Unroll, sp.name);
+        st.loops = {b.inner.size() > 3 ? innerName(c, s, b.inner[b.inner.size() - 4]) : outerName(c, s, b.outer.back())};
+        out.push_back(std::move(st));
+    }
+    sched::Step st = makeStep(sched::Primitive::Tensorize, sp.name);
+    st.loops = {innerName(c, s, m.i), innerName(c, s, m.j), innerName(c, s, m.k)};
+    st.intrinsic = sched::kGemminiMatmul;
+    st.dataflow = sched::dataflowName(m.dataflows[static_cast<size_t>(cs.dataflow)]);
+    out.push_back(std::move(st));
+    return out;
+}
+
 std::vector<sched::Step> SearchSpace::placementSteps(const Candidate& c) const
 {
     std::vector<sched::Step> out;
@@ -476,6 +753,11 @@ std::vector<sched::Step> SearchSpace::placementSteps(const Candidate& c) const
     for (size_t s = 0; s < m_stages.size(); ++s) {
         const SpaceStage& sp = m_stages[s];
         const Candidate::Stage& cs = c.stages[s];
+        if (cs.tensorize >= 0) {
+            std::vector<sched::Step> a = arrayPlacementSteps(c, static_cast<int>(s));
+            out.insert(out.end(), a.begin(), a.end());
+            continue;
+        }
         Bands b = bands(c, static_cast<int>(s));
         int vecAxis = -1;
         if (!b.inner.empty() && (cs.vectorize || sp.loops[b.inner.back()].vectorized))

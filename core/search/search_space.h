@@ -29,8 +29,18 @@ struct SpaceLoop {
     bool vectorized = false;         ///< vectorized by a pinned step: stays innermost
     bool anchor = false;             ///< a pinned cache stage or producer sits in its body: stays an outer loop, unsplit
     bool anchorWrite = false;        ///< a pinned cache_write sits in its body: no reduction loop may move outside it
+    bool block = false;              ///< a loop of a pinned tensorize's block: stays innermost, whole, in its order
     int axis = -1;                   ///< the stage axis it runs over (-1: a fused loop)
     std::vector<int64_t> factors;    ///< inner extents the search may choose (ascending; extent last)
+};
+
+/// A way to tensorize a stage onto the accelerator's PE array: the loops (indices into
+/// SpaceStage::loops) whose inner parts become the block's rows, columns and depth, and the
+/// operands' SpaceTensor indices. Found legal by sched::planTensorize when the space is built.
+struct ArrayMapping {
+    int i = -1, j = -1, k = -1;
+    int a = -1, b = -1, c = -1;      ///< SpaceTensor of the operand A (rows x depth), B (depth x columns), the output C
+    std::vector<sched::Dataflow> dataflows;  ///< those legal (and the target's)
 };
 
 /// A tensor a stage may cache in the on-chip level.
@@ -49,6 +59,9 @@ struct SpaceStage {
     int consumer = -1;               ///< a producer stage that may be computed at a loop of this stage
     bool operandsInt = false;        ///< int8/int16 operands (the DSP path applies)
     int lanes = 1;                   ///< SIMD lanes of the operand dtype on the target
+    /// On a PE-array target: the tensorizations the search may choose (empty: none).
+    std::vector<ArrayMapping> arrayMappings;
+    bool tensorizedByPin = false;    ///< a pinned step tensorized the stage: its block stays as it is
 };
 
 /// One point of the space (indices refer to the SpaceStage of the same index).
@@ -63,6 +76,12 @@ struct Candidate {
         int unroll = 0;                  ///< innermost inner loops unrolled (after the vectorized one)
         bool vectorize = false;          ///< vectorize the innermost inner loop
         int computeAt = -1;              ///< producer stages: -1 not computed at, p > 0 at the p-th outer loop of the consumer
+        /// Array mode: the ArrayMapping tensorized (-1: the stage runs on the host). In array
+        /// mode the mapping's loops are the inner band (rows, columns, depth; at most DIM each),
+        /// every other loop is whole and outer, A and B are cached in the scratchpad and C in
+        /// the accumulator (cacheAt >= 0), and unroll 1 unrolls the innermost outer loop.
+        int tensorize = -1;
+        int dataflow = 0;                ///< index into the mapping's dataflows
         bool operator==(const Stage&) const = default;
     };
     std::vector<Stage> stages;
@@ -86,6 +105,11 @@ public:
     const std::vector<SpaceStage>& stages() const { return m_stages; }
     const SpaceOptions& options() const { return m_options; }
     int cacheLevel() const { return m_level; }
+    /// The level candidate `c` caches tensor `t` of stage `s` in (the scratchpad or the
+    /// accumulator in array mode, else cacheLevel()).
+    int cacheLevelOf(const Candidate& c, int s, int t) const;
+    /// DIM of the target's PE array (0: none).
+    int64_t arrayDim() const { return m_dim; }
 
     /// The candidate that adds nothing to the base program.
     Candidate identity() const;
@@ -115,11 +139,17 @@ private:
     std::string innerName(const Candidate& c, int stage, int loop) const;
     std::string outerName(const Candidate& c, int stage, int loop) const;
     void mutateOnce(Candidate& c, std::mt19937_64& rng) const;
+    void findArrayMappings(SpaceStage& sp) const;
+    void canonicalizeArray(Candidate& c, int s) const;
+    void sampleArray(Candidate& c, int s, std::mt19937_64& rng) const;
+    std::vector<sched::Step> arrayPlacementSteps(const Candidate& c, int s) const;
 
     sched::Program m_base;
     SpaceOptions m_options;
     std::vector<SpaceStage> m_stages;
     int m_level = -1;
+    int64_t m_dim = 0;               ///< DIM of the PE array
+    int m_scratchpad = -1, m_accumulator = -1;
 };
 
 } // namespace loopscope::search

@@ -16,12 +16,13 @@ using namespace loopscope;
 
 namespace {
 
-search::SearchSpace space(const std::string& kernel, const std::map<std::string, int64_t>& params = {})
+search::SearchSpace space(const std::string& kernel, const std::map<std::string, int64_t>& params = {},
+                          const std::string& target = "cortex-m7")
 {
     auto k = ir::loadKernelFile(test::kernelPath(kernel), params);
     EXPECT_TRUE(k.ok()) << k.errorText();
     return search::SearchSpace(
-        sched::Program::initial(std::make_shared<const ir::Kernel>(std::move(*k)), test::builtinTarget("cortex-m7")));
+        sched::Program::initial(std::make_shared<const ir::Kernel>(std::move(*k)), test::builtinTarget(target)));
 }
 
 } // namespace
@@ -30,19 +31,20 @@ TEST(CandidateText, EveryDrawnCandidateReadsBackEqual)
 {
     const std::map<std::string, std::map<std::string, int64_t>> kernels = {
         {"matmul_int8", {}}, {"dwsep_conv", {{"H", 8}, {"W", 8}, {"C", 8}, {"K", 8}}}};
-    for (const auto& [kernel, params] : kernels) {
-        search::SearchSpace sp = space(kernel, params);
-        std::mt19937_64 rng(7);
-        search::Candidate c = sp.identity();
-        for (int i = 0; i < 300; ++i) {
-            c = (i % 2) ? sp.sample(rng) : sp.mutate(c, rng);
-            std::string text = search::candidateToText(c);
-            search::Candidate back;
-            ASSERT_TRUE(search::candidateFromText(text, sp, back)) << kernel << ": " << text;
-            EXPECT_EQ(back, c) << kernel << ": " << text;
-            EXPECT_EQ(search::candidateToText(back), text);
+    for (const auto& [kernel, params] : kernels)
+        for (const std::string target : {"cortex-m7", "gemmini-16x16"}) {
+            search::SearchSpace sp = space(kernel, params, target);
+            std::mt19937_64 rng(7);
+            search::Candidate c = sp.identity();
+            for (int i = 0; i < 300; ++i) {
+                c = (i % 2) ? sp.sample(rng) : sp.mutate(c, rng);
+                std::string text = search::candidateToText(c);
+                search::Candidate back;
+                ASSERT_TRUE(search::candidateFromText(text, sp, back)) << kernel << " on " << target << ": " << text;
+                EXPECT_EQ(back, c) << kernel << " on " << target << ": " << text;
+                EXPECT_EQ(search::candidateToText(back), text);
+            }
         }
-    }
 }
 
 TEST(CandidateText, TextThatIsNotACandidateOfTheSpaceIsRefused)

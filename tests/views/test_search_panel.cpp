@@ -9,8 +9,10 @@
 #include "target_loader.h"
 
 #include <QApplication>
+#include <QComboBox>
 #include <QElapsedTimer>
 #include <QSignalSpy>
+#include <QStandardItemModel>
 #include <QTest>
 
 using namespace loopscope;
@@ -18,10 +20,11 @@ using namespace loopscope::ui;
 
 namespace {
 
-std::shared_ptr<const sched::Program> program(const std::string& kernel, std::map<std::string, int64_t> params = {}, int64_t sramBytes = 0)
+std::shared_ptr<const sched::Program> program(const std::string& kernel, std::map<std::string, int64_t> params = {}, int64_t sramBytes = 0,
+                                              const std::string& targetName = "cortex-m7")
 {
     auto k = ir::loadKernelFile(std::string(LOOPSCOPE_SOURCE_DIR) + "/examples/kernels/" + kernel + ".kernel.yaml", params);
-    auto t = hw::resolveTarget("cortex-m7", "");
+    auto t = hw::resolveTarget(targetName, "");
     if (!k || !t)
         qFatal("cannot load %s", kernel.c_str());
     hw::Target target = *t;
@@ -136,6 +139,25 @@ private slots:
         QVERIFY2(panel.statusText().contains("no feasible schedule"), qPrintable(panel.statusText()));
         QVERIFY(panel.front().empty());
         QCOMPARE(panel.scatter()->pointCount(), 0);
+    }
+
+    void instructionObjectiveOnlyOnCpuTargets()
+    {
+        SearchPanel panel;
+        auto* objective = panel.findChild<QComboBox*>();
+        QVERIFY(objective);
+        const int insn = objective->findText(QStringLiteral("instructions (predicted)"));
+        QVERIFY(insn >= 0);
+        QVERIFY(objective->findText(QStringLiteral("DRAM traffic")) >= 0);
+        auto* items = qobject_cast<QStandardItemModel*>(objective->model());
+        QVERIFY(items);
+        panel.setProgram(program("matmul_int8"));
+        QVERIFY(items->item(insn)->isEnabled());
+        objective->setCurrentIndex(insn);
+        // On the accelerator the instruction model has nothing to predict: greyed, and not kept.
+        panel.setProgram(program("matmul_int8_sym", {{"M", 32}, {"N", 32}, {"K", 32}}, 0, "gemmini-16x16"));
+        QVERIFY(!items->item(insn)->isEnabled());
+        QVERIFY(objective->currentIndex() != insn);
     }
 
     void closingWhileRunningCancels()
