@@ -77,8 +77,11 @@ std::string candidateToText(const Candidate& c)
         list(os, 'd', cs.doubleBuffer);
         list(os, 'v', cs.vectorLast);
         os << "u=" << cs.unroll << ";z=" << (cs.vectorize ? 1 : 0) << ";a=" << cs.computeAt;
-        if (cs.tensorize >= 0)
-            os << ";g=" << cs.tensorize << ";f=" << cs.dataflow;
+        if (cs.tensorize >= 0) {
+            os << ';';
+            list(os, 'm', cs.tile2);
+            os << "g=" << cs.tensorize << ";f=" << cs.dataflow;
+        }
     }
     return os.str();
 }
@@ -111,13 +114,14 @@ bool candidateFromText(const std::string& text, const SearchSpace& space, Candid
             case 'z': if (v.size() != 1) return false; cs.vectorize = v[0] != 0; break;
             case 'a': if (v.size() != 1) return false; cs.computeAt = static_cast<int>(v[0]); break;
             case 'g': if (v.size() != 1 || v[0] < 0 || v[0] >= static_cast<long long>(sp.arrayMappings.size())) return false; cs.tensorize = static_cast<int>(v[0]); break;
+            case 'm': cs.tile2.assign(v.begin(), v.end()); break;
             case 'f': if (v.size() != 1 || v[0] < 0 || v[0] > 1) return false; cs.dataflow = static_cast<int>(v[0]); break;
             default: return false;
             }
         }
         size_t n = sp.loops.size(), nt = sp.tensors.size();
         if (cs.tile.size() != n || !isPermutation(cs.outerOrder, n) || !isPermutation(cs.innerOrder, n) || cs.cacheAt.size() != nt
-            || cs.doubleBuffer.size() != nt || cs.vectorLast.size() != nt)
+            || cs.doubleBuffer.size() != nt || cs.vectorLast.size() != nt || cs.tile2.size() != n)
             return false;
         for (size_t l = 0; l < n; ++l) {
             const auto& f = sp.loops[l].factors;

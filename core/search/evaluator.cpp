@@ -78,6 +78,8 @@ Result<sched::Program> Evaluator::build(Candidate& c, int* repairs, bool* pruned
                     break;
                 --at;
             }
+            if (at <= 0 && sp.tensors[t].write)
+                c.stages[s].doubleBuffer[t] = 0;  // at the root it is written back once
         }
     }
     int fixes = 0;

@@ -4,6 +4,7 @@
 #include "sched/tensorize.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <numeric>
 #include <set>
@@ -69,6 +70,7 @@ uint64_t Candidate::hash() const
         mix(s.computeAt);
         mix(s.tensorize);
         mix(s.dataflow);
+        for (int64_t t : s.tile2) mix(t);
         mix(-13);
     }
     return h;
@@ -312,6 +314,7 @@ Candidate SearchSpace::identity() const
         s.cacheAt.assign(sp.tensors.size(), -1);
         s.doubleBuffer.assign(sp.tensors.size(), 0);
         s.vectorLast.assign(sp.tensors.size(), 0);
+        s.tile2.assign(sp.loops.size(), 0);
         c.stages.push_back(std::move(s));
     }
     return c;
@@ -325,9 +328,12 @@ Bands SearchSpace::bands(const Candidate& c, int stage) const
     for (int l : cs.outerOrder)
         if (hasOuter(sp.loops[l], cs.tile[l]))
             b.outer.push_back(l);
-    for (int l : cs.innerOrder)
+    for (int l : cs.innerOrder) {
         if (hasInner(sp.loops[l], cs.tile[l]))
             b.inner.push_back(l);
+        if (cs.tensorize >= 0 && cs.tile2[static_cast<size_t>(l)] > 0)
+            b.middle.push_back(l);
+    }
     return b;
 }
 
@@ -341,8 +347,16 @@ std::string SearchSpace::outerName(const Candidate& c, int stage, int loop) cons
 std::string SearchSpace::innerName(const Candidate& c, int stage, int loop) const
 {
     const SpaceLoop& l = m_stages[stage].loops[loop];
+    if (c.stages[stage].tensorize >= 0 && c.stages[stage].tile2[loop] > 0)
+        return l.name + ".inner.inner";
     int64_t t = c.stages[stage].tile[loop];
     return t > 1 && t < l.extent ? l.name + ".inner" : l.name;
+}
+
+std::string SearchSpace::middleName(const Candidate& c, int stage, int loop) const
+{
+    (void)c;
+    return m_stages[stage].loops[loop].name + ".inner.outer";
 }
 
 std::string SearchSpace::outerLoopName(const Candidate& c, int stage, int p) const
@@ -394,6 +408,7 @@ void SearchSpace::canonicalize(Candidate& c) const
             continue;
         }
         cs.dataflow = 0;
+        std::fill(cs.tile2.begin(), cs.tile2.end(), 0);
         Bands b = bands(c, static_cast<int>(s));
         int nOuter = static_cast<int>(b.outer.size());
         // Vectorize the innermost inner loop where the DSP path can take it.
@@ -491,6 +506,16 @@ void SearchSpace::canonicalizeArray(Candidate& c, int s) const
         cs.innerOrder.erase(it);
         cs.innerOrder.push_back(r);
     }
+    // Tiles of blocks: a multiple of the block, below the extent, on the mapping's loops only.
+    for (size_t l = 0; l < sp.loops.size(); ++l) {
+        int64_t& t2 = cs.tile2[l];
+        const int li = static_cast<int>(l);
+        const int64_t block = cs.tile[l], extent = sp.loops[l].extent;
+        if (block >= 2)
+            t2 = t2 / block * block;
+        if ((li != m.i && li != m.j && li != m.k) || t2 <= block || t2 >= extent || block < 2 || block >= extent)
+            t2 = 0;
+    }
     cs.vectorize = false;
     std::fill(cs.vectorLast.begin(), cs.vectorLast.end(), 0);
     const Bands b = bands(c, s);
@@ -518,6 +543,8 @@ void SearchSpace::canonicalizeArray(Candidate& c, int s) const
     int64_t around = 0;
     if (b.inner.size() > 3)
         around = cs.tile[static_cast<size_t>(b.inner[b.inner.size() - 4])];
+    else if (!b.middle.empty())
+        around = cs.tile2[static_cast<size_t>(b.middle.back())] / cs.tile[static_cast<size_t>(b.middle.back())];
     else if (!b.outer.empty()) {
         const int l = b.outer.back();
         const int64_t t = cs.tile[static_cast<size_t>(l)];
@@ -547,6 +574,12 @@ void SearchSpace::sampleArray(Candidate& c, int s, std::mt19937_64& rng) const
                 within.push_back(x);
         if (!within.empty())
             cs.tile[static_cast<size_t>(r)] = (rng() & 1) ? within.back() : within[rng() % within.size()];
+    }
+    for (int r : {m.i, m.j, m.k}) {
+        // Half of the loops get a tile of several blocks.
+        const int64_t block = cs.tile[static_cast<size_t>(r)], extent = sp.loops[static_cast<size_t>(r)].extent;
+        const int64_t most = block > 1 ? (extent - 1) / block : 0;
+        cs.tile2[static_cast<size_t>(r)] = (rng() & 1) && most >= 2 ? block * (2 + static_cast<int64_t>(rng() % static_cast<uint64_t>(most - 1))) : 0;
     }
     const int n = static_cast<int>(sp.loops.size());
     for (int t : {m.a, m.b, m.c}) {
@@ -639,8 +672,14 @@ void SearchSpace::mutateOnce(Candidate& c, std::mt19937_64& rng) const
         }
         break;
     case 8: cs.computeAt += (rng() & 1) ? 1 : -1; break;
-    case 9:  // the array: the other dataflow, another mapping, or in and out of array mode
-        if (cs.tensorize >= 0 && (rng() & 1)) {
+    case 9:  // the array: a tile of blocks, the other dataflow, another mapping, or in and out of array mode
+        if (cs.tensorize >= 0 && (rng() % 3 == 0)) {
+            const ArrayMapping& m = sp.arrayMappings[static_cast<size_t>(cs.tensorize)];
+            const int r = std::array<int, 3>{m.i, m.j, m.k}[rng() % 3];
+            int64_t& t2 = cs.tile2[static_cast<size_t>(r)];
+            const int64_t block = cs.tile[static_cast<size_t>(r)];
+            t2 = t2 == 0 ? 2 * block : t2 + ((rng() & 1) ? block : -block);
+        } else if (cs.tensorize >= 0 && (rng() & 1)) {
             cs.dataflow ^= 1;
         } else if (cs.tensorize >= 0 && (rng() & 1)) {
             cs.tensorize = randomInt(rng, -1, static_cast<int>(sp.arrayMappings.size()) - 1);
@@ -669,8 +708,19 @@ std::vector<sched::Step> SearchSpace::structureSteps(const Candidate& c) const
     for (size_t s = 0; s < m_stages.size(); ++s) {
         const SpaceStage& sp = m_stages[s];
         const Candidate::Stage& cs = c.stages[s];
+        const bool array = cs.tensorize >= 0;
         for (size_t l = 0; l < sp.loops.size(); ++l) {
-            if (cs.tile[l] > 1 && cs.tile[l] < sp.loops[l].extent) {
+            if (array && cs.tile2[l] > 0) {
+                // A tile of blocks: x -> x.outer, x.inner; then x.inner -> x.inner.outer, x.inner.inner.
+                sched::Step tile = makeStep(sched::Primitive::Split, sp.name);
+                tile.loops = {sp.loops[l].name};
+                tile.factor = cs.tile2[l];
+                out.push_back(std::move(tile));
+                sched::Step block = makeStep(sched::Primitive::Split, sp.name);
+                block.loops = {sp.loops[l].name + ".inner"};
+                block.factor = cs.tile[l];
+                out.push_back(std::move(block));
+            } else if (cs.tile[l] > 1 && cs.tile[l] < sp.loops[l].extent) {
                 sched::Step st = makeStep(sched::Primitive::Split, sp.name);
                 st.loops = {sp.loops[l].name};
                 st.factor = cs.tile[l];
@@ -681,6 +731,8 @@ std::vector<sched::Step> SearchSpace::structureSteps(const Candidate& c) const
         std::vector<std::string> names;
         for (int l : b.outer)
             names.push_back(outerName(c, static_cast<int>(s), l));
+        for (int l : b.middle)
+            names.push_back(middleName(c, static_cast<int>(s), l));
         for (int l : b.inner)
             names.push_back(innerName(c, static_cast<int>(s), l));
         // The order the splits leave: each split loop's outer part where it was, inner part right inside it.
@@ -688,6 +740,8 @@ std::vector<sched::Step> SearchSpace::structureSteps(const Candidate& c) const
         for (size_t l = 0; l < sp.loops.size(); ++l) {
             if (hasOuter(sp.loops[l], cs.tile[l]))
                 current.push_back(outerName(c, static_cast<int>(s), static_cast<int>(l)));
+            if (array && cs.tile2[l] > 0)
+                current.push_back(middleName(c, static_cast<int>(s), static_cast<int>(l)));
             if (hasInner(sp.loops[l], cs.tile[l]))
                 current.push_back(innerName(c, static_cast<int>(s), static_cast<int>(l)));
         }
@@ -735,7 +789,9 @@ std::vector<sched::Step> SearchSpace::arrayPlacementSteps(const Candidate& c, in
     }
     if (cs.unroll > 0) {
         sched::Step st = makeStep(sched::Primitive::Unroll, sp.name);
-        st.loops = {b.inner.size() > 3 ? innerName(c, s, b.inner[b.inner.size() - 4]) : outerName(c, s, b.outer.back())};
+        st.loops = {b.inner.size() > 3 ? innerName(c, s, b.inner[b.inner.size() - 4])
+                    : !b.middle.empty()  ? middleName(c, s, b.middle.back())
+                                         : outerName(c, s, b.outer.back())};
         out.push_back(std::move(st));
     }
     sched::Step st = makeStep(sched::Primitive::Tensorize, sp.name);

@@ -82,6 +82,10 @@ struct Candidate {
         /// the accumulator (cacheAt >= 0), and unroll 1 unrolls the innermost outer loop.
         int tensorize = -1;
         int dataflow = 0;                ///< index into the mapping's dataflows
+        /// Array mode, per loop: a tile of several blocks between the outer loop and the block
+        /// (a multiple of the block, below the extent; 0: none). Its loop (`x.inner.outer`)
+        /// runs in the middle band, outside the block (tiled_matmul_auto's tiles of blocks).
+        std::vector<int64_t> tile2;
         bool operator==(const Stage&) const = default;
     };
     std::vector<Stage> stages;
@@ -92,6 +96,7 @@ struct Candidate {
 /// The loops of a stage's outer band (those with an outer part) and inner band, in order.
 struct Bands {
     std::vector<int> outer;
+    std::vector<int> middle;    ///< array mode: loops with a tile of blocks (their x.inner.outer), outside `inner`
     std::vector<int> inner;
 };
 
@@ -137,6 +142,7 @@ public:
 
 private:
     std::string innerName(const Candidate& c, int stage, int loop) const;
+    std::string middleName(const Candidate& c, int stage, int loop) const;
     std::string outerName(const Candidate& c, int stage, int loop) const;
     void mutateOnce(Candidate& c, std::mt19937_64& rng) const;
     void findArrayMappings(SpaceStage& sp) const;

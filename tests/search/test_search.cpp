@@ -111,6 +111,10 @@ int checkCandidates(const sched::Program& base, const std::string& what, int cou
     for (int i = 0; i < count; ++i) {
         search::Candidate c = (i % 2) ? space.sample(rng) : space.mutate(prev, rng);
         prev = c;
+        // Canonical forms are fixed points: equal schedules are equal candidates.
+        search::Candidate again = c;
+        space.canonicalize(again);
+        EXPECT_EQ(again, c) << what << " candidate " << i;
         bool pruned = false;
         auto p = ev.build(c, nullptr, &pruned);
         if (pruned)
@@ -129,6 +133,16 @@ int checkCandidates(const sched::Program& base, const std::string& what, int cou
         // The evaluator is analyze: the same figures for the same program.
         EXPECT_EQ(ev.evaluate(c).figures, search::figuresOf(rep));
         tensorized += rep.array.has_value();
+        // A tile of blocks (tiled_matmul_auto's structure): its middle loop is in the trace.
+        for (const auto& cs : c.stages)
+            for (int64_t t2 : cs.tile2)
+                if (t2 > 0) {
+                    bool middle = false;
+                    for (const auto& st : p->trace)
+                        for (const auto& l : st.loops)
+                            middle = middle || l.find(".inner.outer") != std::string::npos;
+                    EXPECT_TRUE(middle) << what << " candidate " << i;
+                }
     }
     return tensorized;
 }
