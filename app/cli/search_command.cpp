@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <iomanip>
 #include <memory>
 #include <ostream>
 
@@ -314,6 +315,7 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
         j["pinned_steps"] = in->base.trace.size();
         j["progress"] = {{"drawn", p.drawn}, {"evaluated", p.evaluated}, {"feasible", p.feasible}, {"repaired", p.repaired},
                          {"duplicates", p.duplicates}, {"rejected", p.rejected}, {"seconds", p.seconds}, {"rate_per_second", p.rate},
+                         {"best_found_seconds", p.bestSeconds}, {"best_found_drawn", p.bestDrawn},
                          {"timed_out", r.timedOut}, {"budget_reached", r.budgetReached}};
         j["defects"] = r.defects;
         j["current"] = figuresJson(current);
@@ -335,7 +337,8 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
                 long long insns = m.m.kernelInstructions + m.m.copyInstructions;
                 j["measured"].push_back({{"point", m.point}, {"machine", m.m.machine}, {"kernel_instructions", m.m.kernelInstructions},
                                          {"copy_instructions", m.m.copyInstructions}, {"model_cycles", f.cycles},
-                                         {"model_error", insns ? (static_cast<double>(f.cycles) - static_cast<double>(insns)) / static_cast<double>(insns) : 0.0}});
+                                         {"predicted_instructions", f.instructions},
+                                         {"model_error", insns ? (static_cast<double>(f.instructions) - static_cast<double>(insns)) / static_cast<double>(insns) : 0.0}});
             }
         }
         out << j.dump(2) << "\n";
@@ -350,6 +353,9 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
                   static_cast<long long>(p.drawn), p.seconds, static_cast<long long>(p.evaluated), p.rate, static_cast<long long>(p.repaired),
                   static_cast<long long>(p.duplicates), static_cast<long long>(p.rejected), r.timedOut ? " (time limit)" : "");
     out << line;
+    if (p.best)
+        out << "best for " << search::objectiveName(opt.objective) << " found after " << std::fixed << std::setprecision(2) << p.bestSeconds
+            << std::defaultfloat << " s (" << p.bestDrawn << " candidates drawn)\n";
     for (const auto& d : r.defects)
         out << "  rejected (a defect of the search space, please report it): " << d << "\n";
     out << "\nPareto front over (cycles, on-chip bytes, energy): " << r.front.size() << " points\n";
@@ -367,13 +373,14 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
     out << line;
     if (!measured.empty()) {
         out << "\nMeasured on qemu (" << measured.front().m.machine << "), best first:\n";
-        std::snprintf(line, sizeof line, "%4s %14s %14s %14s %10s\n", "#", "instructions", "(copies)", "model cycles", "model err");
+        std::snprintf(line, sizeof line, "%4s %14s %14s %14s %10s %14s\n", "#", "instructions", "(copies)", "predicted", "model err", "model cycles");
         out << line;
         for (const auto& m : measured) {
             const auto& f = r.front[static_cast<size_t>(m.point)].figures;
             long long insns = m.m.kernelInstructions + m.m.copyInstructions;
-            std::snprintf(line, sizeof line, "%4d %14lld %14lld %14lld %+9.1f%%\n", m.point + 1, insns, m.m.copyInstructions,
-                          static_cast<long long>(f.cycles), insns ? 100.0 * (static_cast<double>(f.cycles) - insns) / insns : 0.0);
+            std::snprintf(line, sizeof line, "%4d %14lld %14lld %14lld %+9.1f%% %14lld\n", m.point + 1, insns, m.m.copyInstructions,
+                          static_cast<long long>(f.instructions), insns ? 100.0 * (static_cast<double>(f.instructions) - insns) / insns : 0.0,
+                          static_cast<long long>(f.cycles));
             out << line;
         }
     }

@@ -238,9 +238,15 @@ SearchResult runSearch(const sched::Program& base, const SearchOptions& opt, Sea
         prog.batches = prog.drawn / batchSize;
         prog.frontSize = front.size();
         int bi = bestIndex(opt.objective, front.points());
-        if (bi >= 0)
-            prog.best = front.points()[static_cast<size_t>(bi)].figures;
         prog.seconds = elapsed() + (resume ? resume->progress.seconds : 0);
+        if (bi >= 0) {
+            const Figures& now = front.points()[static_cast<size_t>(bi)].figures;
+            if (!prog.best || objectiveValue(opt.objective, now) < objectiveValue(opt.objective, *prog.best)) {
+                prog.bestDrawn = prog.drawn;
+                prog.bestSeconds = prog.seconds;
+            }
+            prog.best = now;
+        }
         double runSeconds = elapsed();
         prog.rate = runSeconds > 0 ? static_cast<double>(prog.evaluated - evaluatedBefore) / runSeconds : 0;
         if (sink && merged > 0)

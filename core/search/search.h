@@ -49,6 +49,8 @@ struct SearchProgress {
     int64_t rejected = 0;           ///< a step did not apply, or an error diagnostic (defects; expected 0)
     size_t frontSize = 0;
     std::optional<Figures> best;    ///< best for the objective so far
+    int64_t bestDrawn = 0;          ///< candidates drawn when it was found (at the end of that batch)
+    double bestSeconds = 0;         ///< seconds into the run when it was found (time to the best point)
     double seconds = 0;
     double rate = 0;                ///< evaluated per second
 };

@@ -60,6 +60,7 @@ TEST(SearchCli, TableJsonAndBestScheduleWritten)
     ASSERT_EQ(r.rc, 0) << r.err;
     EXPECT_NE(r.out.find("Pareto front over (cycles, on-chip bytes, energy)"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("what it changes"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("best for cycles found after "), std::string::npos) << r.out;
     ASSERT_TRUE(fs::exists(outFile));
     auto o = sched::openSchedule(outFile.string(), [](const std::string& n, const std::string& d) { return hw::resolveTarget(n, d); });
     ASSERT_TRUE(o.ok()) << o.errorText();
@@ -77,6 +78,10 @@ TEST(SearchCli, TableJsonAndBestScheduleWritten)
     EXPECT_EQ(j["objective"], "energy");
     EXPECT_EQ(j["progress"]["drawn"], 300);
     EXPECT_EQ(j["progress"]["rejected"], 0);
+    // Time to the best point: found within the run, at a batch's end.
+    EXPECT_GT(j["progress"]["best_found_drawn"].get<int>(), 0);
+    EXPECT_LE(j["progress"]["best_found_drawn"].get<int>(), 300);
+    EXPECT_LE(j["progress"]["best_found_seconds"].get<double>(), j["progress"]["seconds"].get<double>());
     double best = j["front"][j["best"].get<int>()]["energy_uj"];
     for (const auto& p : j["front"]) {
         EXPECT_LE(best, p["energy_uj"].get<double>());
