@@ -2,6 +2,7 @@
 #include "target_loader.h"
 
 #include "analysis/instructions.h"
+#include "common/c_names.h"
 
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
@@ -58,6 +59,11 @@ const std::vector<std::string> kKinds = {"mcu", "accelerator"};
 constexpr int64_t kMaxSmallInt = 1 << 20;
 /// Largest memory size accepted: 1 PiB, far beyond any target and far from int64 overflow.
 constexpr int64_t kMaxSizeBytes = int64_t(1) << 50;
+// Every number of a target lies within these (docs/hwdesc.md, "Ranges"): rates from 1e-6 (a
+// byte per million cycles) and any number up to 1e9 keep the cost model's sums of up to 2^48
+// executions finite in a double; figures past 2^63 saturate and say so.
+constexpr double kMinRate = 1e-6;
+constexpr double kMaxNumber = 1e9;
 
 std::string joinNames(const std::vector<std::string>& names)
 {
@@ -319,6 +325,10 @@ public:
             error(valueMark(e), field, "expected a number > 0, got " + describe(e.value));
             return false;
         }
+        if (v < kMinRate || v > kMaxNumber) {
+            error(valueMark(e), field, "expected a number from 1e-06 to 1e+09, got " + describe(e.value));
+            return false;
+        }
         out = v;
         return true;
     }
@@ -330,6 +340,10 @@ public:
             return false;
         if (v < 0) {
             error(valueMark(e), field, "expected a number >= 0, got " + describe(e.value));
+            return false;
+        }
+        if (v > kMaxNumber) {
+            error(valueMark(e), field, "expected a number <= 1e+09, got " + describe(e.value));
             return false;
         }
         out = v;
@@ -464,10 +478,15 @@ public:
     {
         Target t;
         t.path = m_path;
-        if (!root.IsMap()) {
+        // A file that is not a target (a schedule may name any file as its target) is refused
+        // without quoting any of it.
+        std::vector<std::string> topKeys;
+        if (root.IsMap())
+            for (auto it = root.begin(); it != root.end(); ++it)
+                topKeys.push_back(it->first.IsScalar() ? it->first.Scalar() : std::string());
+        if (!root.IsMap() || !isFileOfKind(topKeys, kTopKeys)) {
             error(root.Mark(), "",
-                  "expected a mapping of target fields (name, clock_mhz, compute, memory, ...), got " +
-                      describe(root));
+                  "not a target file: expected a mapping of target fields (name, clock_mhz, compute, memory, ...)");
             return t;
         }
         const auto top = entries(root, "", kTopKeys);
@@ -598,6 +617,10 @@ public:
                         error(valueMark(m), field,
                               "expected a number > 0 (leave the dtype out if the target has no unit for it), got " +
                                   describe(m.value));
+                        continue;
+                    }
+                    if (v < kMinRate || v > kMaxNumber) {
+                        error(valueMark(m), field, "expected a number from 1e-06 to 1e+09, got " + describe(m.value));
                         continue;
                     }
                     c.macsPerCycle[m.key] = v;
@@ -740,6 +763,8 @@ public:
                         error(valueMark(*e), field + ".name",
                               "duplicate level name '" + level.name + "' (also memory[" +
                                   std::to_string(it->second) + "])");
+                    } else if (const std::string clash = levelMacroClash(level.name); !clash.empty()) {
+                        error(valueMark(*e), field + ".name", "level name '" + level.name + "': " + clash);
                     } else {
                         seen.emplace(level.name, i);
                     }
@@ -756,7 +781,7 @@ public:
             else
                 missing(mark, field + ".bandwidth_bytes_per_cycle");
             if (const Entry* e = find(es, "latency_cycles"))
-                readInt(*e, field + ".latency_cycles", 0, std::numeric_limits<int64_t>::max(), level.latencyCycles);
+                readInt(*e, field + ".latency_cycles", 0, static_cast<int64_t>(kMaxNumber), level.latencyCycles);
             if (const Entry* e = find(es, "energy_pj_per_byte"))
                 readNonNegative(*e, field + ".energy_pj_per_byte", level.energyPjPerByte);
             if (const Entry* e = find(es, "buffer_count"))
@@ -891,9 +916,8 @@ Result<Target> loadTargetFile(const std::string& path)
     if (std::filesystem::is_directory(path, ec))
         return plainError(path, "is a directory, not a target file");
     std::string text;
-    std::string readError;
-    if (!readTextFile(path, text, readError))
-        return plainError(path, "cannot read the target file");
+    if (const std::string why = readRegularFile(path, text); !why.empty())
+        return plainError(path, "cannot read the target file: " + why);
     return parseTarget(text, path);
 }
 

@@ -234,7 +234,15 @@ bool SearchPanel::start()
         PanelSink sink([this](search::SearchProgress p, std::vector<search::SearchPoint> front) {
             QMetaObject::invokeMethod(this, [this, p, front = std::move(front)]() mutable { showProgress(p, std::move(front)); }, Qt::QueuedConnection);
         });
-        search::SearchResult r = search::runSearch(program, opt, &sink, &m_cancel);
+        // An exception must not end the thread (std::terminate): it ends the run with a message.
+        search::SearchResult r;
+        try {
+            r = search::runSearch(program, opt, &sink, &m_cancel);
+        } catch (const std::exception& e) {
+            r.message = std::string("the search stopped: internal error: ") + e.what();
+        } catch (...) {
+            r.message = "the search stopped: internal error: an unknown exception";
+        }
         QMetaObject::invokeMethod(this, [this, r = std::move(r)]() mutable { showResult(std::move(r)); }, Qt::QueuedConnection);
     });
     return true;

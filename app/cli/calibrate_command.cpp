@@ -4,6 +4,8 @@
 // well the target's current coefficients predict the measured instructions.
 #include "commands.h"
 
+#include "common/atomic_file.h"
+
 #include "analysis/calibration.h"
 #include "analysis/cost_report.h"
 #include "codegen/c_codegen.h"
@@ -269,32 +271,21 @@ int runCalibrate(const Options& o, std::ostream& out, std::ostream& err)
         out << "\n" << comment << block.str();
         return kExitOk;
     }
-    std::ifstream in(o.write);
-    if (!in) {
-        err << "calibrate: cannot read " << o.write << "\n";
+    std::string original, why;
+    if (!readTextFile(o.write, original, why)) {
+        err << "calibrate: " << why << "\n";
         return kExitBadInput;
     }
-    std::stringstream text;
-    text << in.rdbuf();
-    const std::string updated = withCalibration(text.str(), comment + block.str());
+    const std::string updated = withCalibration(original, comment + block.str());
     // The file must still load (and describe the same target).
     auto check = hw::parseTarget(updated, o.write);
     if (!check) {
         err << "calibrate: the updated file would not load:\n" << check.errorText() << "\n";
         return kExitBadInput;
     }
-    const std::string tmp = o.write + ".calibrate-tmp";
-    {
-        std::ofstream f(tmp, std::ios::trunc);
-        f << updated;
-        if (!f) {
-            err << "calibrate: cannot write " << tmp << "\n";
-            return kExitBadInput;
-        }
-    }
-    fs::rename(tmp, o.write, ec);
-    if (ec) {
-        err << "calibrate: cannot replace " << o.write << ": " << ec.message() << "\n";
+    // Atomic, keeping the file's permissions, through a link to the file it points to.
+    if (!writeFileAtomically(o.write, updated, why, LinkPolicy::FollowLink)) {
+        err << "calibrate: " << why << "\n";
         return kExitBadInput;
     }
     out << "wrote the calibration section of " << o.write << "\n";

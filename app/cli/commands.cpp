@@ -13,6 +13,7 @@
 #include "lower/loop_nest.h"
 #include "sched/schedule_file.h"
 #include "target_loader.h"
+#include "verify/budget.h"
 #include "verify/interpreter.h"
 #include "workspace_command.h"
 
@@ -36,11 +37,16 @@ bool endsWith(const std::string& s, const std::string& suffix)
     return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-Result<sched::OpenedSchedule> open(const std::string& path)
+/// Opens a schedule; its warnings (an absolute kernel or target path) go to `warnings`.
+Result<sched::OpenedSchedule> open(const std::string& path, std::ostream* warnings)
 {
-    return sched::openSchedule(path, [](const std::string& nameOrPath, const std::string& dir) {
+    auto o = sched::openSchedule(path, [](const std::string& nameOrPath, const std::string& dir) {
         return hw::resolveTarget(nameOrPath, dir);
     });
+    if (o && warnings)
+        for (const Diagnostic& w : o->warnings)
+            *warnings << w.str() << "\n";
+    return o;
 }
 
 /// A kernel file opened on its own: the unscheduled program.
@@ -69,7 +75,7 @@ int runLower(const std::string& file, const std::string& target, std::ostream& o
         }
         program = std::move(*p);
     } else {
-        auto o = open(file);
+        auto o = open(file, &err);
         if (!o) {
             err << o.errorText() << "\n";
             return kExitBadInput;
@@ -104,12 +110,16 @@ int runVerify(const std::string& schedule, uint64_t seed, std::ostream& out, std
         }
         program = std::move(*p);
     } else {
-        auto o = open(schedule);
+        auto o = open(schedule, &err);
         if (!o) {
             err << o.errorText() << "\n";
             return kExitBadInput;
         }
         program = std::move(o->program);
+    }
+    if (std::string why = verify::interpretationBudgetError(lower::lower(program)); !why.empty()) {
+        err << schedule << ": " << why << "\n";
+        return kExitBadInput;
     }
     verify::VerifyResult r = verify::verifyProgram(program, seed);
     out << r.message << "\n";
@@ -118,12 +128,17 @@ int runVerify(const std::string& schedule, uint64_t seed, std::ostream& out, std
 
 int runCounts(const std::string& schedule, bool json, uint64_t seed, std::ostream& out, std::ostream& err)
 {
-    auto o = open(schedule);
+    auto o = open(schedule, &err);
     if (!o) {
         err << o.errorText() << "\n";
         return kExitBadInput;
     }
-    verify::InterpretResult r = verify::interpret(lower::lower(o->program), verify::makeInputs(*o->kernel, seed));
+    const lower::LoopNest nest = lower::lower(o->program);
+    if (std::string why = verify::interpretationBudgetError(nest); !why.empty()) {
+        err << schedule << ": " << why << "\n";
+        return kExitBadInput;
+    }
+    verify::InterpretResult r = verify::interpret(nest, verify::makeInputs(*o->kernel, seed));
     if (!r.ok) {
         err << "interpreter error: " << r.error << "\n";
         return kExitMismatch;
@@ -154,11 +169,11 @@ int runCounts(const std::string& schedule, bool json, uint64_t seed, std::ostrea
     return kExitOk;
 }
 
-Result<sched::Program> programFor(const std::string& file, const std::string& target)
+Result<sched::Program> programFor(const std::string& file, const std::string& target, std::ostream* warnings)
 {
     if (endsWith(file, ".kernel.yaml"))
         return openKernel(file, target);
-    auto o = open(file);
+    auto o = open(file, warnings);
     if (!o)
         return o.errors();
     if (target.empty())
@@ -196,7 +211,7 @@ std::string humanBytes(int64_t b)
 
 int runAnalyze(const std::string& schedule, const std::string& target, bool json, std::ostream& out, std::ostream& err, bool measure)
 {
-    auto p = programFor(schedule, target);
+    auto p = programFor(schedule, target, &err);
     if (!p) {
         err << p.errorText() << "\n";
         return kExitBadInput;
@@ -268,7 +283,7 @@ int runAnalyze(const std::string& schedule, const std::string& target, bool json
 int runExport(const std::string& schedule, const std::string& outDir, bool harness, uint64_t seed, std::ostream& out, std::ostream& err, bool force,
               bool gemminiAccScale)
 {
-    auto p = programFor(schedule, "");
+    auto p = programFor(schedule, "", &err);
     if (!p) {
         err << p.errorText() << "\n";
         return kExitBadInput;
@@ -292,13 +307,8 @@ int runExport(const std::string& schedule, const std::string& outDir, bool harne
     options.harness = harness;
     options.seed = seed;
     options.gemminiAccScale = gemminiAccScale;
-    if (codegen::isGemminiNest(nest)) {
-        if (std::string why = codegen::gemminiExportError(nest, {gemminiAccScale}); !why.empty()) {
-            err << "error: " << why << "\n";
-            return kExitBadInput;
-        }
-    } else if (gemminiAccScale) {
-        err << "error: --gemmini-acc-scale applies to tensorized schedules only\n";
+    if (std::string why = codegen::exportError(nest, options); !why.empty()) {
+        err << "error: " << why << "; nothing was written\n";
         return kExitBadInput;
     }
     codegen::ExportWriteResult w = codegen::writeExport(outDir, codegen::exportFiles(nest, options), force);
@@ -409,23 +419,41 @@ int runCli(int argc, char** argv, std::ostream& out, std::ostream& err)
             err << "run 'loopscope-cli --help' for usage\n";
         return kExitBadInput;
     }
-    if (lowerCmd->parsed())
-        return runLower(file, target, out, err);
-    if (verifyCmd->parsed())
-        return runVerify(file, seed, out, err);
-    if (countsCmd->parsed())
-        return runCounts(file, json, seed, out, err);
-    if (analyzeCmd->parsed())
-        return runAnalyze(file, target, json, out, err, measure);
-    if (exportCmd->parsed())
-        return runExport(file, outDir, harness, seed, out, err, force, accScale);
-    if (targetsCmd->parsed())
-        return runTargets(out, err);
-    for (const Subcommand& c : more)
-        if (c.command->parsed())
-            return c.run();
-    if (workspaceCmd.parsed())
-        return workspaceCmd.run();
+    return runGuarded(err, [&] {
+        if (lowerCmd->parsed())
+            return runLower(file, target, out, err);
+        if (verifyCmd->parsed())
+            return runVerify(file, seed, out, err);
+        if (countsCmd->parsed())
+            return runCounts(file, json, seed, out, err);
+        if (analyzeCmd->parsed())
+            return runAnalyze(file, target, json, out, err, measure);
+        if (exportCmd->parsed())
+            return runExport(file, outDir, harness, seed, out, err, force, accScale);
+        if (targetsCmd->parsed())
+            return runTargets(out, err);
+        for (const Subcommand& c : more)
+            if (c.command->parsed())
+                return c.run();
+        if (workspaceCmd.parsed())
+            return workspaceCmd.run();
+        return kExitBadInput;
+    });
+}
+
+int runGuarded(std::ostream& err, const std::function<int()>& command)
+{
+    // What was written before the exception is listed above it; export and save write each file
+    // atomically, so no file is left half written.
+    try {
+        return command();
+    } catch (const std::bad_alloc&) {
+        err << "error: out of memory; the input is too large for this machine (see the limits in docs/schedules.md)\n";
+    } catch (const std::exception& e) {
+        err << "error: internal error: " << e.what() << " (a bug in loopscope-cli: please report it with the input)\n";
+    } catch (...) {
+        err << "error: internal error: an unknown exception (a bug in loopscope-cli: please report it with the input)\n";
+    }
     return kExitBadInput;
 }
 

@@ -32,7 +32,8 @@ int runExport(const std::string& schedule, const std::string& outDir, bool harne
 int runTargets(std::ostream& out, std::ostream& err);
 
 /// The program of a schedule (or of an unscheduled kernel), replayed on `target` if not empty.
-Result<sched::Program> programFor(const std::string& file, const std::string& target);
+/// Warnings about the schedule (an absolute kernel path, ...) go to `warnings` when given.
+Result<sched::Program> programFor(const std::string& file, const std::string& target, std::ostream* warnings = nullptr);
 /// "1.5 KiB".
 std::string humanBytes(int64_t bytes);
 
@@ -49,6 +50,11 @@ int runTiles(const std::string& schedule, bool json, std::ostream& out, std::ost
 /// `calibrate TARGET`: measures example and random schedules on qemu and fits the instruction
 /// model's coefficients for the target (calibrate_command.cpp).
 Subcommand addCalibrateCommand(CLI::App& app, std::ostream& out, std::ostream& err);
+
+/// Runs a subcommand and turns any exception it throws into a message on `err` and exit code 2
+/// (bad input): a bug or an exhausted resource ends the command, never the process with an
+/// abort. runCli runs every subcommand through it.
+int runGuarded(std::ostream& err, const std::function<int()>& command);
 
 /// Parses argv and dispatches (what main() does).
 int runCli(int argc, char** argv, std::ostream& out, std::ostream& err);

@@ -1,6 +1,8 @@
 // The `workspace` subcommands of loopscope-cli.
 #include "workspace_command.h"
 
+#include "common/atomic_file.h"
+
 #include "commands.h"
 
 #include "codegen/measure.h"
@@ -163,26 +165,6 @@ ordered_json variantJson(const store::Workspace& ws, const store::Variant& v, co
             j["report"] = ordered_json::parse(v.figures->reportJson, nullptr, false);
     }
     return j;
-}
-
-/// Writes a file through a temporary one and a rename, so that a reader never sees half of it.
-bool writeAtomically(const std::string& path, const std::string& text, std::string& error)
-{
-    const std::string tmp = path + ".tmp";
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!(out << text) || !out.flush()) {
-            error = "cannot write " + tmp;
-            std::remove(tmp.c_str());
-            return false;
-        }
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-        std::remove(tmp.c_str());
-        error = "cannot write " + path;
-        return false;
-    }
-    return true;
 }
 
 std::string ratioText(double a, double b)
@@ -479,14 +461,15 @@ int WorkspaceCommand::run()
         if (!o.force) {
             std::string inTheWay;
             for (const auto& [p, text] : files)
-                if (fs::exists(p, ec))
+                if (fs::exists(fs::symlink_status(p, ec)))
                     inTheWay += (inTheWay.empty() ? "" : ", ") + p;
             if (!inTheWay.empty())
                 return fail("not written: " + inTheWay + " exist(s); use --force to replace");
         }
         for (const auto& [p, text] : files) {
             std::string why;
-            if (!writeAtomically(p, text, why))
+            // Atomic; a link in the way (only with --force) is replaced, never written through.
+            if (!writeFileAtomically(p, text, why, LinkPolicy::ReplaceLink))
                 return fail(why);
         }
         for (const auto& n : ex->notes)

@@ -6,11 +6,13 @@
 
 #include "analysis/cost_report.h"
 #include "codegen/c_codegen.h"
+#include "codegen/code_size.h"
 #include "codegen/export_writer.h"
 #include "codegen/gemmini_codegen.h"
 #include "document_commands.h"
 #include "ir/kernel.h"
 #include "lower/loop_nest.h"
+#include "sched/schedule_paths.h"
 #include "target_loader.h"
 
 #include <QDir>
@@ -32,6 +34,26 @@ void setError(QString* out, const QString& message)
 {
     if (out)
         *out = message;
+}
+
+/// Runs one of the document's file operations (open, save, export, a target): an exception,
+/// from a bug or from memory running out, becomes its error message and `false`, as a file that
+/// cannot be read does. The operations change the document only once they have succeeded, so
+/// the user's edits are kept (issue 16).
+template <typename F>
+bool guarded(QString* error, F&& operation)
+{
+    try {
+        return operation();
+    } catch (const std::bad_alloc&) {
+        setError(error, QObject::tr("out of memory: the input is too large for this machine; nothing was changed"));
+    } catch (const std::exception& e) {
+        setError(error, QObject::tr("internal error: %1 (a bug in Loopscope: please report it with the file); nothing was changed")
+                            .arg(QString::fromStdString(e.what())));
+    } catch (...) {
+        setError(error, QObject::tr("internal error: an unknown exception (a bug in Loopscope); nothing was changed"));
+    }
+    return false;
 }
 } // namespace
 
@@ -102,6 +124,7 @@ void ScheduleDocument::install(std::shared_ptr<const ir::Kernel> kernel, sched::
     else if (!readTextFile(str(m_kernelPath), m_kernelText, why))
         m_kernelText.clear();
     m_rejected.reset();
+    m_openWarnings.clear();
     // Every open starts a clean history: undo never reaches into the document opened before
     // (also when the same file is opened again).
     m_undo->clear();
@@ -115,32 +138,45 @@ void ScheduleDocument::install(std::shared_ptr<const ir::Kernel> kernel, sched::
 
 bool ScheduleDocument::openSchedule(const QString& path, QString* error)
 {
-    auto file = sched::loadScheduleFile(str(path));
-    if (!file) {
-        setError(error, qstr(file.errorText()));
-        return false;
-    }
-    const std::string dir = sched::directoryOf(str(QFileInfo(path).absoluteFilePath()));
-    auto kernel = ir::loadKernelFile(sched::joinPath(dir, file->kernel), file->params);
-    if (!kernel) {
-        setError(error, qstr(kernel.errorText()));
-        return false;
-    }
-    // Built-in names stay names; files become absolute so the document can move.
-    QString target = qstr(file->target);
-    if (!isBuiltinTarget(target))
-        target = QFileInfo(qstr(sched::joinPath(dir, file->target))).absoluteFilePath();
-    m_targets.erase(target);  // an explicit open reads the file again
-    m_targetTexts.erase(target);
-    QString why;
-    if (!resolve(target, &why)) {
-        setError(error, why);
-        return false;
-    }
-    DocumentState state{file->steps, target, qstr(file->description), file->steps};
-    install(std::make_shared<const ir::Kernel>(std::move(*kernel)), std::move(*file),
-            QFileInfo(path).absoluteFilePath(), std::move(state));
-    return true;
+    return guarded(error, [&] {
+        auto file = sched::loadScheduleFile(str(path));
+        if (!file) {
+            setError(error, qstr(file.errorText()));
+            return false;
+        }
+        // Paths start from the schedule's folder (its target's, for a symbolic link); an
+        // absolute one is read with a warning (docs/schedules.md, "Paths a schedule may name").
+        const std::string dir = sched::scheduleFolder(str(QFileInfo(path).absoluteFilePath()));
+        QStringList warnings;
+        const sched::NamedFile kernelFile = sched::resolveNamedFile(dir, file->kernel, file->kernelLoc, "kernel");
+        if (kernelFile.warning)
+            warnings << qstr(kernelFile.warning->str());
+        auto kernel = ir::loadKernelFile(kernelFile.path, file->params);
+        if (!kernel) {
+            setError(error, qstr(kernel.errorText()));
+            return false;
+        }
+        // Built-in names stay names; files become absolute so the document can move.
+        QString target = qstr(file->target);
+        if (!isBuiltinTarget(target)) {
+            const sched::NamedFile targetFile = sched::resolveNamedFile(dir, file->target, file->targetLoc, "target");
+            if (targetFile.warning)
+                warnings << qstr(targetFile.warning->str());
+            target = QFileInfo(qstr(targetFile.path)).absoluteFilePath();
+        }
+        m_targets.erase(target);  // an explicit open reads the file again
+        m_targetTexts.erase(target);
+        QString why;
+        if (!resolve(target, &why)) {
+            setError(error, why);
+            return false;
+        }
+        DocumentState state{file->steps, target, qstr(file->description), file->steps};
+        install(std::make_shared<const ir::Kernel>(std::move(*kernel)), std::move(*file),
+                QFileInfo(path).absoluteFilePath(), std::move(state));
+        m_openWarnings = warnings;
+        return true;
+    });
 }
 
 bool ScheduleDocument::newFromSchedule(const QString& path, QString* error)
@@ -171,84 +207,94 @@ bool ScheduleDocument::setDescription(const QString& description)
 
 bool ScheduleDocument::openKernel(const QString& kernelPath, const QString& targetName, QString* error)
 {
-    auto kernel = ir::loadKernelFile(str(kernelPath));
-    if (!kernel) {
-        setError(error, qstr(kernel.errorText()));
-        return false;
-    }
-    QString target = targetName.isEmpty() ? QStringLiteral("cortex-m7") : targetName;
-    if (!isBuiltinTarget(target))
-        target = QFileInfo(target).absoluteFilePath();
-    m_targets.erase(target);
-    m_targetTexts.erase(target);
-    QString why;
-    if (!resolve(target, &why)) {
-        setError(error, why);
-        return false;
-    }
-    install(std::make_shared<const ir::Kernel>(std::move(*kernel)), sched::ScheduleFile{}, QString(),
-            DocumentState{{}, target, QString(), {}});
-    return true;
+    return guarded(error, [&] {
+        auto kernel = ir::loadKernelFile(str(kernelPath));
+        if (!kernel) {
+            setError(error, qstr(kernel.errorText()));
+            return false;
+        }
+        QString target = targetName.isEmpty() ? QStringLiteral("cortex-m7") : targetName;
+        if (!isBuiltinTarget(target))
+            target = QFileInfo(target).absoluteFilePath();
+        m_targets.erase(target);
+        m_targetTexts.erase(target);
+        QString why;
+        if (!resolve(target, &why)) {
+            setError(error, why);
+            return false;
+        }
+        install(std::make_shared<const ir::Kernel>(std::move(*kernel)), sched::ScheduleFile{}, QString(),
+                DocumentState{{}, target, QString(), {}});
+        return true;
+    });
 }
 
 bool ScheduleDocument::save(const QString& path, QString* error)
 {
-    if (!isOpen()) {
-        setError(error, tr("nothing to save"));
-        return false;
-    }
-    const QString target = path.isEmpty() ? m_path : QFileInfo(path).absoluteFilePath();
-    if (target.isEmpty()) {
-        setError(error, tr("the schedule has no file name yet"));
-        return false;
-    }
-    const QDir dir = QFileInfo(target).absoluteDir();
-    sched::ScheduleFile f = m_file;
-    f.path = str(target);
-    f.kernel = str(dir.relativeFilePath(m_kernelPath));
-    f.target = str(isBuiltinTarget(m_state.target) ? m_state.target : dir.relativeFilePath(m_state.target));
-    f.steps = m_state.steps;
-    f.description = str(m_state.description);
-    for (auto& s : f.steps)
-        s.loc = SourceLoc{};
-    std::string why;
-    if (!sched::saveScheduleFile(f, str(target), why)) {
-        setError(error, qstr(why));
-        return false;
-    }
-    m_file = f;
-    m_path = target;
-    m_untitledName.clear();
-    m_undo->setClean();
-    emit opened(m_path);  // the title changes; the history of costs continues
-    return true;
+    return guarded(error, [&] {
+        if (!isOpen()) {
+            setError(error, tr("nothing to save"));
+            return false;
+        }
+        const QString target = path.isEmpty() ? m_path : QFileInfo(path).absoluteFilePath();
+        if (target.isEmpty()) {
+            setError(error, tr("the schedule has no file name yet"));
+            return false;
+        }
+        // Saving through a symbolic link writes its target (sched::saveScheduleFile), so the
+        // kernel and target paths are written relative to the target's folder, where they are read.
+        const QFileInfo link(target);
+        const QString real = !link.isSymLink() ? target : !link.canonicalFilePath().isEmpty() ? link.canonicalFilePath() : link.symLinkTarget();
+        const QDir dir = QFileInfo(real).absoluteDir();
+        sched::ScheduleFile f = m_file;
+        f.path = str(target);
+        f.kernel = str(dir.relativeFilePath(m_kernelPath));
+        f.target = str(isBuiltinTarget(m_state.target) ? m_state.target : dir.relativeFilePath(m_state.target));
+        f.steps = m_state.steps;
+        f.description = str(m_state.description);
+        for (auto& s : f.steps)
+            s.loc = SourceLoc{};
+        std::string why;
+        if (!sched::saveScheduleFile(f, str(target), why)) {
+            setError(error, qstr(why));
+            return false;
+        }
+        m_file = f;
+        m_path = target;
+        m_untitledName.clear();
+        m_undo->setClean();
+        emit opened(m_path);  // the title changes; the history of costs continues
+        return true;
+    });
 }
 
 bool ScheduleDocument::exportTo(const QString& directory, QStringList* written, QString* error, bool force, QStringList* conflicts, bool harness) const
 {
-    if (!isOpen()) {
-        setError(error, tr("nothing to export"));
-        return false;
-    }
-    codegen::ExportOptions options;
-    options.harness = harness;
-    if (codegen::isGemminiNest(*m_snapshot.nest))
-        if (const std::string why = codegen::gemminiExportError(*m_snapshot.nest); !why.empty()) {
-            setError(error, tr("cannot export for the accelerator: %1").arg(qstr(why)));
+    return guarded(error, [&] {
+        if (!isOpen()) {
+            setError(error, tr("nothing to export"));
             return false;
         }
-    codegen::ExportWriteResult w = codegen::writeExport(str(directory), codegen::exportFiles(*m_snapshot.nest, options), force);
-    if (conflicts)
-        for (const auto& c : w.conflicts)
-            conflicts->append(qstr(c));
-    if (!w.ok) {
-        setError(error, qstr(w.error));
-        return false;
-    }
-    if (written)
-        for (const auto& path : w.written)
-            written->append(qstr(path.string()));
-    return true;
+        codegen::ExportOptions options;
+        options.harness = harness;
+        if (const std::string why = codegen::exportError(*m_snapshot.nest, options); !why.empty()) {
+            setError(error, codegen::isGemminiNest(*m_snapshot.nest) ? tr("cannot export for the accelerator: %1").arg(qstr(why))
+                                                                      : tr("cannot export: %1").arg(qstr(why)));
+            return false;
+        }
+        codegen::ExportWriteResult w = codegen::writeExport(str(directory), codegen::exportFiles(*m_snapshot.nest, options), force);
+        if (conflicts)
+            for (const auto& c : w.conflicts)
+                conflicts->append(qstr(c));
+        if (!w.ok) {
+            setError(error, qstr(w.error));
+            return false;
+        }
+        if (written)
+            for (const auto& path : w.written)
+                written->append(qstr(path.string()));
+        return true;
+    });
 }
 
 std::optional<sched::ScheduleError> ScheduleDocument::applyStep(const sched::Step& step)
@@ -332,37 +378,41 @@ bool ScheduleDocument::editStep(int index, const sched::Step& step, int mergeSes
 
 bool ScheduleDocument::setTarget(const QString& targetName, QString* error)
 {
-    if (!isOpen())
-        return false;
-    QString target = targetName;
-    if (!isBuiltinTarget(target))
-        target = QFileInfo(target).absoluteFilePath();
-    if (target == m_state.target)
+    return guarded(error, [&] {
+        if (!isOpen())
+            return false;
+        QString target = targetName;
+        if (!isBuiltinTarget(target))
+            target = QFileInfo(target).absoluteFilePath();
+        if (target == m_state.target)
+            return true;
+        m_targets.erase(target);
+        m_targetTexts.erase(target);
+        if (!resolve(target, error))
+            return false;
+        m_rejected.reset();
+        m_undo->push(new SetTargetCommand(this, m_state.target, target));
         return true;
-    m_targets.erase(target);
-    m_targetTexts.erase(target);
-    if (!resolve(target, error))
-        return false;
-    m_rejected.reset();
-    m_undo->push(new SetTargetCommand(this, m_state.target, target));
-    return true;
+    });
 }
 
 bool ScheduleDocument::reloadTarget(QString* error)
 {
-    if (!isOpen() || isBuiltinTarget(m_state.target))
-        return false;
-    auto t = hw::loadTargetFile(str(m_state.target));
-    // Editors often replace the file (write a new one, rename): watch the new inode.
-    watchTarget();
-    if (!t) {
-        setError(error, qstr(t.errorText()));
-        return false;
-    }
-    m_targets[m_state.target] = std::make_shared<const hw::Target>(std::move(*t));
-    m_targetTexts.erase(m_state.target);
-    refresh();
-    return true;
+    return guarded(error, [&] {
+        if (!isOpen() || isBuiltinTarget(m_state.target))
+            return false;
+        auto t = hw::loadTargetFile(str(m_state.target));
+        // Editors often replace the file (write a new one, rename): watch the new inode.
+        watchTarget();
+        if (!t) {
+            setError(error, qstr(t.errorText()));
+            return false;
+        }
+        m_targets[m_state.target] = std::make_shared<const hw::Target>(std::move(*t));
+        m_targetTexts.erase(m_state.target);
+        refresh();
+        return true;
+    });
 }
 
 void ScheduleDocument::watchTarget()
@@ -386,35 +436,69 @@ void ScheduleDocument::setState(const DocumentState& state)
 
 namespace {
 
-/// Replay, lower, analyse and generate C: a pure function of its arguments, so that it can
-/// run on a worker thread. Returns the snapshot (revision unset) and the milliseconds taken.
-std::pair<Snapshot, double> buildSnapshot(std::shared_ptr<const ir::Kernel> kernel, std::shared_ptr<const hw::Target> target,
-                                          const std::vector<sched::Step>& steps)
+/// Replay (the first `count` steps), lower, analyse and generate C: a pure function of its
+/// arguments, so that it can run on a worker thread. Returns the snapshot (revision unset) and
+/// the milliseconds taken. `hook` (tests) sees each program before it is lowered.
+std::pair<Snapshot, double> buildSnapshotOf(const std::shared_ptr<const ir::Kernel>& kernel, const std::shared_ptr<const hw::Target>& target,
+                                            const std::vector<sched::Step>& steps, size_t count, const ScheduleDocument::BuildHook& hook)
 {
     QElapsedTimer timer;
     timer.start();
     Snapshot s;
-    sched::Program p = sched::Program::initial(std::move(kernel), target);
-    for (const auto& step : steps) {
-        sched::ApplyResult r = sched::apply(p, step);
-        if (!r.ok()) {
-            s.failedStep = r.error();
-            break;
-        }
-        p = std::move(r.program());
+    // replay moves the program from step to step (linear in the trace); when a step fails, the
+    // steps before it are replayed again for the program to show.
+    const std::vector<sched::Step> prefix(steps.begin(), steps.begin() + static_cast<std::ptrdiff_t>(std::min(count, steps.size())));
+    sched::ApplyResult replayed = sched::replay(kernel, target, prefix);
+    if (!replayed.ok()) {
+        s.failedStep = replayed.error();
+        replayed = sched::replay(kernel, target, std::vector<sched::Step>(prefix.begin(), prefix.begin() + replayed.error().stepIndex));
     }
+    sched::Program p = std::move(replayed.program());
+    if (hook)
+        hook(p);
     auto nest = std::make_shared<lower::LoopNest>(lower::lower(p));
     s.report = std::make_shared<const analysis::CostReport>(analysis::analyze(*nest, *target));
-    // A tensorized nest becomes gemmini.h calls (what export writes), or cannot be exported.
-    if (!codegen::isGemminiNest(*nest))
-        s.code = codegen::generateSource(*nest);
-    else if (const std::string why = codegen::gemminiExportError(*nest); why.empty())
-        s.code = codegen::generateGemminiSource(*nest);
-    else
-        s.code = "// This schedule cannot be exported for the accelerator:\n// " + why + "\n";
+    // What export writes (gemmini.h calls for a tensorized nest), or why there is nothing to
+    // write: a nest that cannot be exported, or whose C would be too large to show.
+    s.code = codegen::codeViewText(*nest);
     s.nest = std::move(nest);
     s.program = std::make_shared<const sched::Program>(std::move(p));
     return {std::move(s), timer.nsecsElapsed() / 1e6};
+}
+
+/// buildSnapshotOf every step. When it throws (a bug in the core, or memory running out), the
+/// views show the program of the steps before the last one that builds, with that step marked
+/// as failing and the reason: the trace itself, the user's work, is kept as it is (issue 16).
+std::pair<Snapshot, double> buildSnapshot(std::shared_ptr<const ir::Kernel> kernel, std::shared_ptr<const hw::Target> target,
+                                          const std::vector<sched::Step>& steps, const ScheduleDocument::BuildHook& hook)
+{
+    std::string why;
+    try {
+        return buildSnapshotOf(kernel, target, steps, steps.size(), hook);
+    } catch (const std::bad_alloc&) {
+        why = "out of memory";
+    } catch (const std::exception& e) {
+        why = std::string("internal error: ") + e.what();
+    } catch (...) {
+        why = "internal error: an unknown exception";
+    }
+    for (size_t count = steps.size(); count-- > 0;) {
+        try {
+            auto built = buildSnapshotOf(kernel, target, steps, count, hook);
+            if (built.first.failedStep)
+                continue;  // an earlier step fails anyway: it is the one to show
+            sched::ScheduleError e;
+            e.stepIndex = static_cast<int>(count);
+            e.primitive = steps[count].primitive;
+            e.message = why + " while lowering, analysing or generating the code of this step";
+            e.detail = "a bug in Loopscope: the steps are kept (undo, change or remove this one); please report the schedule";
+            built.first.failedStep = std::move(e);
+            return built;
+        } catch (...) {
+            // fewer steps, until one builds
+        }
+    }
+    throw std::runtime_error(why + " while building the unscheduled kernel");
 }
 
 } // namespace
@@ -427,7 +511,7 @@ void ScheduleDocument::rebuild()
         target = m_snapshot.program ? m_snapshot.program->target : nullptr;
     if (!target)
         return;
-    auto [s, ms] = buildSnapshot(m_kernel, target, m_state.steps);
+    auto [s, ms] = buildSnapshot(m_kernel, target, m_state.steps, m_buildHook);
     s.revision = ++m_revision;
     m_snapshot = std::move(s);
     m_lastRebuildMs = ms;
@@ -460,7 +544,7 @@ void ScheduleDocument::startAsyncRebuild()
         connect(m_async, &QFutureWatcherBase::finished, this, &ScheduleDocument::asyncRebuildFinished);
     }
     emit rebuilding(true);
-    m_async->setFuture(QtConcurrent::run(buildSnapshot, m_kernel, target, m_state.steps));
+    m_async->setFuture(QtConcurrent::run(buildSnapshot, m_kernel, target, m_state.steps, m_buildHook));
 }
 
 void ScheduleDocument::asyncRebuildFinished()

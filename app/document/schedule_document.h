@@ -10,6 +10,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -135,6 +136,8 @@ public:
     bool descriptionIsStale() const;
     bool isDirty() const;
     QUndoStack* undoStack() const { return m_undo; }
+    /// Warnings of the last openSchedule (an absolute kernel or target path), for the status bar.
+    const QStringList& openWarnings() const { return m_openWarnings; }
     /// The last step refused by applyStep (cleared by the next successful edit).
     const std::optional<sched::ScheduleError>& lastRejected() const { return m_rejected; }
     /// Milliseconds the last rebuild (replay, lower, analyse, generate C) took.
@@ -144,6 +147,10 @@ public:
     void setAsyncThresholdMs(double ms) { m_asyncThresholdMs = ms; }
     /// A rebuild is running on the worker thread.
     bool isRebuilding() const;
+    /// Tests only: called with each program before it is lowered, on the thread that rebuilds;
+    /// an exception it throws is handled as one from lowering would be.
+    using BuildHook = std::function<void(const sched::Program&)>;
+    void setBuildHook(BuildHook hook) { m_buildHook = std::move(hook); }
 
     /// Called by the undo commands only: installs a state and rebuilds the snapshot.
     void setState(const DocumentState& state);
@@ -199,6 +206,8 @@ private:
     double m_asyncThresholdMs = 100;
     QFutureWatcher<std::pair<Snapshot, double>>* m_async = nullptr;
     bool m_rebuildAgain = false;   ///< an edit arrived while the worker was busy
+    QStringList m_openWarnings;
+    BuildHook m_buildHook;
 };
 
 /// True when `target` names a built-in target rather than a file.

@@ -1,6 +1,7 @@
 // loopscope: the desktop application. `loopscope [FILE]` opens a schedule or kernel (the tiled
 // matmul example by default); `--screenshot OUT.png` renders the window offscreen at
 // 1440x900 and exits; `--bench-edits` times edits from the change to the repaint.
+#include "guarded_application.h"
 #include "headless.h"
 #include "main_window.h"
 #include "search_screenshot.h"
@@ -47,7 +48,7 @@ int main(int argc, char** argv)
     if (headless)
         g_previousHandler = qInstallMessageHandler(quietOffscreen);
 
-    QApplication app(argc, argv);
+    loopscope::ui::GuardedApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("Loopscope"));
     QApplication::setApplicationName(QStringLiteral("loopscope"));
     QApplication::setApplicationVersion(QStringLiteral("0.1.0"));

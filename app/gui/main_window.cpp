@@ -279,7 +279,7 @@ void MainWindow::buildMenus()
         QAction* a = menu->addAction(text);
         if (!key.isEmpty())
             a->setShortcut(key);
-        connect(a, &QAction::triggered, this, slot);
+        connect(a, &QAction::triggered, this, [this, name, slot] { runAction(name, slot); });
         m_actions[name] = a;
         return a;
     };
@@ -677,7 +677,10 @@ bool MainWindow::openFile(const QString& path, QString* error)
         return false;
     }
     rememberFolder(path);
-    statusBar()->showMessage(tr("Opened %1").arg(QFileInfo(path).fileName()), 4000);
+    if (!m_doc->openWarnings().isEmpty())
+        statusBar()->showMessage(tr("Opened %1; %2").arg(QFileInfo(path).fileName(), m_doc->openWarnings().join(QStringLiteral("; "))), 15000);
+    else
+        statusBar()->showMessage(tr("Opened %1").arg(QFileInfo(path).fileName()), 4000);
     return true;
 }
 
@@ -913,8 +916,53 @@ void MainWindow::measure()
         statusBar()->showMessage(kept.isEmpty() ? text : tr("%1. %2").arg(kept, text), 15000);
         emit measurementFinished(true, text);
     });
-    MeasureFunction run = m_measureFunction ? m_measureFunction : MeasureFunction(codegen::measureOnQemu);
-    watcher->setFuture(QtConcurrent::run([run, nest = s.nest, target] { return run(*nest, target); }));
+    const MeasureFunction runner = m_measureFunction ? m_measureFunction : MeasureFunction(codegen::measureOnQemu);
+    watcher->setFuture(QtConcurrent::run([nest = s.nest, target, runner] {
+        // An exception on the worker would be rethrown by result() on the GUI thread: it
+        // becomes the measurement's error instead, shown where a failed measurement is.
+        try {
+            return runner(*nest, target);
+        } catch (const std::exception& e) {
+            codegen::Measurement m;
+            m.error = std::string("internal error: ") + e.what();
+            return m;
+        } catch (...) {
+            codegen::Measurement m;
+            m.error = "internal error: an unknown exception";
+            return m;
+        }
+    }));
+}
+
+void MainWindow::runAction(const QString& name, const std::function<void()>& action)
+{
+    QString why;
+    try {
+        action();
+        return;
+    } catch (const std::bad_alloc&) {
+        why = tr("out of memory");
+    } catch (const std::exception& e) {
+        why = tr("internal error: %1").arg(qs(e.what()));
+    } catch (...) {
+        why = tr("internal error: an unknown exception");
+    }
+    QString label = m_actions.count(name) ? m_actions.at(name)->text() : name;
+    label.remove(QLatin1Char('&'));
+    if (label.endsWith(QLatin1String("...")))
+        label.chop(3);
+    showInternalError(tr("%1 stopped: %2.\n\nThe schedule and its unsaved changes are as they were; saving them is safe. "
+                         "This is a bug in Loopscope: please report it with the schedule.")
+                          .arg(label, why));
+}
+
+void MainWindow::showInternalError(const QString& text)
+{
+    statusBar()->showMessage(text.section(QLatin1Char('\n'), 0, 0), 10000);
+    if (m_internalErrorSink)
+        m_internalErrorSink(text);
+    else
+        QMessageBox::critical(this, tr("Internal error"), text);
 }
 
 bool MainWindow::maybeSave()

@@ -88,6 +88,9 @@ public:
     void setDescriptionPrompt(DescriptionPrompt prompt) { m_descriptionPrompt = std::move(prompt); }
     void setErrorsPrompt(ErrorsPrompt prompt) { m_errorsPrompt = std::move(prompt); }
     void setMeasureFunction(MeasureFunction f) { m_measureFunction = std::move(f); }
+    /// Tests only: called with each internal error an action reported (the text of its dialog)
+    /// instead of showing the dialog.
+    void setInternalErrorSink(std::function<void(const QString&)> sink) { m_internalErrorSink = std::move(sink); }
     /// Where Save asks first for an untitled document: the folder the user last saved or
     /// opened a schedule in (never the examples), else their home.
     QString lastFolder() const;
@@ -169,6 +172,10 @@ private:
     void showCurrentInKernelView();
     void exportCode(bool harness = false);
     void showShortcuts();
+    /// Runs a menu action; an exception it lets through (a bug, memory running out) becomes a
+    /// dialog naming the action, and the document and its unsaved edits stay as they were.
+    void runAction(const QString& name, const std::function<void()>& action);
+    void showInternalError(const QString& text);
 
     Options m_options;
     ScheduleDocument* m_doc;
@@ -193,6 +200,7 @@ private:
     DescriptionPrompt m_descriptionPrompt;
     ErrorsPrompt m_errorsPrompt;
     MeasureFunction m_measureFunction;
+    std::function<void(const QString&)> m_internalErrorSink;
     // The current selection, re-applied to the views after every change.
     QString m_selectedLoop;
     QStringList m_selectedTensors;

@@ -3,6 +3,8 @@
 // the same statements the interpreter executes, counted instead of run.
 #include "analysis/cost_report.h"
 
+#include "common/saturating.h"
+
 #include "analysis/array_model.h"
 #include "analysis/lattice_count.h"
 #include "lower/gemmini_layout.h"
@@ -107,6 +109,8 @@ public:
                 + " memory levels but the schedule was lowered for " + m_n.target->name + " with " + std::to_string(m_n.target->levels.size()), std::nullopt, {}, {}});
             return r;
         }
+        // Groups of guarded loops too large to enumerate are left out, and said so below.
+        CountBudgetScope budget;
         Sub total = walk(m_n.root);
         occupancy(r);
         // Traffic.
@@ -138,9 +142,11 @@ public:
         r.macs = m_macs;
         const double busy = total.busy();
         double hidden = std::min({total.hidden, total.transfer, busy});
-        r.cycles.compute = static_cast<int64_t>(std::ceil(busy));
-        r.cycles.transfer = static_cast<int64_t>(std::ceil(total.transfer));
-        r.cycles.total = static_cast<int64_t>(std::ceil(busy + total.transfer - hidden));
+        // Doubles past 2^63 cycles (a target of slow memories, a kernel of 2^48 points) become
+        // the largest count, never a wrapped or undefined one; a diagnostic says so.
+        r.cycles.compute = countOf(busy);
+        r.cycles.transfer = countOf(total.transfer);
+        r.cycles.total = countOf(busy + total.transfer - hidden);
         r.cycles.total = std::max({r.cycles.total, r.cycles.compute, r.cycles.transfer});
         r.cycles.overlapRatio = total.transfer > 0 ? hidden / total.transfer : 0.0;
         r.latencyMs = m_t.clockMhz > 0 ? r.cycles.total / (m_t.clockMhz * 1000.0) : 0.0;
@@ -154,8 +160,8 @@ public:
             r.instructions = predictInstructions(instructionFeatures(m_n, m_execs), m_t);
         bounds(r);
         diagnostics(r);
-        m_array.finish(r, static_cast<int64_t>(std::ceil(total.array)), static_cast<int64_t>(std::ceil(total.host)),
-                       static_cast<int64_t>(std::ceil(total.prepare)));
+        m_array.finish(r, countOf(total.array), countOf(total.host), countOf(total.prepare));
+        limits(r, budget);
         return r;
     }
 
@@ -678,7 +684,7 @@ private:
             std::string dtype = loads.empty() ? "float32" : ir::dtypeName(m_k.tensors[loads[0].tensor].dtype);
             cycles += macs / peakRate(dtype);
         }
-        r.bounds.computeCycles = static_cast<int64_t>(std::floor(cycles));
+        r.bounds.computeCycles = countOf(std::floor(cycles));
         // Compulsory: inputs used, read once; outputs written once.
         int64_t bytes = 0;
         for (size_t t = 0; t < m_k.tensors.size(); ++t) {
@@ -740,10 +746,52 @@ private:
         for (size_t l = 1; l < m_t.levels.size(); ++l)
             s += static_cast<double>(m_t.levels[l].sizeBytes) / minElem;
         double q = 2.0 * m * n * k / std::sqrt(s) - 2.0 * s;
-        return static_cast<int64_t>(std::max(0.0, std::floor(q))) * minElem;
+        return satMul(countOf(std::floor(q)), minElem);
     }
 
     // ---- diagnostics ----------------------------------------------------------------------
+
+    /// What the figures leave out or could not hold: groups of guarded loops over the counting
+    /// budget (their statements are not counted), and figures past 2^63 (shown as 2^63 - 1).
+    void limits(CostReport& r, const CountBudgetScope& budget) const
+    {
+        if (budget.largestUncounted() > 0) {
+            std::vector<std::string> loops;
+            for (int v : budget.uncountedVars())
+                if (v >= 0 && v < static_cast<int>(m_n.slotNames.size()))
+                    loops.push_back(m_n.slotNames[v]);
+            std::string names;
+            for (const auto& l : loops)
+                names += (names.empty() ? "" : ", ") + l;
+            r.diagnostics.push_back({Severity::Error, "uncounted",
+                                     "the guards on loops " + names + " span " + std::to_string(budget.largestUncounted())
+                                         + " points, more than the " + std::to_string(kMaxEnumeratedPoints)
+                                         + " the model counts exactly: the statements under them are left out of these figures; analyse a smaller instance (params:)",
+                                     std::nullopt, loops, {}});
+        }
+        std::vector<std::string> saturated;
+        auto check = [&](int64_t v, const std::string& what) {
+            if (v == kSaturatedCount)
+                saturated.push_back(what);
+        };
+        check(r.macs, "MACs");
+        check(r.cycles.total, "cycles");
+        check(r.cycles.compute, "compute cycles");
+        check(r.cycles.transfer, "transfer cycles");
+        check(r.bounds.computeCycles, "the compute bound");
+        for (const auto& l : r.levels) {
+            check(l.readBytes, l.name + " bytes read");
+            check(l.writeBytes, l.name + " bytes written");
+        }
+        if (!saturated.empty()) {
+            std::string what;
+            for (const auto& s : saturated)
+                what += (what.empty() ? "" : ", ") + s;
+            r.diagnostics.push_back({Severity::Warning, "saturated",
+                                     "figures past 2^63 are shown as " + std::to_string(kSaturatedCount) + ", the largest count: " + what,
+                                     std::nullopt, {}, {}});
+        }
+    }
 
     std::optional<int> stepOfDoubleBuffer(int tensor) const
     {

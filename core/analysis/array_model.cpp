@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+
+#include "common/saturating.h"
 #include <numeric>
 #include <sstream>
 
@@ -99,7 +101,7 @@ DmaCost ArrayModel::region(const lower::Region& r, int rowBuffer, int otherLevel
     // request of ceil(bytes / bus width) beats.
     auto beats = [=](int64_t elements) {
         const int64_t full = elements / lanes, rest = elements % lanes;
-        const auto beat = [=](int64_t e) { return static_cast<int64_t>(std::ceil(static_cast<double>(e * es) / bw)); };
+        const auto beat = [=](int64_t e) { return countOf(static_cast<double>(e) * static_cast<double>(es) / bw); };
         return full * beat(lanes) + (rest > 0 ? beat(rest) : 0);
     };
     DmaCost cost;

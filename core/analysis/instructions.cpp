@@ -2,6 +2,8 @@
 // the generator writes for it, following the generator's decisions (codegen/c_decisions.h).
 #include "analysis/instructions.h"
 
+#include "common/saturating.h"
+
 #include "analysis/nest_count.h"
 #include "codegen/c_decisions.h"
 
@@ -1123,12 +1125,12 @@ InstructionReport predictInstructions(const InsnFeatures& features, const hw::Ta
             byCategory[categories++] = {cat, 0.0};
         byCategory[k].second += v;
     }
-    r.kernel = static_cast<int64_t>(std::llround(kernel));
-    r.copies = static_cast<int64_t>(std::llround(copies));
+    r.kernel = countOf(std::round(kernel));
+    r.copies = countOf(std::round(copies));
     r.predicted = r.kernel + r.copies;
     r.breakdown.reserve(categories);
     for (size_t k = 0; k < categories; ++k)
-        r.breakdown.push_back({byCategory[k].first, static_cast<int64_t>(std::llround(byCategory[k].second))});
+        r.breakdown.push_back({byCategory[k].first, countOf(std::round(byCategory[k].second))});
     return r;
 }
 

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <array>
 
+#include "common/saturating.h"
+
 namespace loopscope::analysis {
 
 namespace {
@@ -31,7 +33,21 @@ private:
     T* m_data;
 };
 
+thread_local CountBudgetScope* t_scope = nullptr;
+
 } // namespace
+
+CountBudgetScope::CountBudgetScope() : m_previous(t_scope) { t_scope = this; }
+
+CountBudgetScope::~CountBudgetScope() { t_scope = m_previous; }
+
+void CountBudgetScope::note(int64_t points, const std::vector<int>& vars)
+{
+    if (t_scope && points > t_scope->m_largest) {
+        t_scope->m_largest = points;
+        t_scope->m_vars = vars;
+    }
+}
 
 int64_t sumOfProducts(const std::vector<int>& vars, const std::vector<int64_t>& extents,
                       const std::vector<Factor>& factors)
@@ -41,7 +57,7 @@ int64_t sumOfProducts(const std::vector<int>& vars, const std::vector<int64_t>& 
     if (factors.empty()) {
         int64_t total = 1;
         for (int v : vars)
-            total *= extents[v];
+            total = satMul(total, extents[v]);
         return total;
     }
     int maxVar = 0;
@@ -70,13 +86,13 @@ int64_t sumOfProducts(const std::vector<int>& vars, const std::vector<int64_t>& 
     int64_t total = 1;
     for (int v : vars)
         if (!inFactor[v])
-            total *= extents[v];
+            total = satMul(total, extents[v]);
     if (total == 0)
         return 0;
     // Factors without variables are constants.
     for (const Factor& f : factors)
         if (f.vars.empty())
-            total *= f.eval(nullptr);
+            total = satMul(total, f.eval(nullptr));
     Scratch<int64_t> values(n, 0);
     Scratch<char> done(n, 0);
     std::vector<int> group;
@@ -98,14 +114,21 @@ int64_t sumOfProducts(const std::vector<int>& vars, const std::vector<int64_t>& 
         for (int w : group)
             values[w] = 0;
         bool empty = std::any_of(group.begin(), group.end(), [&](int w) { return extents[w] <= 0; });
+        int64_t points = 1;
+        for (int w : group)
+            points = satMul(points, std::max<int64_t>(0, extents[w]));
+        if (!empty && points > kMaxEnumeratedPoints) {
+            CountBudgetScope::note(points, group);
+            return 0;
+        }
         while (!empty) {
             int64_t prod = 1;
             for (const Factor* f : fs) {
-                prod *= f->eval(values.data());
+                prod = satMul(prod, f->eval(values.data()));
                 if (prod == 0)
                     break;
             }
-            sum += prod;
+            sum = satAdd(sum, prod);
             size_t i = group.size();
             while (i > 0) {
                 --i;
@@ -118,7 +141,7 @@ int64_t sumOfProducts(const std::vector<int>& vars, const std::vector<int64_t>& 
             if (group.empty())
                 break;
         }
-        total *= sum;
+        total = satMul(total, sum);
         if (total == 0)
             return 0;
     }

@@ -48,6 +48,12 @@ std::string generateSource(const lower::LoopNest& nest);
 /// and DMA hooks that count bytes per transfer.
 std::string generateHarnessMain(const lower::LoopNest& nest, uint64_t seed = 1);
 
+/// Empty when exportFiles(nest, options) can write the nest, otherwise why not, for the user:
+/// its C would be too large (generatedCodeSizeError, codegen/code_size.h), it is a tensorized
+/// nest the Gemmini generator cannot write (gemminiExportError), or the harness cannot take the
+/// kernel's name (harnessKernelNameError). Every exporter asks this before writing anything.
+std::string exportError(const lower::LoopNest& nest, const ExportOptions& options);
+
 /// Every file of an export: <kernel>.h, <kernel>.c and, with options.harness, main.c plus
 /// the support files of harnessSupportFiles().
 std::vector<GeneratedFile> exportFiles(const lower::LoopNest& nest, const ExportOptions& options);

@@ -141,8 +141,8 @@ public:
         reference();
         // main
         os << "static uint32_t ls_fnv(uint32_t h, uint32_t v)\n{\n    int b;\n    for (b = 0; b < 4; ++b) {\n        h ^= (v >> (8 * b)) & 0xffu;\n        h *= 16777619u;\n    }\n    return h;\n}\n\n";
-        os << "int main(void)\n{\n    long i, mismatches = 0;\n    uint32_t checksum = 2166136261u;\n    int t;\n    fill_inputs();\n"
-           << (hasRequantize() ? "    mismatches += check_requantize();\n" : "");
+        os << "int main(void)\n{\n    long ls_i, ls_mismatches = 0;\n    uint32_t ls_checksum = 2166136261u;\n    int ls_t;\n    fill_inputs();\n"
+           << (hasRequantize() ? "    ls_mismatches += check_requantize();\n" : "");
         if (!m_gemmini && !m_n.offsetFolds.empty()) {
             // The kernel takes the biases with the input offset folded in; the reference the model's.
             os << "    " << kid << "_prepare(";
@@ -178,33 +178,33 @@ public:
                 continue;
             const ir::Tensor& ten = m_k.tensors[t];
             const std::string got = "t_" + cIdentifier(ten.name), want = "ref_" + cIdentifier(ten.name);
-            os << "    for (i = 0; i < " << ten.elements() << "; ++i) {\n";
+            os << "    for (ls_i = 0; ls_i < " << ten.elements() << "; ++ls_i) {\n";
             if (ten.dtype == ir::DType::Float32) {
-                os << "        float d = " << got << "[i] - " << want << "[i], w = " << want << "[i];\n"
+                os << "        float d = " << got << "[ls_i] - " << want << "[ls_i], w = " << want << "[ls_i];\n"
                    << "        uint32_t bits;\n        if (d < 0) d = -d;\n        if (w < 0) w = -w;\n"
-                   << "        if (!(d <= 1e-3f + 1e-4f * w)) {\n            if (mismatches == 0) printf(\"first mismatch: " << ten.name
-                   << "[%ld] = %g, expected %g\\n\", i, (double)" << got << "[i], (double)" << want << "[i]);\n            ++mismatches;\n        }\n"
-                   << "        memcpy(&bits, &" << got << "[i], sizeof bits);\n        checksum = ls_fnv(checksum, bits);\n";
+                   << "        if (!(d <= 1e-3f + 1e-4f * w)) {\n            if (ls_mismatches == 0) printf(\"first mismatch: " << ten.name
+                   << "[%ld] = %g, expected %g\\n\", ls_i, (double)" << got << "[ls_i], (double)" << want << "[ls_i]);\n            ++ls_mismatches;\n        }\n"
+                   << "        memcpy(&bits, &" << got << "[ls_i], sizeof bits);\n        ls_checksum = ls_fnv(ls_checksum, bits);\n";
             } else if (m_accScale) {
                 // Gemmini's float scale rounds differently from TFLite's fixed-point multiply.
-                os << "        if (" << got << "[i] - " << want << "[i] > 1 || " << want << "[i] - " << got << "[i] > 1) {\n            if (mismatches == 0) printf(\"first mismatch beyond 1: " << ten.name
-                   << "[%ld] = %ld, expected %ld\\n\", i, (long)" << got << "[i], (long)" << want << "[i]);\n            ++mismatches;\n        }\n"
-                   << "        checksum = ls_fnv(checksum, (uint32_t)(int32_t)" << got << "[i]);\n";
+                os << "        if (" << got << "[ls_i] - " << want << "[ls_i] > 1 || " << want << "[ls_i] - " << got << "[ls_i] > 1) {\n            if (ls_mismatches == 0) printf(\"first mismatch beyond 1: " << ten.name
+                   << "[%ld] = %ld, expected %ld\\n\", ls_i, (long)" << got << "[ls_i], (long)" << want << "[ls_i]);\n            ++ls_mismatches;\n        }\n"
+                   << "        ls_checksum = ls_fnv(ls_checksum, (uint32_t)(int32_t)" << got << "[ls_i]);\n";
             } else {
-                os << "        if (" << got << "[i] != " << want << "[i]) {\n            if (mismatches == 0) printf(\"first mismatch: " << ten.name
-                   << "[%ld] = %ld, expected %ld\\n\", i, (long)" << got << "[i], (long)" << want << "[i]);\n            ++mismatches;\n        }\n"
-                   << "        checksum = ls_fnv(checksum, (uint32_t)(int32_t)" << got << "[i]);\n";
+                os << "        if (" << got << "[ls_i] != " << want << "[ls_i]) {\n            if (ls_mismatches == 0) printf(\"first mismatch: " << ten.name
+                   << "[%ld] = %ld, expected %ld\\n\", ls_i, (long)" << got << "[ls_i], (long)" << want << "[ls_i]);\n            ++ls_mismatches;\n        }\n"
+                   << "        ls_checksum = ls_fnv(ls_checksum, (uint32_t)(int32_t)" << got << "[ls_i]);\n";
             }
             os << "    }\n";
         }
-        os << "    printf(\"checksum 0x%08lx mismatches %ld\\n\", (unsigned long)checksum, mismatches);\n"
-           << "    for (t = 0; t < LS_TRANSFERS; ++t)\n        printf(\"transfer %s bytes %lu\\n\", " << kid << "_transfers[t], ls_bytes[t]);\n";
+        os << "    printf(\"checksum 0x%08lx mismatches %ld\\n\", (unsigned long)ls_checksum, ls_mismatches);\n"
+           << "    for (ls_t = 0; ls_t < LS_TRANSFERS; ++ls_t)\n        printf(\"transfer %s bytes %lu\\n\", " << kid << "_transfers[ls_t], ls_bytes[ls_t]);\n";
         if (m_gemmini)
             os << "    printf(\"gemmini instructions config %lu mvin %lu mvout %lu preload %lu compute %lu flush %lu\\n\", loopscope_gemmini_instructions[k_CONFIG],\n"
                << "           loopscope_gemmini_instructions[k_MVIN] + loopscope_gemmini_instructions[k_MVIN2] + loopscope_gemmini_instructions[k_MVIN3],\n"
                << "           loopscope_gemmini_instructions[k_MVOUT], loopscope_gemmini_instructions[k_PRELOAD],\n"
                << "           loopscope_gemmini_instructions[k_COMPUTE_PRELOADED] + loopscope_gemmini_instructions[k_COMPUTE_ACCUMULATE], loopscope_gemmini_instructions[k_FLUSH]);\n";
-        os << "    return mismatches != 0;\n}\n";
+        os << "    return ls_mismatches != 0;\n}\n";
         return os.str();
     }
 

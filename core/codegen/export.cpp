@@ -1,9 +1,26 @@
 // Assembles the files of an export: the kernel and, on request, the harness and build files.
 #include "codegen/c_codegen.h"
+#include "codegen/code_size.h"
 #include "codegen/gemmini_codegen.h"
 #include "codegen/harness_files.h"
 
 namespace loopscope::codegen {
+
+std::string exportError(const lower::LoopNest& nest, const ExportOptions& options)
+{
+    if (std::string why = generatedCodeSizeError(nest); !why.empty())
+        return why;
+    if (isGemminiNest(nest)) {
+        if (std::string why = gemminiExportError(nest, {options.gemminiAccScale}); !why.empty())
+            return why;
+    } else if (options.gemminiAccScale) {
+        return "--gemmini-acc-scale applies to tensorized schedules only";
+    }
+    if (options.harness)
+        if (std::string why = harnessKernelNameError(cIdentifier(nest.kernel->name)); !why.empty())
+            return "the test harness cannot be written: " + why;
+    return {};
+}
 
 std::vector<GeneratedFile> exportFiles(const lower::LoopNest& nest, const ExportOptions& options)
 {

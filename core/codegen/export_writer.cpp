@@ -1,11 +1,15 @@
 // Writes an export without overwriting files it did not write itself (see export_writer.h).
+// Everything is checked before anything is written; every file is written atomically inside
+// the chosen folder, through folder descriptors that never follow a link.
 #include "codegen/export_writer.h"
+
+#include "common/atomic_file.h"
 
 #include <cinttypes>
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 
 namespace loopscope::codegen {
@@ -13,6 +17,13 @@ namespace loopscope::codegen {
 namespace fs = std::filesystem;
 
 namespace {
+
+/// The first line of every manifest an export writes: a file of that name without it is the
+/// user's, not ours.
+constexpr const char* kManifestHeader = "# Files written by loopscope-cli export / the app's Export C, with a hash of each as written:\n";
+
+/// Files compared with what an export writes are small; a larger one is someone else's.
+constexpr int64_t kMaxComparedBytes = int64_t(64) << 20;
 
 /// FNV-1a, 64 bits: tells an unchanged file from an edited one (not a security measure).
 std::string hashOf(const std::string& text)
@@ -27,29 +38,136 @@ std::string hashOf(const std::string& text)
     return buf;
 }
 
-std::optional<std::string> readFile(const fs::path& p)
+/// The components of a relative path an export writes ("cortex-m/startup.c"); empty when it is
+/// not one (absolute, "..", empty parts).
+std::vector<std::string> componentsOf(const std::string& path)
 {
-    std::ifstream in(p, std::ios::binary);
-    if (!in)
-        return std::nullopt;
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
+    std::vector<std::string> out;
+    std::string part;
+    std::istringstream in(path);
+    while (std::getline(in, part, '/')) {
+        if (part.empty() || part == "." || part == "..")
+            return {};
+        out.push_back(part);
+    }
+    return path.empty() || path.back() == '/' ? std::vector<std::string>{} : out;
 }
 
-/// Manifest lines: "<hash>  <relative path>".
-std::map<std::string, std::string> readManifest(const fs::path& dir)
+/// What is already in the export folder, looked at without following links.
+struct Survey {
+    std::vector<std::string> conflicts;   ///< files in the way (replaced with force)
+    std::vector<std::string> blockers;    ///< problems force does not override, as messages
+    std::map<std::string, std::string> manifest;  ///< entries of an earlier export's manifest
+    bool manifestInTheWay = false;        ///< a .loopscope-export that is not an export's manifest
+};
+
+Survey survey(const fs::path& dir, const std::vector<GeneratedFile>& files)
 {
-    std::map<std::string, std::string> out;
-    std::optional<std::string> text = readFile(dir / kExportManifest);
-    if (!text)
-        return out;
-    std::istringstream lines(*text);
-    std::string line;
-    while (std::getline(lines, line)) {
-        if (!line.empty() && line[0] != '#' && line.size() > 18 && line[16] == ' ' && line[17] == ' ')
-            out[line.substr(18)] = line.substr(0, 16);
+    Survey s;
+    std::error_code ec;
+    const auto dirStatus = fs::status(dir, ec);
+    if (!fs::exists(dirStatus))
+        return s;  // a new folder: nothing in the way
+    const std::string shown = dir.string();
+    if (!fs::is_directory(dirStatus)) {
+        s.blockers.push_back("'" + shown + "' is not a folder");
+        return s;
     }
+    std::string why;
+    DirHandle root = DirHandle::open(shown, why);
+    if (!root.valid()) {
+        s.blockers.push_back(why);
+        return s;
+    }
+    // The manifest: only a regular file that starts as ours is one.
+    switch (root.kind(kExportManifest)) {
+    case DirHandle::Kind::Missing: break;
+    case DirHandle::Kind::File: {
+        std::string text;
+        if (!root.read(kExportManifest, text, kMaxComparedBytes).empty() || text.rfind(kManifestHeader, 0) != 0) {
+            s.manifestInTheWay = true;
+            break;
+        }
+        std::istringstream lines(text);
+        std::string line;
+        while (std::getline(lines, line))
+            if (!line.empty() && line[0] != '#' && line.size() > 18 && line[16] == ' ' && line[17] == ' ')
+                s.manifest[line.substr(18)] = line.substr(0, 16);
+        break;
+    }
+    case DirHandle::Kind::Directory:
+        s.blockers.push_back("'" + (dir / kExportManifest).string() + "' is a folder; an export never deletes a folder");
+        break;
+    default: s.manifestInTheWay = true; break;
+    }
+    if (s.manifestInTheWay)
+        s.conflicts.push_back(kExportManifest);
+    for (const auto& f : files) {
+        const std::vector<std::string> parts = componentsOf(f.path);
+        if (parts.empty()) {
+            s.blockers.push_back("'" + f.path + "' is not a path inside the export folder");
+            continue;
+        }
+        // Every folder on the way must be a real folder inside --out (or missing).
+        const DirHandle* here = &root;
+        DirHandle sub;
+        bool reachable = true;
+        std::string where;
+        for (size_t i = 0; i + 1 < parts.size() && reachable; ++i) {
+            where += parts[i] + "/";
+            const DirHandle::Kind k = here->kind(parts[i]);
+            if (k == DirHandle::Kind::Missing) {
+                reachable = false;  // created when written: nothing in it yet
+                break;
+            }
+            if (k != DirHandle::Kind::Directory) {
+                s.blockers.push_back("'" + (dir / where).string() + "' is " + describeKind(k) + " where the export needs a folder"
+                                     + (k == DirHandle::Kind::Link ? " (an export never writes through a link out of its folder)" : ""));
+                reachable = false;
+                break;
+            }
+            sub = here->sub(parts[i], false, why);
+            if (!sub.valid()) {
+                s.blockers.push_back(why);
+                reachable = false;
+                break;
+            }
+            here = &sub;
+        }
+        if (!reachable)
+            continue;
+        const std::string& name = parts.back();
+        switch (here->kind(name)) {
+        case DirHandle::Kind::Missing: break;
+        case DirHandle::Kind::Directory:
+            s.blockers.push_back("'" + (dir / f.path).string() + "' is a folder; an export never deletes a folder");
+            break;
+        case DirHandle::Kind::File: {
+            std::string old;
+            if (!here->read(name, old, kMaxComparedBytes).empty()) {
+                s.conflicts.push_back(f.path);  // unreadable or too large: never ours
+                break;
+            }
+            if (old == f.text)
+                break;
+            auto m = s.manifest.find(f.path);
+            if (m == s.manifest.end() || m->second != hashOf(old))
+                s.conflicts.push_back(f.path);
+            break;
+        }
+        default:
+            s.conflicts.push_back(f.path);  // a link (replaced, never followed) or a special file
+            break;
+        }
+    }
+    return s;
+}
+
+std::string joinList(const std::vector<std::string>& items, const std::string& sep)
+{
+    std::string out;
+    for (const auto& i : items)
+        out += (out.empty() ? "" : sep) + i;
     return out;
 }
 
@@ -57,67 +175,58 @@ std::map<std::string, std::string> readManifest(const fs::path& dir)
 
 std::vector<std::string> exportConflicts(const fs::path& dir, const std::vector<GeneratedFile>& files)
 {
-    std::vector<std::string> conflicts;
-    const auto manifest = readManifest(dir);
-    for (const auto& f : files) {
-        const fs::path p = dir / f.path;
-        std::error_code ec;
-        if (!fs::exists(p, ec))
-            continue;
-        std::optional<std::string> old = fs::is_regular_file(p, ec) ? readFile(p) : std::nullopt;
-        if (!old) {
-            conflicts.push_back(f.path);  // a directory, or unreadable: never replaced
-            continue;
-        }
-        if (*old == f.text)
-            continue;
-        auto m = manifest.find(f.path);
-        if (m == manifest.end() || m->second != hashOf(*old))
-            conflicts.push_back(f.path);
-    }
-    return conflicts;
+    return survey(dir, files).conflicts;
 }
 
 ExportWriteResult writeExport(const fs::path& dir, const std::vector<GeneratedFile>& files, bool force)
 {
     ExportWriteResult r;
+    // 1. Look at everything first: nothing is written unless all of it can be.
+    const Survey s = survey(dir, files);
+    if (!s.blockers.empty()) {
+        r.error = "not exporting into '" + dir.string() + "': " + joinList(s.blockers, "; ") + ". Nothing was written.";
+        return r;
+    }
+    if (!s.conflicts.empty() && !force) {
+        r.conflicts = s.conflicts;
+        r.error = conflictMessage(dir, r.conflicts, "");
+        return r;
+    }
+    // 2. Write: the folder, then each file atomically, then the manifest.
     std::error_code ec;
     fs::create_directories(dir, ec);
-    if (ec || !fs::is_directory(dir)) {
-        r.error = "cannot create '" + dir.string() + "'" + (ec ? ": " + ec.message() : std::string());
+    std::string why;
+    DirHandle root = DirHandle::open(dir.string(), why);
+    if (!root.valid()) {
+        r.error = "cannot create '" + dir.string() + "'" + (ec ? ": " + ec.message() : ": " + why);
         return r;
     }
-    if (!force) {
-        r.conflicts = exportConflicts(dir, files);
-        if (!r.conflicts.empty()) {
-            r.error = conflictMessage(dir, r.conflicts, "");
-            return r;
-        }
-    }
-    // Entries of files this export does not write (an earlier export with --harness) stay.
-    auto manifest = readManifest(dir);
+    // Entries of files this export does not write (an earlier export with --harness) stay, when
+    // the manifest was an export's.
+    std::map<std::string, std::string> manifest = s.manifest;
     for (const auto& f : files) {
-        const fs::path p = dir / f.path;
-        fs::create_directories(p.parent_path(), ec);
-        if (fs::is_directory(p, ec))
-            fs::remove_all(p, ec);  // only reached with force
-        std::ofstream out(p, std::ios::binary | std::ios::trunc);
-        if (!out || !(out << f.text) || !out.flush()) {
-            r.error = "cannot write '" + p.string() + "'";
-            return r;
+        const std::vector<std::string> parts = componentsOf(f.path);
+        DirHandle sub;
+        const DirHandle* here = &root;
+        for (size_t i = 0; i + 1 < parts.size(); ++i) {
+            sub = here->sub(parts[i], true, why);
+            if (!sub.valid()) {
+                r.error = why;
+                return r;
+            }
+            here = &sub;
         }
+        if (!here->write(parts.back(), f.text, r.error))
+            return r;
         manifest[f.path] = hashOf(f.text);
-        r.written.push_back(p);
+        r.written.push_back(dir / f.path);
     }
-    std::ofstream m(dir / kExportManifest, std::ios::binary | std::ios::trunc);
-    m << "# Files written by loopscope-cli export / the app's Export C, with a hash of each as written:\n"
-         "# a later export replaces them only while they are unchanged. Safe to delete.\n";
+    std::string text = kManifestHeader;
+    text += "# a later export replaces them only while they are unchanged. Safe to delete.\n";
     for (const auto& [path, hash] : manifest)
-        m << hash << "  " << path << "\n";
-    if (!m.flush()) {
-        r.error = "cannot write '" + (dir / kExportManifest).string() + "'";
+        text += hash + "  " + path + "\n";
+    if (!root.write(kExportManifest, text, r.error))
         return r;
-    }
     r.ok = true;
     return r;
 }

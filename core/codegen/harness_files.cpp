@@ -2,8 +2,9 @@
 // (cmake/embed_files.cmake), with the kernel name substituted.
 #include "codegen/harness_files.h"
 
+#include "common/c_names.h"
+
 #include <algorithm>
-#include <array>
 #include <cstddef>
 #include <stdexcept>
 #include <string_view>
@@ -21,14 +22,6 @@ namespace {
 
 /// Placeholder for the kernel name in the templates.
 constexpr std::string_view kKernelPlaceholder = "@LOOPSCOPE_KERNEL@";
-
-constexpr std::array<std::string_view, 37> kCKeywords = {
-    "auto",     "break",    "case",     "char",     "const",      "continue",   "default",
-    "do",       "double",   "else",     "enum",     "extern",     "float",      "for",
-    "goto",     "if",       "inline",   "int",      "long",       "register",   "restrict",
-    "return",   "short",    "signed",   "sizeof",   "static",     "struct",     "switch",
-    "typedef",  "union",    "unsigned", "void",     "volatile",   "while",      "_Bool",
-    "_Complex", "_Imaginary"};
 
 bool isIdentStart(char c)
 {
@@ -66,10 +59,10 @@ std::string harnessKernelNameError(const std::string& kernelName)
     if (!isIdentStart(kernelName[0]) ||
         !std::all_of(kernelName.begin(), kernelName.end(), isIdentChar))
         return "kernel name '" + kernelName + "' is not a C identifier ([A-Za-z_][A-Za-z0-9_]*)";
-    if (std::find(kCKeywords.begin(), kCKeywords.end(), kernelName) != kCKeywords.end())
-        return "kernel name '" + kernelName + "' is a C keyword";
-    if (kernelName == "main" || kernelName == "startup")
-        return "kernel name '" + kernelName + "' is reserved by the harness (main.c, cortex-m/startup.c)";
+    // The kernel file refuses these names already (ir::parseKernel); a kernel built in code
+    // meets the same rules here.
+    if (std::string why = cNameProblem(kernelName, CNameUse::Kernel); !why.empty())
+        return "kernel name '" + kernelName + "' " + why;
     return {};
 }
 

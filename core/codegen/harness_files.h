@@ -24,8 +24,8 @@ std::vector<GeneratedFile> harnessSupportFiles(const std::string& kernelName);
 std::vector<GeneratedFile> harnessSupportFiles(const std::string& kernelName, const std::string& prefix);
 
 /// Empty when `kernelName` can name the harness's kernel, otherwise why not: it must be a C
-/// identifier ([A-Za-z_][A-Za-z0-9_]*), not a C keyword, and not "main" or "startup" (whose
-/// object files the harness already builds).
+/// identifier ([A-Za-z_][A-Za-z0-9_]*) that cNameProblem (common/c_names.h) accepts for a
+/// kernel: no C keyword, no name of the C library or of the harness ("main", "startup", ...).
 std::string harnessKernelNameError(const std::string& kernelName);
 
 } // namespace loopscope::codegen

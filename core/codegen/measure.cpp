@@ -83,6 +83,11 @@ Measurement measureOnQemu(const lower::LoopNest& nest, const std::string& target
     std::error_code ec;
     ExportOptions options;
     options.harness = true;
+    if (std::string why = exportError(nest, options); !why.empty()) {
+        m.error = why;
+        fs::remove_all(dir, ec);
+        return m;
+    }
     const ExportWriteResult written = writeExport(dir, exportFiles(nest, options), true);
     if (!written.ok) {
         m.error = written.error;

@@ -1,8 +1,6 @@
 // Formatting of source locations and diagnostics.
 #include "common/diagnostic.h"
 
-#include <fstream>
-#include <sstream>
 
 namespace loopscope {
 
@@ -29,19 +27,6 @@ std::string joinDiagnostics(const std::vector<Diagnostic>& ds)
         out += d.str();
     }
     return out;
-}
-
-bool readTextFile(const std::string& path, std::string& out, std::string& error)
-{
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        error = "cannot open '" + path + "'";
-        return false;
-    }
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    out = ss.str();
-    return true;
 }
 
 } // namespace loopscope

@@ -1,6 +1,8 @@
 // Source locations and user-facing error values shared by every layer.
 #pragma once
 
+#include "common/text_file.h"  // readTextFile, which most readers of user files use with diagnostics
+
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -64,8 +66,5 @@ std::string Result<T>::errorText() const
 {
     return ok() ? std::string() : joinDiagnostics(errors());
 }
-
-/// Reads a whole file; false with a message when it cannot be read.
-bool readTextFile(const std::string& path, std::string& out, std::string& error);
 
 } // namespace loopscope

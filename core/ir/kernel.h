@@ -14,6 +14,12 @@ namespace loopscope::ir {
 
 enum class DType { Int8, Int16, Int32, Float32 };
 
+/// The most elements a tensor may hold: 2^40 (nothing this tool runs on could allocate more).
+inline constexpr int64_t kMaxTensorElements = int64_t(1) << 40;
+/// The most points a stage may iterate over: 2^48. The cost model counts every execution in 64
+/// bits, and a point may move several elements across several levels (docs/kernels.md, "Limits").
+inline constexpr int64_t kMaxStagePoints = int64_t(1) << 48;
+
 /// Size of one element in bytes.
 int dtypeBytes(DType t);
 /// "int8", "int16", "int32", "float32".

@@ -1,5 +1,6 @@
 // Kernel files (*.kernel.yaml) -> kernel IR, with file:line:column diagnostics for every error.
 #include "ir/kernel.h"
+#include "common/c_names.h"
 #include "common/interval.h"
 
 #include <yaml-cpp/yaml.h>
@@ -794,6 +795,15 @@ private:
         m_ctx.error(m_ctx.map.inScalar(m_compute, pos), std::move(message));
         return false;
     }
+    /// Why an axis cannot be called `name` in the exported C, where it names a loop counter;
+    /// "" when it can.
+    std::string axisNameProblem(const std::string& name) const
+    {
+        std::string why = cNameProblem(name, CNameUse::Axis);
+        if (why.empty())
+            why = derivedNameClash(name, m_kernel.name);
+        return why.empty() ? why : "axis name '" + name + "' " + why + "; the exported C names a loop counter after it";
+    }
     bool failNode(const YAML::Node& n, std::string message)
     {
         m_ctx.error(m_ctx.map.of(n), std::move(message));
@@ -886,6 +896,21 @@ bool StageBuilder::build(Stage& st, StageInfo& info)
     }
     if (!inferExtents(axes ? &axesEntries : nullptr))
         return false;
+    // The cost model counts every statement execution exactly in 64 bits, and each stage point
+    // may move several elements across several levels: past 2^48 points (2.8e14 MACs, minutes
+    // even on a TMAC/s accelerator) its counts could overflow.
+    int64_t points = 1;
+    for (const Axis& a : st.axes)
+        if (!mulOk(points, a.extent, points) || points > kMaxStagePoints) {
+            const std::string extents = [&] {
+                std::string out;
+                for (const Axis& b : st.axes)
+                    out += (out.empty() ? "" : " x ") + std::to_string(b.extent);
+                return out;
+            }();
+            return failAt(m_info->lhsPos, "stage " + st.name + " iterates over " + extents + " points, more than 2^48 ("
+                                              + std::to_string(kMaxStagePoints) + "); give its kernel smaller sizes");
+        }
     if (!checkBounds())
         return false;
 
@@ -922,6 +947,8 @@ bool StageBuilder::buildLhs(const Node& lhs)
             return failAt(ix.pos, "'" + ix.name + "' is a tensor; the left-hand side needs axis names");
         if (st.findAxis(ix.name) >= 0)
             return failAt(ix.pos, "axis '" + ix.name + "' appears twice on the left-hand side");
+        if (const std::string why = axisNameProblem(ix.name); !why.empty())
+            return failAt(ix.pos, why);
         st.axes.push_back(Axis{ix.name, out.shape[d], false});
         m_axisPos.push_back(ix.pos);
         AffineExpr a;
@@ -1050,6 +1077,8 @@ bool StageBuilder::affine(const Node& n, AffineBuild& out)
             if (!st.accumulate)
                 return failAt(n.pos, "axis '" + n.name + "' is not on the left-hand side; only a '+=' stage may "
                                                          "reduce over it");
+            if (const std::string why = axisNameProblem(n.name); !why.empty())
+                return failAt(n.pos, why);
             st.axes.push_back(Axis{n.name, 0, true});
             m_axisPos.push_back(n.pos);
             axis = static_cast<int>(st.axes.size()) - 1;
@@ -1471,6 +1500,14 @@ Result<Kernel> KernelReader::read()
     if (!root.IsMap())
         return Diagnostic{Severity::Error, m_map.of(root, start),
                           "a kernel file must be a mapping with name, params, tensors and stages"};
+    // A file that is not a kernel (a schedule may name any file as its kernel) is refused
+    // without quoting any of it.
+    const std::vector<std::string> kernelKeys = {"name", "description", "params", "tensors", "stages"};
+    std::vector<std::string> topKeys;
+    for (auto it = root.begin(); it != root.end(); ++it)
+        topKeys.push_back(it->first.IsScalar() ? it->first.Scalar() : std::string());
+    if (!isFileOfKind(topKeys, kernelKeys))
+        return Diagnostic{Severity::Error, start, "not a kernel file: its top-level keys are not those of a kernel (name, params, tensors, stages)"};
     std::vector<Entry> top;
     bool keysOk = mapEntries(m_ctx, root, "the kernel file", top);
     keysOk = checkKeys(m_ctx, top, {"name", "description", "params", "tensors", "stages"}, "the kernel file") && keysOk;
@@ -1483,6 +1520,9 @@ Result<Kernel> KernelReader::read()
     } else if (requireValue(m_ctx, *name, "an identifier")) {
         if (!name->value.IsScalar() || !isIdentifier(name->value.Scalar()))
             m_ctx.error(m_map.of(name->value), "kernel name must be an identifier (letters, digits, '_')");
+        else if (const std::string why = cNameProblem(name->value.Scalar(), CNameUse::Kernel); !why.empty())
+            m_ctx.error(m_map.of(name->value), "kernel name '" + name->value.Scalar() + "' " + why
+                                                   + "; the exported C names its function and files after the kernel");
         else
             m_kernel.name = name->value.Scalar();
     }
@@ -1577,6 +1617,14 @@ bool KernelReader::readTensors(const Entry& tensors)
             ok = false;
             continue;
         }
+        std::string why = cNameProblem(e.key, CNameUse::Tensor);
+        if (why.empty())
+            why = derivedNameClash(e.key, m_kernel.name);
+        if (!why.empty()) {
+            m_ctx.error(t.loc, "tensor name '" + e.key + "' " + why + "; the exported C passes the tensor by this name");
+            ok = false;
+            continue;
+        }
         if (!requireValue(m_ctx, e, "{shape: [...], dtype: ...}")) {
             ok = false;
             continue;
@@ -1637,7 +1685,7 @@ bool KernelReader::readTensors(const Entry& tensors)
                 break;
             }
             // Tensors past 2^40 elements cannot be allocated anywhere this tool runs.
-            if (!mulOk(elements, v, elements) || elements > (int64_t(1) << 40)) {
+            if (!mulOk(elements, v, elements) || elements > kMaxTensorElements) {
                 m_ctx.error(m_map.of(dim), "tensor '" + e.key + "' is too large");
                 shapeOk = false;
                 break;

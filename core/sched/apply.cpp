@@ -835,11 +835,17 @@ private:
 
 ApplyResult apply(const Program& program, const Step& step)
 {
+    return apply(Program(program), step);
+}
+
+ApplyResult apply(Program&& program, const Step& step)
+{
+    const int index = static_cast<int>(program.trace.size());
     try {
-        return Applier(program, step).run();
+        return Applier(std::move(program), step).run();
     } catch (const Fail& f) {
         ScheduleError e;
-        e.stepIndex = static_cast<int>(program.trace.size());
+        e.stepIndex = index;
         e.primitive = step.primitive;
         e.message = f.message;
         e.detail = f.detail;
@@ -854,8 +860,9 @@ ApplyResult replay(std::shared_ptr<const ir::Kernel> kernel,
                    std::shared_ptr<const hw::Target> target, const std::vector<Step>& steps)
 {
     Program p = Program::initial(std::move(kernel), std::move(target));
+    p.trace.reserve(steps.size());
     for (const auto& s : steps) {
-        ApplyResult r = apply(p, s);
+        ApplyResult r = apply(std::move(p), s);
         if (!r.ok())
             return r;
         p = std::move(r.program());

@@ -165,8 +165,13 @@ private:
 
 /// Applies one step to a program (pure). On success the step is appended to the trace.
 ApplyResult apply(const Program& program, const Step& step);
+/// The same on a program the caller no longer needs: it is moved into the result instead of
+/// copied (a copy holds the whole trace, so replaying by copies is quadratic in its length).
+/// When the step fails, `program` is left empty.
+ApplyResult apply(Program&& program, const Step& step);
 
-/// Replays a whole trace from the initial program; stops at the first failing step.
+/// Replays a whole trace from the initial program; stops at the first failing step. Linear in
+/// the length of the trace: no step copies the program.
 ApplyResult replay(std::shared_ptr<const ir::Kernel> kernel,
                    std::shared_ptr<const hw::Target> target, const std::vector<Step>& steps);
 

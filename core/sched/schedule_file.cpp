@@ -1,12 +1,13 @@
 // Reading, writing and replaying schedule files.
 #include "sched/schedule_file.h"
 
+#include "common/atomic_file.h"
+#include "sched/schedule_paths.h"
+
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cctype>
-#include <cstdio>
-#include <fstream>
 #include <set>
 #include <sstream>
 
@@ -238,6 +239,12 @@ Result<ScheduleFile> parseScheduleFile(const std::string& text, const std::strin
     f.path = path;
     if (!root.IsMap())
         return Diagnostic{Severity::Error, locOf(root, path).known() ? locOf(root, path) : SourceLoc{path, 1, 1}, "a schedule file is a map with keys kernel, target, steps"};
+    // A file that is not a schedule is refused without quoting any of it.
+    std::vector<std::string> topKeys;
+    for (auto it = root.begin(); it != root.end(); ++it)
+        topKeys.push_back(it->first.IsScalar() ? it->first.Scalar() : std::string());
+    if (!isFileOfKind(topKeys, {"kernel", "target", "description", "params", "steps"}))
+        return Diagnostic{Severity::Error, {path, 1, 1}, "not a schedule file: its top-level keys are not those of a schedule (kernel, target, params, steps)"};
     bool haveKernel = false, haveTarget = false;
     std::set<std::string> seen;
     try {
@@ -376,25 +383,9 @@ std::string formatScheduleFile(const ScheduleFile& f)
 
 bool saveScheduleFile(const ScheduleFile& file, const std::string& path, std::string& error)
 {
-    const std::string tmp = path + ".tmp";
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out) {
-            error = "cannot write '" + tmp + "'";
-            return false;
-        }
-        out << formatScheduleFile(file);
-        if (!out.flush()) {
-            error = "cannot write '" + tmp + "'";
-            return false;
-        }
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-        std::remove(tmp.c_str());
-        error = "cannot replace '" + path + "'";
-        return false;
-    }
-    return true;
+    // Atomic (a unique temporary file, synced, renamed, the folder synced), keeping the file's
+    // permissions, and through a symbolic link to the file it points to.
+    return writeFileAtomically(path, formatScheduleFile(file), error, LinkPolicy::FollowLink);
 }
 
 std::string directoryOf(const std::string& path)
@@ -415,14 +406,20 @@ Result<OpenedSchedule> openSchedule(const std::string& path, const TargetResolve
     auto file = loadScheduleFile(path);
     if (!file)
         return file.errors();
+    return openScheduleFile(*file, scheduleFolder(path), resolveTarget);
+}
+
+Result<OpenedSchedule> openScheduleFile(const ScheduleFile& file, const std::string& folder, const TargetResolver& resolveTarget)
+{
     OpenedSchedule o;
-    o.file = *file;
-    const std::string dir = directoryOf(path);
-    const std::string kernelPath = joinPath(dir, o.file.kernel);
+    o.file = file;
+    const NamedFile kernelFile = resolveNamedFile(folder, o.file.kernel, o.file.kernelLoc, "kernel");
+    if (kernelFile.warning)
+        o.warnings.push_back(*kernelFile.warning);
     std::string probe, why;
-    if (!readTextFile(kernelPath, probe, why))
+    if (!readTextFile(kernelFile.path, probe, why))
         return Diagnostic{Severity::Error, o.file.kernelLoc, why + " (the kernel file, relative to the schedule)"};
-    auto kernel = ir::loadKernelFile(kernelPath, o.file.params);
+    auto kernel = ir::loadKernelFile(kernelFile.path, o.file.params);
     if (!kernel) {
         // An override naming no parameter is this file's mistake: point at it here.
         std::vector<Diagnostic> errors = kernel.errors();
@@ -432,13 +429,20 @@ Result<OpenedSchedule> openSchedule(const std::string& path, const TargetResolve
                     d.loc = loc;
         return errors;
     }
-    auto target = resolveTarget(o.file.target, dir);
+    if (!o.file.target.empty() && o.file.target[0] == '/')
+        if (const NamedFile t = resolveNamedFile(folder, o.file.target, o.file.targetLoc, "target"); t.warning)
+            o.warnings.push_back(*t.warning);
+    auto target = resolveTarget(o.file.target, folder);
     if (!target) {
         // Errors inside a target file keep their position; an unknown name points here.
         std::vector<Diagnostic> errors = target.errors();
         for (auto& d : errors)
-            if (!d.loc.known())
+            if (!d.loc.known()) {
+                // The schedule's line, and the file the message is about.
+                if (!d.loc.file.empty())
+                    d.message = d.loc.file + ": " + d.message;
                 d.loc = o.file.targetLoc;
+            }
         return errors;
     }
     o.kernel = std::make_shared<const ir::Kernel>(std::move(*kernel));
@@ -449,7 +453,7 @@ Result<OpenedSchedule> openSchedule(const std::string& path, const TargetResolve
         std::string msg = "step " + std::to_string(e.stepIndex + 1) + " (" + primitiveName(e.primitive) + "): " + e.message;
         if (!e.detail.empty())
             msg += " (" + e.detail + ")";
-        return Diagnostic{Severity::Error, e.loc.known() ? e.loc : SourceLoc{path, 0, 0}, msg};
+        return Diagnostic{Severity::Error, e.loc.known() ? e.loc : SourceLoc{o.file.path, 0, 0}, msg};
     }
     o.program = std::move(r.program());
     return o;

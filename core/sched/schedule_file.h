@@ -32,7 +32,9 @@ Result<ScheduleFile> loadScheduleFile(const std::string& path);
 
 /// Canonical text of a schedule; save, load, save gives the same bytes.
 std::string formatScheduleFile(const ScheduleFile& file);
-/// Writes formatScheduleFile(file) to `path` (atomically: a temporary file, then rename).
+/// Writes formatScheduleFile(file) to `path` atomically (common/atomic_file.h): a uniquely named
+/// temporary file, synced, renamed over it, the folder synced; the file keeps its permissions,
+/// and a symbolic link at `path` stays and its target is written.
 bool saveScheduleFile(const ScheduleFile& file, const std::string& path, std::string& error);
 
 /// Resolves a target name or path (relative to baseDir). Supplied by hwdesc's loader.
@@ -44,11 +46,15 @@ struct OpenedSchedule {
     std::shared_ptr<const ir::Kernel> kernel;
     std::shared_ptr<const hw::Target> target;
     Program program;
+    std::vector<Diagnostic> warnings;  ///< e.g. an absolute kernel or target path (sched/schedule_paths.h)
 };
 
 /// Loads a schedule file, its kernel and target, and replays the trace. A failing step
 /// becomes an error naming the step, its file:line:column, and the loops/tensors involved.
 Result<OpenedSchedule> openSchedule(const std::string& path, const TargetResolver& resolveTarget);
+/// The same for a schedule already read (file.path is used in messages only): its kernel and
+/// target paths are resolved against `folder` (sched::scheduleFolder of where it came from).
+Result<OpenedSchedule> openScheduleFile(const ScheduleFile& file, const std::string& folder, const TargetResolver& resolveTarget);
 
 /// Directory part of a path ("" for a bare file name).
 std::string directoryOf(const std::string& path);

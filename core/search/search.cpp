@@ -179,7 +179,23 @@ SearchResult runSearch(const sched::Program& base, const SearchOptions& opt, Sea
                 if (seen.count(s.drawnHash)) {
                     s.duplicate = true;
                 } else {
-                    s.eval = evaluator.evaluate(c);
+                    // An exception must not end a pool thread (std::terminate): the candidate
+                    // counts as rejected, with the reason among the run's defects.
+                    try {
+                        if (opt.beforeEvaluate)
+                            opt.beforeEvaluate(c);
+                        s.eval = evaluator.evaluate(c);
+                    } catch (const std::exception& e) {
+                        s.eval = Evaluation{};
+                        s.eval.status = Evaluation::Status::Rejected;
+                        s.eval.reason = std::string("internal error: ") + e.what();
+                        s.eval.candidate = c;
+                    } catch (...) {
+                        s.eval = Evaluation{};
+                        s.eval.status = Evaluation::Status::Rejected;
+                        s.eval.reason = "internal error: an unknown exception";
+                        s.eval.candidate = c;
+                    }
                 }
                 s.done = true;
             }

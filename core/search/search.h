@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,6 +35,9 @@ struct SearchOptions {
     int threads = 0;                ///< 0: every core
     uint64_t seed = 1;
     int batchSize = 256;            ///< candidates per batch (the unit of determinism)
+    /// Tests only: called on the worker thread before each candidate is evaluated; an exception
+    /// it throws is handled as one from the evaluator (the candidate is rejected, the run goes on).
+    std::function<void(const Candidate&)> beforeEvaluate;
     SpaceOptions space;
 };
 

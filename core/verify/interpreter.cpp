@@ -1,6 +1,8 @@
 // The oracle: an interpreter of the loop-nest IR with exact traffic counting.
 #include "verify/interpreter.h"
 
+#include "verify/budget.h"
+
 #include <cstring>
 #include <map>
 #include <type_traits>
@@ -402,6 +404,11 @@ private:
 
 InterpretResult interpret(const lower::LoopNest& nest, const Dataset& inputs, const AccessObserver& observer)
 {
+    if (std::string why = interpretationBudgetError(nest); !why.empty()) {
+        InterpretResult r;
+        r.error = why;
+        return r;
+    }
     if (nest.kernel->isFloatKernel())
         return Interpreter<float>(nest, inputs, observer).run();
     return Interpreter<int64_t>(nest, inputs, observer).run();
@@ -411,10 +418,15 @@ VerifyResult verifyProgram(const sched::Program& program, uint64_t seed)
 {
     VerifyResult out;
     const ir::Kernel& k = *program.kernel;
+    lower::LoopNest nest = lower::lower(program);
+    // Before any tensor is allocated: refuse what would not fit the budget.
+    if (std::string why = interpretationBudgetError(nest); !why.empty()) {
+        out.message = why;
+        return out;
+    }
     Dataset inputs = makeInputs(k, seed);
     Dataset want = inputs;
     runReference(k, want);
-    lower::LoopNest nest = lower::lower(program);
     InterpretResult got = interpret(nest, inputs);
     if (!got.ok) {
         out.message = "interpreter error: " + got.error;

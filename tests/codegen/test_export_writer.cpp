@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -90,13 +91,137 @@ TEST(ExportWriter, AnEditedExportIsTheUsersWork)
     EXPECT_TRUE(exportConflicts(d.path, kV1).empty());
 }
 
-TEST(ExportWriter, ADirectoryInTheWayIsAConflictAndAManifestLineOfGarbageIsIgnored)
+namespace {
+
+/// Every entry under `dir`, as "path" (folders end in '/', links show "-> target").
+std::string listing(const fs::path& dir)
+{
+    std::vector<std::string> out;
+    std::error_code ec;
+    for (auto it = fs::recursive_directory_iterator(dir, ec); it != fs::recursive_directory_iterator(); ++it) {
+        const fs::path rel = it->path().lexically_relative(dir);
+        if (it->is_symlink())
+            out.push_back(rel.string() + " -> " + fs::read_symlink(it->path()).string());
+        else
+            out.push_back(rel.string() + (it->is_directory() ? "/" : ""));
+    }
+    std::sort(out.begin(), out.end());
+    std::string text;
+    for (const auto& o : out)
+        text += o + "\n";
+    return text;
+}
+
+} // namespace
+
+// Issue 16, item 6: the export's own manifest is checked like every other file.
+TEST(ExportWriter, AUsersFileNamedLikeTheManifestIsAConflict)
+{
+    ScratchDir d;
+    fs::create_directories(d.path);
+    std::ofstream(d.path / kExportManifest) << "my notes\n";
+    ExportWriteResult r = writeExport(d.path, kV1, false);
+    EXPECT_FALSE(r.ok);
+    EXPECT_EQ(r.conflicts, std::vector<std::string>{kExportManifest});
+    EXPECT_EQ(loopscope::test::readText(d.path / kExportManifest), "my notes\n");
+    EXPECT_EQ(listing(d.path), std::string(kExportManifest) + "\n");  // nothing written
+    // A manifest of garbage lines is not an export's either: its files are not known as ours.
+    fs::remove(d.path / kExportManifest);
+    std::ofstream(d.path / kExportManifest) << "garbage\n#  k.c\n0123456789abcdef k.c\n";
+    std::ofstream(d.path / "k.c") << "mine\n";
+    EXPECT_EQ(exportConflicts(d.path, kV1), (std::vector<std::string>{kExportManifest, "k.c"}));
+}
+
+TEST(ExportWriter, AManifestThatIsALinkOutOfTheFolderIsNeverWrittenThrough)
+{
+    ScratchDir d;
+    const fs::path outside = d.path / "outside.txt";
+    fs::create_directories(d.path / "out");
+    std::ofstream(outside) << "precious\n";
+    fs::create_symlink(outside, d.path / "out" / kExportManifest);
+    ExportWriteResult r = writeExport(d.path / "out", kV1, false);
+    EXPECT_FALSE(r.ok);
+    EXPECT_EQ(r.conflicts, std::vector<std::string>{kExportManifest});
+    // Forced: the link is replaced by the manifest; the file it pointed to is untouched.
+    r = writeExport(d.path / "out", kV1, true);
+    ASSERT_TRUE(r.ok) << r.error;
+    EXPECT_EQ(loopscope::test::readText(outside), "precious\n");
+    EXPECT_FALSE(fs::is_symlink(d.path / "out" / kExportManifest));
+    EXPECT_NE(loopscope::test::readText(d.path / "out" / kExportManifest).find("  k.c\n"), std::string::npos);
+}
+
+TEST(ExportWriter, AFileWhereAFolderIsNeededStopsEverythingBeforeAnythingIsWritten)
+{
+    ScratchDir d;
+    fs::create_directories(d.path);
+    std::ofstream(d.path / "sub") << "a file named sub\n";
+    for (bool force : {false, true}) {
+        ExportWriteResult r = writeExport(d.path, kV1, force);
+        EXPECT_FALSE(r.ok);
+        EXPECT_NE(r.error.find("'" + (d.path / "sub/").string() + "' is a file where the export needs a folder"), std::string::npos) << r.error;
+        EXPECT_NE(r.error.find("Nothing was written"), std::string::npos) << r.error;
+        EXPECT_EQ(listing(d.path), "sub\n") << "force " << force;
+    }
+}
+
+TEST(ExportWriter, AFolderInTheWayIsNeverDeletedEvenWithForce)
 {
     ScratchDir d;
     fs::create_directories(d.path / "k.c");
-    EXPECT_EQ(exportConflicts(d.path, kV1), std::vector<std::string>{"k.c"});
-    fs::remove_all(d.path / "k.c");
-    std::ofstream(d.path / kExportManifest) << "garbage\n#  k.c\n0123456789abcdef k.c\n";
-    std::ofstream(d.path / "k.c") << "mine\n";
-    EXPECT_EQ(exportConflicts(d.path, kV1), std::vector<std::string>{"k.c"});
+    std::ofstream(d.path / "k.c" / "notes.txt") << "the user's\n";
+    for (bool force : {false, true}) {
+        ExportWriteResult r = writeExport(d.path, kV1, force);
+        EXPECT_FALSE(r.ok);
+        EXPECT_NE(r.error.find("k.c' is a folder; an export never deletes a folder"), std::string::npos) << r.error;
+        EXPECT_EQ(listing(d.path), "k.c/\nk.c/notes.txt\n") << "force " << force;
+    }
+}
+
+TEST(ExportWriter, LinksInTheFolderAreReplacedNeverFollowed)
+{
+    ScratchDir d;
+    const fs::path outside = d.path / "elsewhere";
+    fs::create_directories(outside / "dir");
+    fs::create_directories(d.path / "out");
+    std::ofstream(outside / "target.c") << "not yours\n";
+    // A link named like a generated file: a conflict; with force the link itself is replaced.
+    fs::create_symlink(outside / "target.c", d.path / "out/k.c");
+    ExportWriteResult r = writeExport(d.path / "out", kV1, false);
+    EXPECT_FALSE(r.ok);
+    EXPECT_EQ(r.conflicts, std::vector<std::string>{"k.c"});
+    r = writeExport(d.path / "out", kV1, true);
+    ASSERT_TRUE(r.ok) << r.error;
+    EXPECT_EQ(loopscope::test::readText(outside / "target.c"), "not yours\n");
+    EXPECT_FALSE(fs::is_symlink(d.path / "out/k.c"));
+    EXPECT_EQ(loopscope::test::readText(d.path / "out/k.c"), "source v1\n");
+    // A link where the export needs a folder: refused, forced or not; nothing written outside.
+    const fs::path second = d.path / "second";
+    fs::create_directories(second);
+    fs::create_symlink(outside / "dir", second / "sub");
+    for (bool force : {false, true}) {
+        r = writeExport(second, kV1, force);
+        EXPECT_FALSE(r.ok);
+        EXPECT_NE(r.error.find("is a symbolic link where the export needs a folder"), std::string::npos) << r.error;
+        EXPECT_TRUE(fs::is_empty(outside / "dir"));
+        EXPECT_EQ(listing(second), "sub -> " + (outside / "dir").string() + "\n");
+    }
+}
+
+TEST(ExportWriter, FilesAreWrittenAtomicallyWithoutLeftovers)
+{
+    ScratchDir d;
+    ASSERT_TRUE(writeExport(d.path, kV1, false).ok);
+    ASSERT_TRUE(writeExport(d.path, kV2, false).ok);
+    // Only the files and the manifest: no temporary file stays behind.
+    EXPECT_EQ(listing(d.path), std::string(kExportManifest) + "\nk.c\nk.h\nsub/\nsub/extra.txt\n");
+    // A read-only folder: the export fails with a message and leaves the old files whole.
+    fs::permissions(d.path, fs::perms::owner_write, fs::perm_options::remove);
+    if (::access(d.path.c_str(), W_OK) != 0) {  // (root may write anyway)
+        ExportWriteResult r = writeExport(d.path, kV1, false);
+        EXPECT_FALSE(r.ok);
+        EXPECT_NE(r.error.find("cannot write"), std::string::npos) << r.error;
+        EXPECT_EQ(loopscope::test::readText(d.path / "k.c"), "source v2\n");
+    }
+    fs::permissions(d.path, fs::perms::owner_write, fs::perm_options::add);
+    EXPECT_EQ(listing(d.path), std::string(kExportManifest) + "\nk.c\nk.h\nsub/\nsub/extra.txt\n");
 }

@@ -19,6 +19,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -461,4 +462,25 @@ TEST(Search, EveryShippedScheduleIsTakenFurtherWithoutADefect)
         }
     }
     EXPECT_GE(schedules, 10);
+}
+
+// Issue 16, item 2: an exception while a pool thread evaluates a candidate must not end the
+// process (std::terminate): the candidate is rejected with the reason, the run goes on, and the
+// front is that of the candidates that did evaluate.
+TEST(SearchErrors, AnExceptionInAWorkerRejectsTheCandidateAndTheRunGoesOn)
+{
+    const sched::Program base = program("matmul_f32", {{"M", 32}, {"N", 32}, {"K", 32}});
+    std::atomic<int> thrown{0};
+    search::SearchOptions opt = budget(200, 2, 3);
+    opt.beforeEvaluate = [&](const search::Candidate&) {
+        if (thrown.fetch_add(1) % 5 == 0)
+            throw std::runtime_error("evaluation failed");
+    };
+    const search::SearchResult r = search::runSearch(base, opt);
+    EXPECT_EQ(r.progress.drawn, 200);
+    EXPECT_GT(r.progress.rejected, 0);
+    ASSERT_FALSE(r.defects.empty());
+    EXPECT_EQ(r.defects[0], "internal error: evaluation failed");
+    EXPECT_TRUE(r.feasible);
+    EXPECT_FALSE(r.front.empty());
 }

@@ -1,0 +1,163 @@
+// Saving schedules (issue 16, item 8): atomic replacement through a uniquely named temporary
+// file (a user's own x.sched.yaml.tmp survives; two savers never tear a file), the file's
+// permissions kept, a symbolic link kept and its target written, nothing left behind.
+#include "support/test_paths.h"
+
+#include "common/atomic_file.h"
+#include "sched/schedule_file.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <sys/stat.h>
+#include <thread>
+#include <unistd.h>
+
+using namespace loopscope;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct TempDir {
+    fs::path path;
+    TempDir()
+    {
+        std::string t = (fs::temp_directory_path() / "loopscope-atomic-XXXXXX").string();
+        path = mkdtemp(t.data());
+    }
+    ~TempDir()
+    {
+        std::error_code ec;
+        fs::permissions(path, fs::perms::owner_all, fs::perm_options::add, ec);
+        fs::remove_all(path, ec);
+    }
+};
+
+std::vector<std::string> names(const fs::path& dir)
+{
+    std::vector<std::string> out;
+    for (const auto& e : fs::directory_iterator(dir))
+        out.push_back(e.path().filename().string());
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+sched::ScheduleFile scheduleWith(const std::string& description)
+{
+    sched::ScheduleFile f;
+    f.kernel = "../kernels/matmul_f32.kernel.yaml";
+    f.target = "cortex-m7";
+    f.description = description;
+    return f;
+}
+
+mode_t modeOf(const fs::path& p)
+{
+    struct stat st {};
+    ::stat(p.c_str(), &st);
+    return st.st_mode & 07777;
+}
+
+} // namespace
+
+TEST(AtomicSave, KeepsAUsersTmpFileThePermissionsAndLeavesNothingBehind)
+{
+    TempDir d;
+    const fs::path file = d.path / "x.sched.yaml";
+    std::ofstream(d.path / "x.sched.yaml.tmp") << "the user's own notes\n";
+    std::string error;
+    ASSERT_TRUE(sched::saveScheduleFile(scheduleWith("one"), file.string(), error)) << error;
+    ASSERT_EQ(::chmod(file.c_str(), 0640), 0);
+    ASSERT_TRUE(sched::saveScheduleFile(scheduleWith("two"), file.string(), error)) << error;
+    EXPECT_EQ(test::readText(d.path / "x.sched.yaml.tmp"), "the user's own notes\n");
+    EXPECT_EQ(modeOf(file), 0640u);
+    EXPECT_EQ(test::readText(file), sched::formatScheduleFile(scheduleWith("two")));
+    EXPECT_EQ(names(d.path), (std::vector<std::string>{"x.sched.yaml", "x.sched.yaml.tmp"}));
+    // A new file gets 0666 less the umask, as any editor would create it.
+    const mode_t mask = ::umask(022);
+    ASSERT_TRUE(sched::saveScheduleFile(scheduleWith("new"), (d.path / "new.sched.yaml").string(), error)) << error;
+    ::umask(mask);
+    EXPECT_EQ(modeOf(d.path / "new.sched.yaml"), 0644u);
+}
+
+TEST(AtomicSave, SavesThroughASymbolicLinkToItsTarget)
+{
+    TempDir d;
+    fs::create_directories(d.path / "real");
+    const fs::path target = d.path / "real/x.sched.yaml";
+    std::string error;
+    ASSERT_TRUE(sched::saveScheduleFile(scheduleWith("one"), target.string(), error)) << error;
+    fs::create_symlink("real/x.sched.yaml", d.path / "link.sched.yaml");
+    ASSERT_TRUE(sched::saveScheduleFile(scheduleWith("two"), (d.path / "link.sched.yaml").string(), error)) << error;
+    EXPECT_TRUE(fs::is_symlink(d.path / "link.sched.yaml"));
+    EXPECT_EQ(fs::read_symlink(d.path / "link.sched.yaml"), fs::path("real/x.sched.yaml"));
+    EXPECT_EQ(test::readText(target), sched::formatScheduleFile(scheduleWith("two")));
+    EXPECT_EQ(names(d.path / "real"), std::vector<std::string>{"x.sched.yaml"});
+    // A dangling link: the file it names is created.
+    fs::create_symlink("real/new.sched.yaml", d.path / "dangling.sched.yaml");
+    ASSERT_TRUE(sched::saveScheduleFile(scheduleWith("three"), (d.path / "dangling.sched.yaml").string(), error)) << error;
+    EXPECT_EQ(test::readText(d.path / "real/new.sched.yaml"), sched::formatScheduleFile(scheduleWith("three")));
+}
+
+TEST(AtomicSave, AFailedSaveLeavesWhatWasThereAndNoTemporaryFile)
+{
+    TempDir d;
+    std::string error;
+    // A folder where the file should go: the rename fails (also for root); the folder stays.
+    fs::create_directories(d.path / "x.sched.yaml");
+    std::ofstream(d.path / "x.sched.yaml" / "inside") << "kept\n";
+    EXPECT_FALSE(sched::saveScheduleFile(scheduleWith("one"), (d.path / "x.sched.yaml").string(), error));
+    EXPECT_NE(error.find("cannot write '" + (d.path / "x.sched.yaml").string() + "'"), std::string::npos) << error;
+    EXPECT_EQ(names(d.path), std::vector<std::string>{"x.sched.yaml"});
+    EXPECT_EQ(test::readText(d.path / "x.sched.yaml" / "inside"), "kept\n");
+    // A folder that does not exist.
+    EXPECT_FALSE(sched::saveScheduleFile(scheduleWith("one"), (d.path / "missing/x.sched.yaml").string(), error));
+    EXPECT_NE(error.find("No such file or directory"), std::string::npos) << error;
+}
+
+// Two windows saving one file: each save is whole; a reader never sees a mixture, and no
+// temporary file survives.
+TEST(AtomicSave, TwoSaversNeverTearTheFile)
+{
+    TempDir d;
+    const fs::path file = d.path / "x.sched.yaml";
+    const std::string a = sched::formatScheduleFile(scheduleWith(std::string(3000, 'a')));
+    const std::string b = sched::formatScheduleFile(scheduleWith(std::string(5000, 'b')));
+    std::atomic<int> failures{0};
+    std::atomic<bool> done{false};
+    auto saver = [&](const std::string& text) {
+        for (int i = 0; i < 150; ++i) {
+            std::string error;
+            if (!writeFileAtomically(file.string(), text, error))
+                ++failures;
+        }
+    };
+    std::thread reader([&] {
+        while (!done) {
+            const std::string now = test::readText(file);
+            if (!now.empty() && now != a && now != b)
+                ++failures;
+        }
+    });
+    std::thread s1(saver, a), s2(saver, b);
+    s1.join();
+    s2.join();
+    done = true;
+    reader.join();
+    EXPECT_EQ(failures, 0);
+    EXPECT_EQ(names(d.path), std::vector<std::string>{"x.sched.yaml"});
+}
+
+TEST(AtomicSave, ReplaceLinkReplacesTheLinkNotItsTarget)
+{
+    TempDir d;
+    std::ofstream(d.path / "theirs.txt") << "theirs\n";
+    fs::create_symlink(d.path / "theirs.txt", d.path / "out.sched.yaml");
+    std::string error;
+    ASSERT_TRUE(writeFileAtomically((d.path / "out.sched.yaml").string(), "mine\n", error, LinkPolicy::ReplaceLink)) << error;
+    EXPECT_FALSE(fs::is_symlink(d.path / "out.sched.yaml"));
+    EXPECT_EQ(test::readText(d.path / "out.sched.yaml"), "mine\n");
+    EXPECT_EQ(test::readText(d.path / "theirs.txt"), "theirs\n");
+}
