@@ -109,4 +109,24 @@ BENCHMARK(BM_Interpret)->Unit(benchmark::kMillisecond);
 
 } // namespace
 
+/// Replaying a trace of N steps (reorders back and forth, the program stays the same size):
+/// linear in N since no step copies the trace (issue 16); Complexity() fits the exponent.
+void BM_Replay(benchmark::State& state)
+{
+    const sched::OpenedSchedule o = openBench("examples/schedules/matmul_f32_naive.sched.yaml");
+    std::vector<sched::Step> steps;
+    for (int64_t i = 0; i < state.range(0); ++i) {
+        sched::Step s;
+        s.primitive = sched::Primitive::Reorder;
+        s.loops = i % 2 ? std::vector<std::string>{"i", "j", "k"} : std::vector<std::string>{"j", "i", "k"};
+        steps.push_back(s);
+    }
+    for (auto _ : state) {
+        sched::ApplyResult r = sched::replay(o.kernel, o.target, steps);
+        benchmark::DoNotOptimize(r.program().trace.size());
+    }
+    state.SetComplexityN(state.range(0));
+}
+BENCHMARK(BM_Replay)->RangeMultiplier(4)->Range(256, 16384)->Complexity()->Unit(benchmark::kMillisecond);
+
 BENCHMARK_MAIN();

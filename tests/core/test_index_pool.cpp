@@ -125,3 +125,17 @@ TEST_P(LowerPartialTileCache, VerifiesAgainstTheReference)
 }
 
 INSTANTIATE_TEST_SUITE_P(Factors, LowerPartialTileCache, ::testing::Range<int64_t>(1, 17));
+
+// d4c2d9d: printing a nest used to build its relative indices in the nest's own pool (through a
+// const_cast), growing the node vector a measuring worker reads on another thread. The printer
+// works in a copy: the shared nest is left exactly as it was.
+TEST(IndexPool, PrintingANestLeavesItsPoolAsItWas)
+{
+    for (int64_t factor : {4, 5}) {
+        const lower::LoopNest nest = lower::lower(conv2dTiled(factor));
+        const size_t before = nest.index.size();
+        const std::string printed = lower::print(nest);
+        EXPECT_NE(printed.find("I_SRAM"), std::string::npos) << printed;
+        EXPECT_EQ(nest.index.size(), before) << "factor " << factor;
+    }
+}
