@@ -286,6 +286,14 @@ std::vector<int> CodeArea::linesContaining(const std::string& needle) const
     return found;
 }
 
+void CodeArea::setStale(bool stale)
+{
+    if (stale == m_stale)
+        return;
+    m_stale = stale;
+    viewport()->update();
+}
+
 void CodeArea::setMarkedLines(std::vector<int> lines)
 {
     if (lines == m_marked)
@@ -406,7 +414,7 @@ void CodeArea::paintEvent(QPaintEvent*)
         auto draw = [&](int from, int to, CHighlighter::Kind kind) {
             if (to <= from)
                 return;
-            p.setPen(CHighlighter::color(kind));
+            p.setPen(m_stale ? pal.color(QPalette::Disabled, QPalette::Text) : CHighlighter::color(kind));
             drawSpan(p, text, from, to, x0, y + m_ascent, kind == CHighlighter::Kind::Comment);
         };
         for (const auto& s : spans) {
@@ -532,8 +540,18 @@ QString CodeView::loopIdentifier(const QString& label)
 
 QString CodeView::text() const { return m_area->text(); }
 
+void CodeView::setPending(const QString& fileName)
+{
+    m_pending = true;   // Export stays: it writes the current schedule's C from its nest
+    m_area->setStale(true);
+    // As short as the usual title, so that it takes the same lines and moves nothing.
+    m_title->setText(tr("<b>%1</b> &mdash; generating (below: the previous edit's C)").arg(fileName.toHtmlEscaped()));
+}
+
 void CodeView::setCode(const std::string& code, const QString& fileName)
 {
+    m_pending = false;
+    m_area->setStale(false);
     m_export->setEnabled(!code.empty());
     if (code.empty()) {
         m_title->setText(tr("No code: open a kernel first."));

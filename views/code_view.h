@@ -53,6 +53,9 @@ public:
     QString text() const;
     /// The 0-based lines that contain `needle`.
     std::vector<int> linesContaining(const std::string& needle) const;
+    /// Draws the text greyed: it is not the current schedule's (its C is being generated).
+    void setStale(bool stale);
+    bool isStale() const { return m_stale; }
     /// Lines drawn with a marked background (0-based).
     void setMarkedLines(std::vector<int> lines);
     const std::vector<int>& markedLines() const { return m_marked; }
@@ -101,6 +104,7 @@ private:
     GlyphTable m_italic;
     Pos m_anchor;
     Pos m_cursor;
+    bool m_stale = false;
 };
 
 class CodeView : public QWidget {
@@ -111,12 +115,18 @@ public:
     /// Shows new code; the scroll position is kept (a new kernel starts at its function).
     /// `fileName` is shown above it.
     void setCode(const std::string& code, const QString& fileName);
+    /// The C of the current schedule is being generated (on a worker thread): the previous
+    /// text stays, greyed, and the title says it is not the current one until setCode.
+    void setPending(const QString& fileName);
+    /// The text shown is the current schedule's C (false while it is pending).
+    bool isCurrent() const { return !m_pending; }
     /// Marks the header of a loop (its printed label, e.g. "O:h.outer"; "" clears) and
     /// scrolls to it.
     void setHighlightedLoop(const QString& label);
 
     QString text() const;
     CodeArea* area() const { return m_area; }
+    QPushButton* exportButton() const { return m_export; }
     /// C identifier of a loop label as the generator writes it ("O:h.outer" -> "O_h_outer").
     static QString loopIdentifier(const QString& label);
 
@@ -135,6 +145,7 @@ private:
     QString m_titleText;
     QString m_loop;
     bool m_loopWithoutFor = false;
+    bool m_pending = false;
 };
 
 } // namespace loopscope::ui

@@ -206,14 +206,16 @@ ScheduleView::ScheduleView(QWidget* parent) : QWidget(parent), m_model(new Sched
     m_descriptionEdit->setToolTip(tr("The schedule file's description; Enter records the edit (undoable)"));
     m_descriptionEdit->setClearButtonEnabled(true);
     layout->addWidget(m_descriptionEdit);
-    m_descriptionNote = new QLabel(this);
+    // One line that is always there: a stale description is flagged without moving the table
+    // (showing and hiding a note laid the panel out again, and repainted the whole table, on
+    // every edit that changed whether the description still applies).
+    m_descriptionNote = new LiveLabel(this);
     m_descriptionNote->setObjectName(QStringLiteral("descriptionNote"));
-    m_descriptionNote->setWordWrap(true);
     m_descriptionNote->setContentsMargins(4, 0, 4, 2);
-    m_descriptionNote->setStyleSheet(QStringLiteral("QLabel { color: #8a5a00; }"));
-    m_descriptionNote->setText(tr("This description was written for other steps than the ones below: edit it to say what "
-                                  "your schedule does, or clear it."));
-    m_descriptionNote->hide();
+    m_descriptionNote->setColor(QColor(0x8a, 0x5a, 0x00));
+    m_descriptionNote->setGrowOnly(true);
+    m_descriptionNote->setToolTip(tr("This description was written for other steps than the ones below: edit it to say what "
+                                     "your schedule does, or clear it."));
     layout->addWidget(m_descriptionNote);
     connect(m_descriptionEdit, &QLineEdit::editingFinished, this, [this] {
         if (m_descriptionEdit->isModified()) {
@@ -352,19 +354,19 @@ void ScheduleView::setTrace(const std::vector<sched::Step>& steps, const Snapsho
 
 void ScheduleView::setDescription(const QString& description, bool stale)
 {
-    if (!m_descriptionEdit->hasFocus() || !m_descriptionEdit->isModified()) {
+    // Only a new description touches the line edit (each change repaints it).
+    if ((!m_descriptionEdit->hasFocus() || !m_descriptionEdit->isModified()) && m_descriptionEdit->text() != description) {
         const QSignalBlocker block(m_descriptionEdit);
-        if (m_descriptionEdit->text() != description)
-            m_descriptionEdit->setText(description);
+        m_descriptionEdit->setText(description);
         m_descriptionEdit->setToolTip(description.isEmpty() ? tr("The schedule file's description; Enter records the edit (undoable)")
                                                             : description);
         m_descriptionEdit->setModified(false);
         m_descriptionEdit->setCursorPosition(0);
     }
-    m_descriptionNote->setVisible(stale);   // its text is set once: only showing it changes the layout
+    m_descriptionNote->setText(stale ? tr("Written for other steps: edit or clear it.") : QString());
 }
 
-QString ScheduleView::descriptionNote() const { return m_descriptionNote->isHidden() ? QString() : m_descriptionNote->text(); }
+QString ScheduleView::descriptionNote() const { return m_descriptionNote->text(); }
 
 void ScheduleView::setHighlight(const QString& loop, const QStringList& tensors)
 {

@@ -26,7 +26,7 @@ public:
     /// Shows the schedule's description; `stale`: it was written for other steps (say so).
     void setDescription(const QString& description, bool stale);
     QLineEdit* descriptionEdit() const { return m_descriptionEdit; }
-    /// The note shown under a stale description ("" when hidden).
+    /// The note shown under a stale description ("" when the description applies).
     QString descriptionNote() const;
     void setHighlight(const QString& loop, const QStringList& tensors);
     /// Selects a step row (e.g. from a diagnostic) and scrolls to it.
@@ -58,7 +58,7 @@ private:
     QTableView* m_table;
     LiveLabel* m_header;
     QLineEdit* m_descriptionEdit;
-    QLabel* m_descriptionNote;
+    LiveLabel* m_descriptionNote;
     QAction* m_delete;
     QAction* m_up;
     QAction* m_down;

@@ -83,10 +83,12 @@ ScheduleDocument::ScheduleDocument(QObject* parent)
 
 ScheduleDocument::~ScheduleDocument()
 {
-    // The worker only holds shared copies of the kernel and target; wait so that it does not
-    // outlive the watcher that would deliver its result.
+    // The workers only hold shared copies of the kernel, target and nest; wait so that they do
+    // not outlive the watchers that would deliver their results.
     if (m_async)
         m_async->waitForFinished();
+    if (m_codeWatcher)
+        m_codeWatcher->waitForFinished();
 }
 
 bool ScheduleDocument::isRebuilding() const { return m_async && m_async->isRunning(); }
@@ -129,6 +131,7 @@ void ScheduleDocument::install(std::shared_ptr<const ir::Kernel> kernel, sched::
     // (also when the same file is opened again).
     m_undo->clear();
     m_state = std::move(state);
+    m_codeLinesPeak = 0;   // a new document: its first C is generated at once
     watchTarget();
     rebuild();
     emit opened(m_path);
@@ -436,11 +439,28 @@ void ScheduleDocument::setState(const DocumentState& state)
 
 namespace {
 
-/// Replay (the first `count` steps), lower, analyse and generate C: a pure function of its
-/// arguments, so that it can run on a worker thread. Returns the snapshot (revision unset) and
-/// the milliseconds taken. `hook` (tests) sees each program before it is lowered.
+/// The C a nest exports to, for the Code panel (codegen::codeViewText: gemmini.h calls for a
+/// tensorized nest, or why there is nothing to write). It is generated later, maybe on a worker
+/// (GeneratedCode): an exception there (a bug, memory running out) becomes a comment saying so,
+/// never a crash of the app or a lost edit.
+std::string exportedCode(const lower::LoopNest& nest, const ScheduleDocument::CodeGenerator& generator)
+{
+    try {
+        return generator ? generator(nest) : codegen::codeViewText(nest);
+    } catch (const std::bad_alloc&) {
+        return "/* No code is shown: out of memory while generating it. */\n";
+    } catch (const std::exception& e) {
+        return std::string("/* No code is shown: internal error while generating it: ") + e.what() + " (a bug in Loopscope; please report the schedule). */\n";
+    }
+}
+
+/// Replay (the first `count` steps), lower, analyse, and the C to generate: a pure function of
+/// its arguments, so that it can run on a worker thread. With `generateCode` the C is generated
+/// here too, else on demand (GeneratedCode). Returns the snapshot (revision unset) and the
+/// milliseconds taken. `hook` (tests) sees each program before it is lowered.
 std::pair<Snapshot, double> buildSnapshotOf(const std::shared_ptr<const ir::Kernel>& kernel, const std::shared_ptr<const hw::Target>& target,
-                                            const std::vector<sched::Step>& steps, size_t count, const ScheduleDocument::BuildHook& hook)
+                                            const std::vector<sched::Step>& steps, size_t count, bool generateCode,
+                                            const ScheduleDocument::CodeGenerator& generator, const ScheduleDocument::BuildHook& hook)
 {
     QElapsedTimer timer;
     timer.start();
@@ -456,25 +476,28 @@ std::pair<Snapshot, double> buildSnapshotOf(const std::shared_ptr<const ir::Kern
     sched::Program p = std::move(replayed.program());
     if (hook)
         hook(p);
-    auto nest = std::make_shared<lower::LoopNest>(lower::lower(p));
+    auto nest = std::make_shared<const lower::LoopNest>(lower::lower(p));
     s.report = std::make_shared<const analysis::CostReport>(analysis::analyze(*nest, *target));
-    // What export writes (gemmini.h calls for a tensorized nest), or why there is nothing to
-    // write: a nest that cannot be exported, or whose C would be too large to show.
-    s.code = codegen::codeViewText(*nest);
+    s.generated = std::make_shared<const GeneratedCode>([nest, generator] { return exportedCode(*nest, generator); });
+    if (generateCode)
+        s.generated->text();
     s.nest = std::move(nest);
     s.program = std::make_shared<const sched::Program>(std::move(p));
     return {std::move(s), timer.nsecsElapsed() / 1e6};
 }
 
+int lineCount(const std::string& text) { return static_cast<int>(std::count(text.begin(), text.end(), '\n')); }
+
 /// buildSnapshotOf every step. When it throws (a bug in the core, or memory running out), the
 /// views show the program of the steps before the last one that builds, with that step marked
 /// as failing and the reason: the trace itself, the user's work, is kept as it is (issue 16).
 std::pair<Snapshot, double> buildSnapshot(std::shared_ptr<const ir::Kernel> kernel, std::shared_ptr<const hw::Target> target,
-                                          const std::vector<sched::Step>& steps, const ScheduleDocument::BuildHook& hook)
+                                          const std::vector<sched::Step>& steps, bool generateCode, ScheduleDocument::CodeGenerator generator,
+                                          ScheduleDocument::BuildHook hook)
 {
     std::string why;
     try {
-        return buildSnapshotOf(kernel, target, steps, steps.size(), hook);
+        return buildSnapshotOf(kernel, target, steps, steps.size(), generateCode, generator, hook);
     } catch (const std::bad_alloc&) {
         why = "out of memory";
     } catch (const std::exception& e) {
@@ -484,7 +507,7 @@ std::pair<Snapshot, double> buildSnapshot(std::shared_ptr<const ir::Kernel> kern
     }
     for (size_t count = steps.size(); count-- > 0;) {
         try {
-            auto built = buildSnapshotOf(kernel, target, steps, count, hook);
+            auto built = buildSnapshotOf(kernel, target, steps, count, generateCode, generator, hook);
             if (built.first.failedStep)
                 continue;  // an earlier step fails anyway: it is the one to show
             sched::ScheduleError e;
@@ -511,10 +534,39 @@ void ScheduleDocument::rebuild()
         target = m_snapshot.program ? m_snapshot.program->target : nullptr;
     if (!target)
         return;
-    auto [s, ms] = buildSnapshot(m_kernel, target, m_state.steps, m_buildHook);
+    // Long C (thousands of lines: milliseconds) is generated on a worker after the edit, so
+    // that the views are repainted meanwhile; short C at once, so that the Code panel is
+    // current in the same frame. What decides is the longest C this document has written: an
+    // edit that shrinks it (removing an unroll) is usually followed by one that grows it back.
+    const bool inline_ = m_codeLinesPeak < m_backgroundCodeLines;
+    auto [s, ms] = buildSnapshot(m_kernel, target, m_state.steps, inline_, m_generator, m_buildHook);
     s.revision = ++m_revision;
     m_snapshot = std::move(s);
     m_lastRebuildMs = ms;
+    if (inline_)
+        m_codeLinesPeak = std::max(m_codeLinesPeak, lineCount(m_snapshot.code()));
+    else
+        generateInBackground();
+}
+
+void ScheduleDocument::setCodeGenerator(CodeGenerator generator) { m_generator = std::move(generator); }
+
+void ScheduleDocument::generateInBackground()
+{
+    if (!m_codeWatcher) {
+        m_codeWatcher = new QFutureWatcher<void>(this);
+        connect(m_codeWatcher, &QFutureWatcherBase::finished, this, [this] {
+            // Only the C of the snapshot shown now is news; an older one was replaced meanwhile.
+            if (m_pendingCode != m_snapshot.generated || !m_snapshot.codeReady())
+                return;
+            m_pendingCode.reset();
+            m_codeLinesPeak = std::max(m_codeLinesPeak, lineCount(m_snapshot.code()));
+            emit codeReady(m_snapshot);
+        });
+    }
+    m_pendingCode = m_snapshot.generated;
+    std::shared_ptr<const GeneratedCode> code = m_snapshot.generated;
+    m_codeWatcher->setFuture(QtConcurrent::run([code] { code->text(); }));
 }
 
 void ScheduleDocument::refresh()
@@ -544,7 +596,7 @@ void ScheduleDocument::startAsyncRebuild()
         connect(m_async, &QFutureWatcherBase::finished, this, &ScheduleDocument::asyncRebuildFinished);
     }
     emit rebuilding(true);
-    m_async->setFuture(QtConcurrent::run(buildSnapshot, m_kernel, target, m_state.steps, m_buildHook));
+    m_async->setFuture(QtConcurrent::run(buildSnapshot, m_kernel, target, m_state.steps, true, m_generator, m_buildHook));
 }
 
 void ScheduleDocument::asyncRebuildFinished()
@@ -558,6 +610,7 @@ void ScheduleDocument::asyncRebuildFinished()
     s.revision = ++m_revision;
     m_snapshot = std::move(s);
     m_lastRebuildMs = ms;
+    m_codeLinesPeak = std::max(m_codeLinesPeak, lineCount(m_snapshot.code()));   // generated on the worker
     emit rebuilding(false);
     emit changed(m_snapshot);
 }

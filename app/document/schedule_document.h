@@ -151,6 +151,15 @@ public:
     /// an exception it throws is handled as one from lowering would be.
     using BuildHook = std::function<void(const sched::Program&)>;
     void setBuildHook(BuildHook hook) { m_buildHook = std::move(hook); }
+    /// Once this document generated C longer than this many lines, its C is generated on a
+    /// worker thread after each edit: `changed` is emitted before it is ready and `codeReady`
+    /// when it is. Until then it is generated with the rest of the snapshot. 0: always on the
+    /// worker.
+    void setBackgroundCodeLines(int lines) { m_backgroundCodeLines = lines; }
+    /// What writes a nest's C (by default what Export writes); tests slow it down to see the
+    /// Code panel while the C is pending. Called on worker threads.
+    using CodeGenerator = std::function<std::string(const lower::LoopNest&)>;
+    void setCodeGenerator(CodeGenerator generator);
 
     /// Called by the undo commands only: installs a state and rebuilds the snapshot.
     void setState(const DocumentState& state);
@@ -170,6 +179,8 @@ signals:
     void targetReloaded(const QString& path, const QString& error);
     /// A slow rebuild started (true) on the worker thread, or finished (false).
     void rebuilding(bool busy);
+    /// The C of the current snapshot, generated on a worker thread after `changed`, is ready.
+    void codeReady(const loopscope::ui::Snapshot& snapshot);
 
 private:
     std::shared_ptr<const hw::Target> resolve(const QString& target, QString* error);
@@ -177,6 +188,7 @@ private:
     /// Rebuilds and emits changed: at once when rebuilds are fast, else on the worker thread.
     void refresh();
     void startAsyncRebuild();
+    void generateInBackground();
     void asyncRebuildFinished();
     void watchTarget();
     void install(std::shared_ptr<const ir::Kernel> kernel, sched::ScheduleFile file,
@@ -208,6 +220,13 @@ private:
     bool m_rebuildAgain = false;   ///< an edit arrived while the worker was busy
     QStringList m_openWarnings;
     BuildHook m_buildHook;
+    int m_codeLinesPeak = 0;       ///< lines of the longest C this document generated
+    /// About 1 us per line: 4,000 lines (conv2d_int8_dsp) take 3 to 4 ms, as long as the rest
+    /// of an edit's repaint.
+    int m_backgroundCodeLines = 2000;
+    QFutureWatcher<void>* m_codeWatcher = nullptr;
+    CodeGenerator m_generator;
+    std::shared_ptr<const GeneratedCode> m_pendingCode;   ///< the C the worker generates
 };
 
 /// True when `target` names a built-in target rather than a file.

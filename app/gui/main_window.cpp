@@ -363,6 +363,7 @@ void MainWindow::buildMenus()
 void MainWindow::connectDocument()
 {
     connect(m_doc, &ScheduleDocument::changed, this, &MainWindow::onChanged);
+    connect(m_doc, &ScheduleDocument::codeReady, this, [this] { updateLazy(QStringLiteral("codeDock")); });
     connect(m_doc, &ScheduleDocument::rebuilding, this, [this](bool busy) {
         m_rebuildProgress->setVisible(busy);
         if (busy)
@@ -504,7 +505,11 @@ void MainWindow::updateLazy(const QString& dockName, bool force)
     const Snapshot& snapshot = m_doc->snapshot();
     if (dockName == QLatin1String("codeDock")) {
         const QString file = snapshot.empty() ? QString() : qs(codegen::cIdentifier(snapshot.program->kernel->name)) + QStringLiteral(".c");
-        m_code->setCode(snapshot.code, file);
+        // Long C is generated on a worker after the edit: until it is ready the panel says so.
+        if (snapshot.codeReady())
+            m_code->setCode(snapshot.code(), file);
+        else
+            m_code->setPending(file);
         m_code->setHighlightedLoop(m_selectedLoop);
     } else if (dockName == QLatin1String("memoryDock")) {
         m_memory->setSnapshot(snapshot);

@@ -54,7 +54,7 @@ private slots:
         QCOMPARE(s.program->trace.size(), size_t(5));
         QVERIFY(!s.failedStep);
         QVERIFY(s.report && s.report->macs == 64 * 64 * 64);
-        QVERIFY(QString::fromStdString(s.code).contains("void matmul_f32("));
+        QVERIFY(QString::fromStdString(s.code()).contains("void matmul_f32("));
         QCOMPARE(doc.target(), QString("cortex-m7"));
         QVERIFY(doc.kernelPath().endsWith("examples/kernels/matmul_f32.kernel.yaml"));
     }
@@ -362,7 +362,7 @@ private slots:
         QCOMPARE(written.size(), 2);
         QVERIFY(QFile::exists(tmp.filePath("out/matmul_f32.c")));
         QVERIFY(QFile::exists(tmp.filePath("out/matmul_f32.h")));
-        QCOMPARE(readAll(tmp.filePath("out/matmul_f32.c")), QByteArray::fromStdString(doc.snapshot().code));
+        QCOMPARE(readAll(tmp.filePath("out/matmul_f32.c")), QByteArray::fromStdString(doc.snapshot().code()));
     }
 
     // Edits whose rebuild is slow run on a worker thread: the old snapshot stays until the new

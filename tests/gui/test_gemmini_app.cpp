@@ -113,7 +113,7 @@ private slots:
         ScheduleDocument doc;
         QString error;
         QVERIFY2(doc.openSchedule(handSchedule(), &error), qPrintable(error));
-        const QString code = QString::fromStdString(doc.snapshot().code);
+        const QString code = QString::fromStdString(doc.snapshot().code());
         QVERIFY(code.contains(QStringLiteral("#include \"gemmini.h\"")));
         for (const char* call : {"gemmini_flush", "gemmini_extended_config_ex", "gemmini_extended_mvin2", "gemmini_extended_preload",
                                  "gemmini_extended_compute_preloaded", "gemmini_extended_mvout", "gemmini_fence"})
@@ -206,6 +206,17 @@ private slots:
         QVERIFY2(view.figureText(CostView::Figure::Cycles).contains(QStringLiteral("8,192 compute bound")),
                  qPrintable(view.figureText(CostView::Figure::Cycles)));
         QVERIFY(view.caveatText().contains(QStringLiteral("PE array")));
+
+        // Without the tensorize step the row stays on this target, saying the array is idle
+        // (a step that fails during a drag must not move the panel).
+        QCOMPARE(doc.steps().back().primitive, sched::Primitive::Tensorize);
+        QVERIFY(doc.removeStep(static_cast<int>(doc.steps().size()) - 1));
+        QVERIFY(!doc.snapshot().report->array);
+        view.setSnapshot(doc.snapshot());
+        QVERIFY(view.figureShown(CostView::Figure::PeUtilisation));
+        QCOMPARE(view.percentOfBound(CostView::Figure::PeUtilisation), -1.0);
+        QVERIFY2(view.figureText(CostView::Figure::PeUtilisation).contains(QStringLiteral("no stage on the array")),
+                 qPrintable(view.figureText(CostView::Figure::PeUtilisation)));
 
         QVERIFY(doc.openSchedule(source("examples/schedules/matmul_f32_tiled.sched.yaml"), &error));
         view.setSnapshot(doc.snapshot());

@@ -4,6 +4,7 @@
 // step that fails, remember the layout and recent files, ask before losing changes, and
 // render the screenshot.
 #include "charts/cost_view.h"
+#include "codegen/c_codegen.h"
 #include "code_view.h"
 #include "diagnostics_view.h"
 #include "headless.h"
@@ -26,6 +27,7 @@
 #include <QPushButton>
 #include <QScrollBar>
 #include <QMessageBox>
+#include <QSemaphore>
 #include <QSettings>
 #include <QSpinBox>
 #include <QStandardPaths>
@@ -571,6 +573,61 @@ private slots:
         w->scheduleView()->dropStepOnto(4, 3);
         QCOMPARE(w->document()->steps()[3].tensor, std::string("B"));
         QCOMPARE(w->scheduleView()->currentStep(), 3);
+    }
+
+    void longCIsGeneratedAfterTheFrameAndNeverShownStaleAsCurrent()
+    {
+        // Long C is generated on a worker after the edit (here every C, to test it on a small
+        // example). Until it is ready the Code panel says the text is the previous one; then it
+        // shows exactly what Export writes for the current schedule, also after two edits in a
+        // row (the first one's C is never shown as the second one's).
+        QTemporaryDir tmp;
+        auto w = makeWindow();
+        QVERIFY(w->openFile(example("matmul_f32_tiled.sched.yaml")));
+        ScheduleDocument* doc = w->document();
+        doc->setBackgroundCodeLines(0);
+        // Each C is written once the test lets it (a generation that takes a while).
+        auto go = std::make_shared<QSemaphore>();
+        doc->setCodeGenerator([go](const lower::LoopNest& nest) {
+            go->acquire();
+            return codegen::generateSource(nest);
+        });
+        const QString before = w->codeView()->text();
+        QVERIFY(w->codeView()->isCurrent());
+
+        sched::Step s = doc->steps()[0];
+        s.factor = 8;
+        QVERIFY(doc->editStep(0, s));
+        // codeReady is queued: before the event loop runs, the panel cannot be current.
+        QVERIFY(!w->codeView()->isCurrent());
+        QVERIFY(w->codeView()->area()->isStale());
+        QCOMPARE(w->codeView()->text(), before);
+        QVERIFY(w->codeView()->exportButton()->isEnabled());   // Export writes the current C
+        for (int i = 0; i < 5; ++i)   // the window goes on without it
+            QCoreApplication::processEvents();
+        QVERIFY(!w->codeView()->isCurrent());
+        go->release();
+        QTRY_VERIFY(w->codeView()->isCurrent());
+        QVERIFY(!w->codeView()->area()->isStale());
+        QVERIFY(w->codeView()->text().contains("i_outer < 8"));
+        QVERIFY2(w->exportTo(tmp.filePath("one"), nullptr), "export");
+        QFile one(tmp.filePath("one/matmul_f32.c"));
+        QVERIFY(one.open(QIODevice::ReadOnly));
+        QCOMPARE(QString::fromUtf8(one.readAll()), w->codeView()->text() + "\n");
+
+        s.factor = 4;
+        QVERIFY(doc->editStep(0, s));
+        s.factor = 2;
+        QVERIFY(doc->editStep(0, s));
+        QVERIFY(!w->codeView()->isCurrent());
+        go->release(2);   // both edits' C; only the second one's is shown
+        QTRY_VERIFY(w->codeView()->isCurrent());
+        QVERIFY2(w->exportTo(tmp.filePath("two"), nullptr), "export");
+        QFile two(tmp.filePath("two/matmul_f32.c"));
+        QVERIFY(two.open(QIODevice::ReadOnly));
+        QCOMPARE(QString::fromUtf8(two.readAll()), w->codeView()->text() + "\n");
+        QVERIFY(w->codeView()->text().contains("i_outer < 32"));
+        QCOMPARE(QString::fromStdString(doc->snapshot().code()), w->codeView()->text() + "\n");
     }
 
     void saveReopenAndExport()

@@ -147,10 +147,13 @@ void styleAxis(QAbstractAxis* axis, const QFont& base)
     axis->setLabelsFont(small);
 }
 
-QChartView* makeView(QChart* chart, int minHeight)
+/// `antialiased`: the history's line needs it; the bar charts draw only rectangles and lines
+/// parallel to the axes, which look the same without it, and the raster engine then fills
+/// them directly instead of stroking each as a path (most of what a repaint of them cost).
+QChartView* makeView(QChart* chart, int minHeight, bool antialiased)
 {
     auto* view = new QChartView(chart);
-    view->setRenderHint(QPainter::Antialiasing);
+    view->setRenderHint(QPainter::Antialiasing, antialiased);
     view->setMinimumHeight(minHeight);
     view->setFrameShape(QFrame::NoFrame);
     return view;
@@ -287,11 +290,11 @@ CostView::CostView(QWidget* parent) : QWidget(parent)
     m_trafficCaption = makeCaption(charts, font());
     m_cyclesCaption = makeCaption(charts, font());
     m_historyCaption = makeCaption(charts, font());
-    chartsLayout->addWidget(makeView(m_trafficChart, 180), 1);
+    chartsLayout->addWidget(makeView(m_trafficChart, 180, false), 1);
     chartsLayout->addWidget(m_trafficCaption);
-    chartsLayout->addWidget(makeView(m_cyclesChart, 190), 1);
+    chartsLayout->addWidget(makeView(m_cyclesChart, 190, false), 1);
     chartsLayout->addWidget(m_cyclesCaption);
-    chartsLayout->addWidget(makeView(m_historyChart, 150), 1);
+    chartsLayout->addWidget(makeView(m_historyChart, 150, true), 1);
     chartsLayout->addWidget(m_historyCaption);
     scroll->setWidget(charts);
     layout->addWidget(scroll, 1);
@@ -543,12 +546,14 @@ void CostView::updateHeadlines()
     }
 
     // The PE array: how full each compute is, beside the share of the array's peak reached.
+    // The row belongs to the target: on a PE-array target it stays when no stage is tensorized
+    // (a factor dragged through a value the array cannot take fails the tensorize step), so
+    // that the panel and its charts do not move, and lay the window out again, on such edits.
     Headline& pe = m_headlines[int(Figure::PeUtilisation)];
-    // Only a change: setVisible(true) on a label never shown explicitly activates every layout
-    // up to the window, edit after edit.
+    const bool peRow = r.array || (target && target->compute.peArray);
     for (LiveLabel* l : {pe.name, pe.value, pe.bound, pe.percent})
-        if (l->isHidden() == r.array.has_value())
-            l->setVisible(r.array.has_value());
+        if (l->isHidden() == peRow)   // only a change: each show lays the window out again
+            l->setVisible(peRow);
     if (r.array) {
         const analysis::ArrayReport& a = *r.array;
         const int64_t perCompute = int64_t(a.dim) * a.dim * a.dim;
@@ -563,6 +568,12 @@ void CostView::updateHeadlines()
                         .arg(grouped(a.arrayCycles), grouped(a.hostCycles), grouped(a.instructions.total()))
                         .arg(grouped(a.instructions.mvin), grouped(a.instructions.mvout), grouped(a.instructions.preload),
                              grouped(a.instructions.compute)));
+    } else if (peRow) {
+        setHeadline(Figure::PeUtilisation, QStringLiteral("—"), tr("no stage on the array"), -1,
+                    tr("No stage of this schedule is tensorized (Tensorize, G): the host computes every MAC and the %1x%2 "
+                       "PE array is idle.")
+                        .arg(target->compute.peArray->rows)
+                        .arg(target->compute.peArray->cols));
     } else {
         pe.share = -1;
     }

@@ -46,12 +46,13 @@ public:
 
     /// A headline figure and the bound it is compared with.
     /// PeUtilisation: on a tensorized nest of a PE-array target, the useful MACs over what the
-    /// computes issued could do (the row is hidden elsewhere).
+    /// computes issued could do ("—" on such a target when no stage is tensorized; the row is
+    /// hidden on other targets).
     enum class Figure { Cycles, Latency, Energy, Macs, CompulsoryTraffic, IoLowerBoundTraffic, PeUtilisation };
     /// Share of the bound reached, in percent (bound / estimate x 100; 100 = at the bound);
     /// negative when there is no bound to compare with.
     double percentOfBound(Figure figure) const;
-    /// Whether a figure's row is shown (PeUtilisation only on a tensorized nest).
+    /// Whether a figure's row is shown (PeUtilisation only on a PE-array target).
     bool figureShown(Figure figure) const;
     /// The headline row of a figure as shown: "cycles | 1,107,752 | 262,144 compute bound | 23.7%".
     QString figureText(Figure figure) const;
