@@ -97,7 +97,10 @@ Result<Input> openInput(const SearchArgs& a)
 
 nlohmann::ordered_json figuresJson(const search::Figures& f)
 {
-    return {{"cycles", f.cycles}, {"energy_uj", f.energyUj}, {"on_chip_bytes", f.onChipBytes}, {"dram_bytes", f.dramBytes}, {"latency_ms", f.latencyMs}};
+    nlohmann::ordered_json j = {{"cycles", f.cycles}, {"energy_uj", f.energyUj}, {"on_chip_bytes", f.onChipBytes}, {"dram_bytes", f.dramBytes}, {"latency_ms", f.latencyMs}};
+    if (f.instructions > 0)   // predicted for the exported C (CPU targets; none for an accelerator)
+        j["instructions"] = f.instructions;
+    return j;
 }
 
 bool writeSchedule(const Input& in, const std::vector<sched::Step>& trace, const std::string& path, const std::string& description, bool force,
@@ -358,18 +361,29 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
             << std::defaultfloat << " s (" << p.bestDrawn << " candidates drawn)\n";
     for (const auto& d : r.defects)
         out << "  rejected (a defect of the search space, please report it): " << d << "\n";
-    out << "\nPareto front over (cycles, on-chip bytes, energy): " << r.front.size() << " points\n";
-    std::snprintf(line, sizeof line, "%4s %14s %12s %12s %14s %6s\n", "#", "cycles", "on-chip", "energy uJ", "DRAM bytes", "steps");
+    out << "\nPareto front over (cycles, on-chip bytes, energy" << (opt.objective == search::Objective::Dram || opt.objective == search::Objective::Instructions
+                                                                       ? std::string(", ") + search::objectiveName(opt.objective) : std::string())
+        << "): " << r.front.size() << " points\n";
+    // The predicted instructions of the exported C, on a CPU target (an accelerator has none).
+    const bool insnColumn = current.instructions > 0;
+    auto insnText = [&](const search::Figures& f) {
+        char b[32];
+        std::snprintf(b, sizeof b, " %13lld", static_cast<long long>(f.instructions));
+        return insnColumn ? std::string(b) : std::string();
+    };
+    std::snprintf(line, sizeof line, "%4s %14s%s %12s %12s %14s %6s\n", "#", "cycles", insnColumn ? "  instructions" : "", "on-chip", "energy uJ",
+                  "DRAM bytes", "steps");
     out << line;
     for (size_t i = 0; i < r.front.size(); ++i) {
         const auto& f = r.front[i].figures;
-        std::snprintf(line, sizeof line, "%3zu%s %14lld %12s %12.2f %14lld %6zu\n", i + 1, static_cast<int>(i) == r.best ? "*" : " ",
-                      static_cast<long long>(f.cycles), bytesText(f.onChipBytes).c_str(), f.energyUj, static_cast<long long>(f.dramBytes),
-                      r.front[i].trace.size());
+        std::snprintf(line, sizeof line, "%3zu%s %14lld%s %12s %12.2f %14lld %6zu\n", i + 1, static_cast<int>(i) == r.best ? "*" : " ",
+                      static_cast<long long>(f.cycles), insnText(f).c_str(), bytesText(f.onChipBytes).c_str(), f.energyUj,
+                      static_cast<long long>(f.dramBytes), r.front[i].trace.size());
         out << line;
     }
-    std::snprintf(line, sizeof line, "%4s %14lld %12s %12.2f %14lld %6zu  (the schedule given)\n", "cur", static_cast<long long>(current.cycles),
-                  bytesText(current.onChipBytes).c_str(), current.energyUj, static_cast<long long>(current.dramBytes), in->program.trace.size());
+    std::snprintf(line, sizeof line, "%4s %14lld%s %12s %12.2f %14lld %6zu  (the schedule given)\n", "cur", static_cast<long long>(current.cycles),
+                  insnText(current).c_str(), bytesText(current.onChipBytes).c_str(), current.energyUj, static_cast<long long>(current.dramBytes),
+                  in->program.trace.size());
     out << line;
     if (!measured.empty()) {
         out << "\nMeasured on qemu (" << measured.front().m.machine << "), best first:\n";

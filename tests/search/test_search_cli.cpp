@@ -61,6 +61,7 @@ TEST(SearchCli, TableJsonAndBestScheduleWritten)
     EXPECT_NE(r.out.find("Pareto front over (cycles, on-chip bytes, energy)"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("what it changes"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("best for cycles found after "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("  instructions"), std::string::npos) << "the table's column of predicted instructions\n" << r.out;
     ASSERT_TRUE(fs::exists(outFile));
     auto o = sched::openSchedule(outFile.string(), [](const std::string& n, const std::string& d) { return hw::resolveTarget(n, d); });
     ASSERT_TRUE(o.ok()) << o.errorText();
@@ -86,6 +87,7 @@ TEST(SearchCli, TableJsonAndBestScheduleWritten)
     for (const auto& p : j["front"]) {
         EXPECT_LE(best, p["energy_uj"].get<double>());
         EXPECT_TRUE(p["trace"].is_array());
+        EXPECT_GT(p["instructions"].get<long long>(), 0) << "a CPU target's points carry the exported C's predicted instructions";
     }
 }
 
