@@ -1,0 +1,45 @@
+#!/bin/sh
+# The search against the best shipped schedule of every example kernel on a Cortex-M target
+# (issue 15's quality figure): model cycles or predicted instructions, and qemu-measured
+# instructions of the search's best points (--measure-top) against the shipped schedule's.
+# Usage: scripts/search_quality.sh [BUILD_DIR] [TARGET] [OBJECTIVE] [SECONDS] [MEASURE_TOP]
+# Prints a Markdown table; needs jq, and qemu + arm-none-eabi-gcc for the measured columns.
+set -eu
+build=${1:-build}
+target=${2:-cortex-m7}
+objective=${3:-cycles}
+seconds=${4:-10}
+top=${5:-5}
+cli="$build/app/loopscope-cli"
+here=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+case "$objective" in
+cycles) field=cycles ;;
+instructions) field=instructions ;;
+*) echo "objective must be cycles or instructions" >&2; exit 2 ;;
+esac
+
+echo "| kernel | best shipped schedule | its $field | search's best $field (${seconds} s, 1 thread) | found after | shipped measured | search's best measured (top $top) |"
+echo "|---|---|---|---|---|---|---|"
+# Kernels with a shipped schedule for this target (a schedule's kernel path and size overrides
+# are the search's input: it searches from the shipped schedule with nothing pinned).
+for k in $(grep -l "^target: $target\$" "$here"/examples/schedules/*.sched.yaml | xargs -n1 sh -c 'grep -m1 "^kernel:" "$0" | sed "s/kernel: *//"' | sort -u); do
+    best=""
+    bestv=""
+    for s in $(grep -l "^target: $target\$" "$here"/examples/schedules/*.sched.yaml); do
+        [ "$(grep -m1 '^kernel:' "$s" | sed 's/kernel: *//')" = "$k" ] || continue
+        "$cli" analyze "$s" --json > "$tmp/a.json" 2>/dev/null || continue
+        if [ "$field" = cycles ]; then v=$(jq '.cycles.total // .cycles' "$tmp/a.json"); else v=$(jq '.instructions.predicted' "$tmp/a.json"); fi
+        if [ -z "$bestv" ] || [ "$v" -lt "$bestv" ]; then bestv=$v; best=$s; fi
+    done
+    [ -n "$best" ] || continue
+    shippedMeasured=$("$cli" analyze "$best" --measure --json 2>/dev/null | jq '.measured.kernel_instructions + .measured.copy_instructions' 2>/dev/null || echo "-")
+    "$cli" search "$best" --pin 0 --target "$target" --objective "$objective" --time "$seconds" --threads 1 --seed 1 \
+        --measure-top "$top" --json > "$tmp/s.json" 2>"$tmp/s.err" || { echo "| $(basename "$k") | $(basename "$best") | $bestv | search failed: $(head -1 "$tmp/s.err") | | | |"; continue; }
+    sv=$(jq ".front[.best].$field" "$tmp/s.json")
+    after=$(jq -r '"\(.progress.best_found_seconds * 100 | round / 100) s (\(.progress.best_found_drawn) drawn)"' "$tmp/s.json")
+    sm=$(jq '[.measured[]? | .kernel_instructions + .copy_instructions] | min // "-"' "$tmp/s.json")
+    echo "| $(basename "$k" .kernel.yaml) | $(basename "$best" .sched.yaml) | $bestv | $sv | $after | $shippedMeasured | $sm |"
+done
