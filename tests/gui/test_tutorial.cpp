@@ -370,7 +370,7 @@ private slots:
         claim(QString("a front of %1 points").arg(r.front.size()));
         const search::SearchPoint& best = r.front[static_cast<size_t>(r.best)];
         const auto& rf = fused.report;
-        claim(QString("**%1 cycles**, %2 faster than the fused schedule's %3 and %4 the compute bound of %5")
+        claim(QString("%1 cycles, %2 faster than the fused schedule's %3 and %4 the compute bound of %5")
                   .arg(mega(double(best.figures.cycles), 1), times(double(rf.cycles.total) / double(best.figures.cycles), 1), mega(rf.cycles.total, 0),
                        times(double(best.figures.cycles) / rf.bounds.computeCycles, 2), mega(rf.bounds.computeCycles, 1)));
         claim(QString("it holds %1 on chip (the fused schedule %2)").arg(kib(double(best.figures.onChipBytes)), kib(rf.levels[1].usedBytes)));
