@@ -2,6 +2,7 @@
 // and exit 2, never an abort; kernels named main, startup or a C keyword; verify and counts
 // past the interpretation budget; export of code too large to write; an absolute kernel path;
 // workspace export over a link.
+#include "support/temp_dir.h"
 #include "support/test_paths.h"
 
 #include "commands.h"
@@ -21,17 +22,8 @@ namespace fs = std::filesystem;
 namespace {
 
 struct Project {
-    fs::path dir;
-    Project()
-    {
-        std::string t = (fs::temp_directory_path() / "loopscope-cli-hardening-XXXXXX").string();
-        dir = mkdtemp(t.data());
-    }
-    ~Project()
-    {
-        std::error_code ec;
-        fs::remove_all(dir, ec);
-    }
+    test::TempDir tmp{"loopscope-cli-hardening"};
+    fs::path dir = tmp.path;
     std::string write(const std::string& name, const std::string& text) const
     {
         fs::create_directories((dir / name).parent_path());

@@ -1,6 +1,7 @@
 // Saving schedules (issue 16, item 8): atomic replacement through a uniquely named temporary
 // file (a user's own x.sched.yaml.tmp survives; two savers never tear a file), the file's
 // permissions kept, a symbolic link kept and its target written, nothing left behind.
+#include "support/temp_dir.h"
 #include "support/test_paths.h"
 
 #include "common/atomic_file.h"
@@ -20,19 +21,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct TempDir {
-    fs::path path;
-    TempDir()
-    {
-        std::string t = (fs::temp_directory_path() / "loopscope-atomic-XXXXXX").string();
-        path = mkdtemp(t.data());
-    }
-    ~TempDir()
-    {
-        std::error_code ec;
-        fs::permissions(path, fs::perms::owner_all, fs::perm_options::add, ec);
-        fs::remove_all(path, ec);
-    }
+struct TempDir : test::TempDir {
+    TempDir() : test::TempDir("loopscope-atomic") {}
 };
 
 std::vector<std::string> names(const fs::path& dir)

@@ -2,6 +2,7 @@
 // devices, FIFOs, huge files, other people's files. Each is refused at once with a message that
 // names the path and its line in the schedule, and quotes nothing of a file that is not a
 // kernel, target or schedule. Also where a schedule's relative paths start from.
+#include "support/temp_dir.h"
 #include "support/test_paths.h"
 
 #include "common/text_file.h"
@@ -23,19 +24,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// A fresh folder under the build's temporary directory, removed afterwards.
-struct TempDir {
-    fs::path path;
-    TempDir()
-    {
-        std::string t = (fs::temp_directory_path() / "loopscope-hostile-XXXXXX").string();
-        path = mkdtemp(t.data());
-    }
-    ~TempDir()
-    {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
+/// A fresh folder, removed afterwards, that writes files into itself.
+struct TempDir : test::TempDir {
+    TempDir() : test::TempDir("loopscope-hostile") {}
     std::string write(const std::string& name, const std::string& text) const
     {
         std::ofstream(path / name, std::ios::binary) << text;
