@@ -7,6 +7,8 @@
 #include <QColor>
 #include <QFont>
 
+#include <map>
+
 namespace loopscope::ui {
 
 namespace {
@@ -128,11 +130,21 @@ void KernelModel::setHighlightedTensors(const QStringList& tensors)
     if (h == m_highlight)
         return;
     m_highlight = std::move(h);
+    // One signal per parent over the rows that name a tensor: each dataChanged makes the tree
+    // measure its name column anew (it sizes to its contents), which cost more per signal than
+    // repainting the rows.
+    std::map<int, std::pair<int, int>> rows;   // parent node -> first, last tensor row
     for (size_t i = 0; i < m_nodes.size(); ++i)
         if (!m_nodes[i].tensor.isEmpty()) {
-            const QModelIndex a = indexOf(static_cast<int>(i), 0);
-            emit dataChanged(a, indexOf(static_cast<int>(i), DetailColumn), {Qt::BackgroundRole, HighlightRole});
+            const int row = indexOf(static_cast<int>(i), 0).row();
+            auto [it, fresh] = rows.try_emplace(m_nodes[i].parent, row, row);
+            if (!fresh)
+                it->second = {std::min(it->second.first, row), std::max(it->second.second, row)};
         }
+    for (const auto& [parent, range] : rows) {
+        const QModelIndex p = parent >= 0 ? indexOf(parent, 0) : QModelIndex();
+        emit dataChanged(index(range.first, 0, p), index(range.second, DetailColumn, p), {Qt::BackgroundRole, HighlightRole});
+    }
 }
 
 QModelIndex KernelModel::findTensor(const QString& tensor) const
