@@ -98,6 +98,8 @@ void LiveLabel::invalidateLayouts()
 {
     m_layouts.clear();
     m_parsed = false;
+    if (m_text.isEmpty())
+        m_tallest.clear();
 }
 
 QSize LiveLabel::naturalSize() const
@@ -145,7 +147,16 @@ int LiveLabel::heightForWidth(int width) const
         return naturalSize().height() + m.top() + m.bottom();
     const int inner = std::max(1, width - m.left() - m.right());
     const QSizeF s = layoutAt(inner).size;
-    return std::max(fontMetrics().height(), static_cast<int>(std::ceil(s.height()))) + m.top() + m.bottom();
+    const int h = std::max(fontMetrics().height(), static_cast<int>(std::ceil(s.height()))) + m.top() + m.bottom();
+    if (!m_growOnly)
+        return h;
+    // A caption that wraps onto one line more, then one line less, would lay the panel out
+    // on both edits: at a given width its height only grows.
+    if (m_tallest.size() > 64)
+        m_tallest.clear();
+    int& tallest = m_tallest[width];
+    tallest = std::max(tallest, h);
+    return tallest;
 }
 
 void LiveLabel::setText(const QString& text)
@@ -241,6 +252,7 @@ void LiveLabel::paintEvent(QPaintEvent*)
 void LiveLabel::changeEvent(QEvent* event)
 {
     if (event->type() == QEvent::FontChange || event->type() == QEvent::StyleChange) {
+        m_tallest.clear();
         invalidateLayouts();
         updateGeometry();
     }

@@ -41,7 +41,8 @@ public:
     /// The text colour; invalid (the default) uses the palette's window text.
     void setColor(const QColor& color);
     QColor color() const { return m_color; }
-    /// The width hint never shrinks (until the text is cleared).
+    /// The width hint never shrinks (until the text is cleared); a word-wrapped label's height
+    /// at a given width never shrinks either.
     void setGrowOnly(bool growOnly) { m_growOnly = growOnly; }
     /// How many times the label asked for a new layout (for tests of the cost per edit).
     int geometryUpdates() const { return m_geometryUpdates; }
@@ -80,6 +81,7 @@ private:
     int m_grownWidth = 0;
     int m_geometryUpdates = 0;
     mutable std::map<int, Layout> m_layouts;   ///< by text width; -1 = one line
+    mutable std::map<int, int> m_tallest;      ///< grow-only wrapped: the tallest height per widget width
     mutable bool m_parsed = false;
     mutable QString m_plain;                                 ///< the text shown
     mutable QList<QTextLayout::FormatRange> m_formats;       ///< bold, colour... of its parts

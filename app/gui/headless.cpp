@@ -45,10 +45,12 @@ void settle()
 }
 
 /// What the event loop paints and lays out during the timed edits (LOOPSCOPE_BENCH_PAINTS=1):
-/// paint events and their pixels, layout requests and resizes, per widget class under its dock.
+/// paint events and their pixels, layout requests and resizes, per widget class under its dock
+/// (LOOPSCOPE_BENCH_PAINTS=names: and per object name).
 class PaintCounter : public QObject {
 public:
     bool counting = false;
+    bool byName = false;   ///< LOOPSCOPE_BENCH_PAINTS=names: per widget name too
     struct Count {
         int paints = 0;
         qint64 pixels = 0;
@@ -69,7 +71,10 @@ public:
                 where = p->objectName();
                 break;
             }
-        Count& c = counts[where + QStringLiteral(" ") + QString::fromLatin1(w->metaObject()->className())];
+        QString key = where + QStringLiteral(" ") + QString::fromLatin1(w->metaObject()->className());
+        if (byName && !w->objectName().isEmpty())
+            key += QStringLiteral(" ") + w->objectName();
+        Count& c = counts[key];
         if (e->type() == QEvent::Paint) {
             ++c.paints;
             for (const QRect& r : static_cast<QPaintEvent*>(e)->region())
@@ -213,6 +218,7 @@ double runEditBenchmark(const QStringList& schedules, int rounds, QTextStream& o
         const bool breakdown = qEnvironmentVariableIsSet("LOOPSCOPE_BENCH_BREAKDOWN");
         PaintCounter paints;
         const bool countPaints = qEnvironmentVariableIsSet("LOOPSCOPE_BENCH_PAINTS");
+        paints.byName = qEnvironmentVariable("LOOPSCOPE_BENCH_PAINTS") == QLatin1String("names");
         if (countPaints)
             qApp->installEventFilter(&paints);
         auto timed = [&](auto edit) {

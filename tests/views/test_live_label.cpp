@@ -152,6 +152,39 @@ private slots:
         QVERIFY(s.label->sizeHint().width() > wide);
     }
 
+    void aGrowOnlyWrappedLabelKeepsItsHeightWhenTheTextShortens()
+    {
+        // The Cost panel's captions: a caption one line shorter on the next edit, and longer
+        // again on the one after, must not lay the panel out on either.
+        const QString two = QStringLiteral("loads 19% · mla 35% · address 1% · guards 1.4% · requantize 8.5% · smlad 28% · copies 6.6%");
+        const QString one = QStringLiteral("loads 19% · mla 35%");
+        Shown s(two, 220);
+        s.label->setWordWrap(true);
+        s.label->setGrowOnly(true);
+        Shown::settle();
+        s.window.resize(220, 300);   // shown unwrapped first, the window grew to the line
+        Shown::settle();
+        const int tall = s.label->heightForWidth(s.label->width());
+        QVERIFY2(tall >= 2 * s.label->fontMetrics().height(), qPrintable(QStringLiteral("%1 px tall at %2 px").arg(tall).arg(s.label->width())));
+        const int updates = s.label->geometryUpdates();
+        s.label->setText(one);
+        Shown::settle();
+        QCOMPARE(s.label->heightForWidth(s.label->width()), tall);
+        s.label->setText(two);
+        Shown::settle();
+        QCOMPARE(s.label->geometryUpdates(), updates);
+        QCOMPARE(s.label->height(), tall);
+        // Without grow-only the same label follows its text.
+        Shown plain(two, 220);
+        plain.label->setWordWrap(true);
+        Shown::settle();
+        plain.window.resize(220, 300);
+        Shown::settle();
+        plain.label->setText(one);
+        Shown::settle();
+        QVERIFY(plain.label->heightForWidth(plain.label->width()) < tall);
+    }
+
     void drawsInItsColour()
     {
         Shown s(QStringLiteral("23.7%"));
