@@ -229,6 +229,9 @@ private slots:
         claim(QString("Schedule > Measure counts %1 instructions in the kernel, %2 per MAC")
                   .arg(grouped(double(m.kernelInstructions)), fixed(double(m.kernelInstructions) / r6.macs, 2)));
         claim(QString("So the %1 says how close").arg(pct(bound / r6.cycles.total * 100, 0)));
+        // The Cost panel's Instructions row: the instruction model's prediction of the same code.
+        claim(QString("predicts %1 instructions in the kernel and %2 in the cache-fill")
+                  .arg(grouped(double(r6.instructions.kernel)), grouped(double(r6.instructions.copies))));
     }
 
     void theMeasuredScreenshot()

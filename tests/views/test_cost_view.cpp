@@ -1,6 +1,9 @@
 // CostView: every example draws; headline percentages of the bounds for known cases; the
-// history grows by one point per new revision and resets.
+// history grows by one point per new revision and resets; the painted charts carry the
+// report's figures and repaint only when they change; the predicted instructions and where
+// they go.
 #include "charts/cost_view.h"
+#include "charts/painted_chart.h"
 #include "view_test_support.h"
 
 #include <QTemporaryDir>
@@ -151,7 +154,143 @@ private slots:
         again.revision = 2;
         v.setSnapshot(again);
         QVERIFY2(v.chartCaption(2).startsWith(QStringLiteral("2 points, the last ")), qPrintable(v.chartCaption(2)));
-        QVERIFY(v.chartCaption(3).isEmpty());
+        QVERIFY2(v.chartCaption(3).contains(QStringLiteral("fpu ")), qPrintable(v.chartCaption(3)));   // a float kernel
+    }
+
+    void chartsCarryTheReportsFigures()
+    {
+        ui::Snapshot s = snapshotOf(examplePath(QStringLiteral("matmul_f32_tiled")), 1);
+        QVERIFY(!s.empty());
+        const analysis::CostReport& r = *s.report;
+        ui::CostView v;
+        v.setSnapshot(s);
+        v.resize(560, 1400);
+        v.show();
+        QCoreApplication::processEvents();
+        // Traffic: a bar per level (outermost on top), a segment per tensor, in KiB here.
+        const ui::StackedBarChart* traffic = v.barChart(0);
+        QVERIFY(traffic);
+        QCOMPARE(traffic->categories().size(), int(r.levels.size()));
+        QCOMPARE(traffic->categories().front(), QString::fromStdString(r.levels[0].name));
+        // SRAM moves more than a MiB: the axis is in MiB.
+        QVERIFY2(traffic->title().endsWith(QStringLiteral("(MiB)")), qPrintable(traffic->title()));
+        const double unit = 1024.0 * 1024.0;
+        for (size_t l = 0; l < r.levels.size(); ++l) {
+            double sum = 0;
+            for (size_t t = 0; t < traffic->series().size(); ++t)
+                sum += traffic->value(int(t), int(l));
+            QVERIFY(qAbs(sum * unit - double(r.levels[l].readBytes + r.levels[l].writeBytes)) < 1e-3);
+        }
+        // The tooltip of a segment names its tensor and level, for every level.
+        QStringList tips;
+        for (int y = 0; y < traffic->height(); y += 2)
+            for (int x = 0; x < traffic->width(); x += 2)
+                if (const QString tip = traffic->toolTipAt(QPoint(x, y)); !tip.isEmpty() && !tips.contains(tip))
+                    tips << tip;
+        for (const auto& level : r.levels) {
+            const QString in = QStringLiteral(" in %1: ").arg(QString::fromStdString(level.name));
+            QVERIFY2(std::any_of(tips.begin(), tips.end(), [&](const QString& t) { return t.contains(in) && t.contains(QStringLiteral(" read, ")); }),
+                     qPrintable(tips.join(QStringLiteral(" | "))));
+        }
+        QVERIFY(traffic->toolTipAt(QPoint(0, 0)).isEmpty());   // the title
+        // Cycles: total = compute + the transfer not hidden; the bound on its own bar.
+        const ui::StackedBarChart* cycles = v.barChart(1);
+        QCOMPARE(cycles->categories(), QStringList({QStringLiteral("total"), QStringLiteral("transfer"), QStringLiteral("bound")}));
+        QVERIFY(qAbs((cycles->value(0, 0) + cycles->value(1, 0)) * 1e6 - double(r.cycles.total)) < 1);   // in millions
+        QVERIFY(qAbs(cycles->value(3, 2) * 1e6 - double(r.bounds.computeCycles)) < 1e-3);
+        // The value axes cover their largest bar.
+        for (const auto& level : r.levels)
+            QVERIFY(traffic->scale().max() * unit >= double(level.readBytes + level.writeBytes));
+        QVERIFY(cycles->scale().max() * 1e6 >= double(r.cycles.total));
+    }
+
+    void instructionsRowAndChartShowThePrediction()
+    {
+        ui::Snapshot s = snapshotOf(examplePath(QStringLiteral("conv2d_int8_dsp")), 1);
+        QVERIFY(!s.empty());
+        const analysis::InstructionReport& ins = s.report->instructions;
+        QVERIFY(ins.available && ins.predicted > 0 && ins.copies > 0);
+        ui::CostView v;
+        v.setSnapshot(s);
+        QVERIFY(v.figureShown(Figure::Instructions));
+        const QString row = v.figureText(Figure::Instructions);
+        QVERIFY2(row.contains(QLocale(QLocale::English).toString(qlonglong(ins.predicted))), qPrintable(row));
+        QVERIFY2(row.contains(QStringLiteral(" per MAC")) && row.contains(QStringLiteral("in copies")), qPrintable(row));
+        // The chart: the kernel's categories on the first bar, the copies on the second, in
+        // thousands; the legend names every category that has instructions.
+        const ui::StackedBarChart* chart = v.barChart(3);
+        QVERIFY(chart);
+        double kernel = 0, copies = 0;
+        for (size_t i = 0; i < chart->series().size(); ++i) {
+            kernel += chart->value(int(i), 0);
+            copies += chart->value(int(i), 1);
+        }
+        QVERIFY2(qAbs(kernel * 1e3 - double(ins.kernel)) < 1e-6 * double(ins.kernel), qPrintable(QString::number(kernel)));
+        QVERIFY(qAbs(copies * 1e3 - double(ins.copies)) < 1e-6 * double(ins.copies));
+        QStringList named;
+        for (const auto& series : chart->series())
+            named << series.name;
+        for (const auto& [category, count] : ins.breakdown)
+            QCOMPARE(named.contains(QString::fromStdString(category)), count > 0);
+        QVERIFY(named.contains(QStringLiteral("smlad")));   // the DSP path
+        QVERIFY2(v.chartCaption(3).contains(QStringLiteral("smlad ")), qPrintable(v.chartCaption(3)));
+        QVERIFY(v.caveatText().contains(QStringLiteral("the Instructions row predicts what the exported C executes")));
+        savePicture(render(v, QSize(560, 1300)), QStringLiteral("cost_instructions_conv2d_int8_dsp"));
+
+        // On a PE-array target the instruction model does not apply: no row.
+        ui::Snapshot g = snapshotOf(examplePath(QStringLiteral("gemmini_matmul_sym_hand")), 2);
+        QVERIFY(!g.empty());
+        v.setSnapshot(g);
+        QVERIFY(!v.figureShown(Figure::Instructions));
+    }
+
+    void aChartRepaintsOnlyWhenItsValuesChange()
+    {
+        ui::Snapshot s = snapshotOf(examplePath(QStringLiteral("matmul_f32_tiled")), 1);
+        QVERIFY(!s.empty());
+        ui::CostView v;
+        v.resize(560, 1400);
+        v.show();
+        v.setSnapshot(s);
+        for (int i = 0; i < 3; ++i)
+            QCoreApplication::processEvents();
+        const int traffic = v.barChart(0)->paintCount();
+        const int cycles = v.barChart(1)->paintCount();
+        QVERIFY(traffic > 0 && cycles > 0);
+        // A new revision of the same schedule: the history changes, the bars do not.
+        ui::Snapshot again = s;
+        again.revision = 2;
+        v.setSnapshot(again);
+        for (int i = 0; i < 3; ++i)
+            QCoreApplication::processEvents();
+        QCOMPARE(v.barChart(0)->paintCount(), traffic);
+        QCOMPARE(v.barChart(1)->paintCount(), cycles);
+        QCOMPARE(v.historyChart()->estimate().size(), size_t(2));
+        // Another schedule: they repaint.
+        ui::Snapshot naive = snapshotOf(examplePath(QStringLiteral("matmul_f32_naive")), 3);
+        v.setSnapshot(naive);
+        for (int i = 0; i < 3; ++i)
+            QCoreApplication::processEvents();
+        QVERIFY(v.barChart(0)->paintCount() > traffic);
+        QVERIFY(v.barChart(1)->paintCount() > cycles);
+    }
+
+    void valueScaleGrowsAtOnceAndShrinksBelowAThird()
+    {
+        ui::ValueScale scale;
+        QVERIFY(scale.fit(10));
+        QVERIFY(scale.max() >= 10.5);
+        const double max = scale.max();
+        QVERIFY(!scale.fit(5));            // still fits well: the labels stay
+        QCOMPARE(scale.max(), max);
+        QVERIFY(scale.fit(max + 1));       // passes the end: grows
+        QVERIFY(scale.max() >= (max + 1) * 1.05);
+        QVERIFY(scale.fit(1));             // below a third: shrinks
+        QVERIFY(scale.max() < 2);
+        const std::vector<double> ticks = scale.ticks();
+        QCOMPARE(ticks.front(), 0.0);
+        QVERIFY(qAbs(ticks.back() - scale.max()) < 1e-9);
+        QCOMPARE(scale.label(0.5), QStringLiteral("0.5"));
     }
 
     void smallSizesDoNotCrash()

@@ -2,25 +2,15 @@
 // of total cycles over the session's edits.
 #include "charts/cost_view.h"
 
+#include "charts/painted_chart.h"
 #include "live_label.h"
 #include "memory_view.h"
 
-#include <QBarCategoryAxis>
-#include <QBarSet>
-#include <QChart>
-#include <QChartView>
-#include <QGraphicsLayout>
-#include <QCursor>
 #include <QGridLayout>
-#include <QHorizontalStackedBarSeries>
 #include <QLabel>
-#include <QLegend>
-#include <QLineSeries>
 #include <QLocale>
 #include <QScrollArea>
-#include <QToolTip>
 #include <QVBoxLayout>
-#include <QValueAxis>
 
 #include <algorithm>
 #include <cmath>
@@ -119,64 +109,6 @@ QString percentText(double share)
     return QString::number(share, 'f', share < 10 ? 2 : 1) + QLatin1Char('%');
 }
 
-QChart* makeChart(const QString& title, const QFont& base)
-{
-    auto* chart = new QChart;
-    chart->setAnimationOptions(QChart::NoAnimation);
-    chart->setTitle(title);
-    // Compact: the charts share a dock with the headline figures.
-    chart->setMargins(QMargins(2, 0, 2, 0));
-    chart->layout()->setContentsMargins(0, 0, 0, 0);
-    chart->setBackgroundRoundness(0);
-    QFont titleFont = base;
-    titleFont.setBold(true);
-    chart->setTitleFont(titleFont);
-    QFont small = base;
-    small.setPointSizeF(std::max(6.5, base.pointSizeF() - 1));
-    chart->legend()->setFont(small);
-    chart->legend()->setAlignment(Qt::AlignBottom);
-    chart->legend()->setMarkerShape(QLegend::MarkerShapeRectangle);
-    return chart;
-}
-
-/// Axis labels in the charts' small font.
-void styleAxis(QAbstractAxis* axis, const QFont& base)
-{
-    QFont small = base;
-    small.setPointSizeF(std::max(6.5, base.pointSizeF() - 1));
-    axis->setLabelsFont(small);
-}
-
-/// `antialiased`: the history's line needs it; the bar charts draw only rectangles and lines
-/// parallel to the axes, which look the same without it, and the raster engine then fills
-/// them directly instead of stroking each as a path (most of what a repaint of them cost).
-QChartView* makeView(QChart* chart, int minHeight, bool antialiased)
-{
-    auto* view = new QChartView(chart);
-    view->setRenderHint(QPainter::Antialiasing, antialiased);
-    view->setMinimumHeight(minHeight);
-    view->setFrameShape(QFrame::NoFrame);
-    return view;
-}
-
-/// Fits 0..max (rounded to nice numbers) to the values, but keeps the range while they fit
-/// it well: it grows as soon as a value passes the end and shrinks only when the largest
-/// value falls below a third of it. A new range relays out every label of its chart, which
-/// is most of what an edit would cost the panel; a range that moves rarely costs nothing.
-void fitRange(QValueAxis* axis, double max)
-{
-    const double want = std::max(1e-9, max * 1.05);
-    if (axis->min() == 0 && want <= axis->max() && want * 3 >= axis->max())
-        return;
-    QValueAxis probe;
-    probe.setRange(0, want);
-    probe.applyNiceNumbers();
-    if (probe.min() != axis->min() || probe.max() != axis->max() || probe.tickCount() != axis->tickCount()) {
-        axis->setRange(probe.min(), probe.max());
-        axis->setTickCount(probe.tickCount());
-    }
-}
-
 /// The line of figures under a chart.
 LiveLabel* makeCaption(QWidget* parent, const QFont& base)
 {
@@ -186,17 +118,29 @@ LiveLabel* makeCaption(QWidget* parent, const QFont& base)
     caption->setFont(small);
     caption->setAlignment(Qt::AlignHCenter);
     caption->setWordWrap(true);
+    caption->setGrowOnly(true);   // a caption one line shorter on the next edit moves nothing
     caption->setContentsMargins(4, 0, 4, 2);
     return caption;
 }
 
-void setTitleIfChanged(QChart* chart, const QString& title)
+/// A colour per category of the instruction breakdown (core/analysis/instructions.cpp names
+/// them), stable across edits and kernels.
+QColor instructionColor(const std::string& category)
 {
-    if (chart->title() != title)
-        chart->setTitle(title);
+    static const std::pair<const char*, QColor> colours[] = {
+        {"mla", QColor(0x4e, 0x79, 0xa7)},      {"smlad", QColor(0x1f, 0x4e, 0x79)},   {"fpu", QColor(0x76, 0xb7, 0xb2)},
+        {"loads", QColor(0xf2, 0x8e, 0x2b)},    {"stores", QColor(0xe1, 0x57, 0x59)},  {"alu", QColor(0xed, 0xc9, 0x48)},
+        {"address", QColor(0xb0, 0x7a, 0xa1)},  {"loop", QColor(0x9c, 0x75, 0x5f)},    {"guards", QColor(0xff, 0x9d, 0xa7)},
+        {"requantize", QColor(0x59, 0xa1, 0x4f)}, {"spills", QColor(0xd6, 0x27, 0x28)}, {"copy_calls", QColor(0xba, 0xb0, 0xac)},
+        {"copies", QColor(0x7f, 0x7f, 0x7f)},
+    };
+    for (const auto& [name, colour] : colours)
+        if (category == name)
+            return colour;
+    return QColor(0x60, 0x60, 0x60);
 }
 
-const char* const kFigureNames[] = {"Cycles", "Latency", "Energy", "MACs", "DRAM traffic", "DRAM traffic", "PE utilisation"};
+const char* const kFigureNames[] = {"Cycles", "Latency", "Energy", "MACs", "Instructions", "DRAM traffic", "DRAM traffic", "PE utilisation"};
 constexpr int kFigureCount = static_cast<int>(sizeof(kFigureNames) / sizeof(kFigureNames[0]));
 
 } // namespace
@@ -262,6 +206,7 @@ CostView::CostView(QWidget* parent) : QWidget(parent)
     m_caveat = new LiveLabel(m_content);
     m_caveat->setObjectName(QStringLiteral("costCaveat"));
     m_caveat->setWordWrap(true);
+    m_caveat->setGrowOnly(true);   // on a PE-array target it changes with the tensorize step: keep its height
     QFont caveatFont = font();
     caveatFont.setPointSizeF(std::max(6.5, caveatFont.pointSizeF() - 1));
     m_caveat->setFont(caveatFont);
@@ -274,9 +219,6 @@ CostView::CostView(QWidget* parent) : QWidget(parent)
     m_measured->hide();
     layout->addWidget(m_measured);
 
-    m_trafficChart = makeChart(tr("Traffic per level and tensor"), font());
-    m_cyclesChart = makeChart(tr("Cycles"), font());
-    m_historyChart = makeChart(tr("Total cycles over this session's edits"), font());
     // The charts scroll rather than squash when the dock is short.
     auto* scroll = new QScrollArea(m_content);
     scroll->setWidgetResizable(true);
@@ -286,88 +228,46 @@ CostView::CostView(QWidget* parent) : QWidget(parent)
     auto* chartsLayout = new QVBoxLayout(charts);
     chartsLayout->setContentsMargins(0, 0, 0, 0);
     chartsLayout->setSpacing(4);
-    // Heights below which Qt Charts elides the category labels of the bar charts.
+    m_trafficChart = new StackedBarChart(charts);
+    m_trafficChart->setMinimumChartHeight(170);
+    m_cyclesChart = new StackedBarChart(charts);
+    m_cyclesChart->setMinimumChartHeight(170);
+    m_historyChart = new HistoryChart(charts);
     m_trafficCaption = makeCaption(charts, font());
     m_cyclesCaption = makeCaption(charts, font());
     m_historyCaption = makeCaption(charts, font());
-    chartsLayout->addWidget(makeView(m_trafficChart, 180, false), 1);
+    m_trafficCaption->setObjectName(QStringLiteral("trafficCaption"));
+    m_cyclesCaption->setObjectName(QStringLiteral("cyclesCaption"));
+    m_historyCaption->setObjectName(QStringLiteral("historyCaption"));
+    // Where the predicted instructions go, on CPU targets (a block shown or hidden with them).
+    m_instructionsBlock = new QWidget(charts);
+    auto* instructionsLayout = new QVBoxLayout(m_instructionsBlock);
+    instructionsLayout->setContentsMargins(0, 0, 0, 0);
+    instructionsLayout->setSpacing(4);
+    m_instructionsChart = new StackedBarChart(m_instructionsBlock);
+    m_instructionsChart->setMinimumChartHeight(150);
+    m_instructionsChart->setCategories({tr("kernel"), tr("copies")});
+    m_instructionsCaption = makeCaption(m_instructionsBlock, font());
+    m_instructionsCaption->setObjectName(QStringLiteral("instructionsCaption"));
+    instructionsLayout->addWidget(m_instructionsChart, 1);
+    instructionsLayout->addWidget(m_instructionsCaption);
+    chartsLayout->addWidget(m_trafficChart, 1);
     chartsLayout->addWidget(m_trafficCaption);
-    chartsLayout->addWidget(makeView(m_cyclesChart, 190, false), 1);
+    chartsLayout->addWidget(m_cyclesChart, 1);
     chartsLayout->addWidget(m_cyclesCaption);
-    chartsLayout->addWidget(makeView(m_historyChart, 150, true), 1);
+    chartsLayout->addWidget(m_instructionsBlock, 1);
+    chartsLayout->addWidget(m_historyChart, 1);
     chartsLayout->addWidget(m_historyCaption);
     scroll->setWidget(charts);
     layout->addWidget(scroll, 1);
 
-    // Traffic: one stacked bar per level, a set per tensor (sets change with the kernel).
-    m_trafficSeries = new QHorizontalStackedBarSeries;
-    m_trafficSeries->setBarWidth(0.6);
-    m_trafficChart->addSeries(m_trafficSeries);
-    m_trafficLevels = new QBarCategoryAxis;
-    m_trafficAxis = new QValueAxis;
-    m_trafficAxis->setLabelFormat(QStringLiteral("%.4g"));
-    styleAxis(m_trafficLevels, font());
-    styleAxis(m_trafficAxis, font());
-    m_trafficChart->addAxis(m_trafficLevels, Qt::AlignLeft);
-    m_trafficChart->addAxis(m_trafficAxis, Qt::AlignBottom);
-    m_trafficSeries->attachAxis(m_trafficLevels);
-    m_trafficSeries->attachAxis(m_trafficAxis);
-
-    // Cycles: bars bound, transfer, total (bottom-up) stacked from four fixed sets.
-    m_cyclesSeries = new QHorizontalStackedBarSeries;
-    m_cyclesSeries->setBarWidth(0.6);
-    const std::pair<QString, QColor> parts[] = {
-        {tr("compute"), QColor(0x4e, 0x79, 0xa7)},
-        {tr("transfer, exposed"), QColor(0xf2, 0x8e, 0x2b)},
-        {tr("transfer, hidden"), QColor(0xf2, 0x8e, 0x2b).lighter(150)},
-        {tr("compute bound"), QColor(150, 150, 150)},
-    };
-    for (const auto& [name, colour] : parts) {
-        auto* set = new QBarSet(name);
-        set->setColor(colour);
-        set->setBorderColor(colour.darker(140));
-        set->append({0, 0, 0});
-        m_cyclesSeries->append(set);
-    }
-    m_cyclesChart->addSeries(m_cyclesSeries);
-    auto* cycleBars = new QBarCategoryAxis;
-    cycleBars->append({tr("bound"), tr("transfer"), tr("total")});
-    m_cyclesAxis = new QValueAxis;
-    m_cyclesAxis->setLabelFormat(QStringLiteral("%.4g"));
-    styleAxis(cycleBars, font());
-    styleAxis(m_cyclesAxis, font());
-    m_cyclesChart->addAxis(cycleBars, Qt::AlignLeft);
-    m_cyclesChart->addAxis(m_cyclesAxis, Qt::AlignBottom);
-    m_cyclesSeries->attachAxis(cycleBars);
-    m_cyclesSeries->attachAxis(m_cyclesAxis);
-
-    m_historySeries = new QLineSeries;
-    m_historySeries->setName(tr("estimate"));
-    m_historySeries->setPointsVisible(true);
-    QPen pen(QColor(0x4e, 0x79, 0xa7), 2);
-    m_historySeries->setPen(pen);
-    m_historyBound = new QLineSeries;
-    m_historyBound->setName(tr("compute bound"));
-    QPen dashed(QColor(120, 120, 120), 1.5, Qt::DashLine);
-    m_historyBound->setPen(dashed);
-    m_historyBound->setPointsVisible(true);
-    m_historyChart->addSeries(m_historySeries);
-    m_historyChart->addSeries(m_historyBound);
-    m_historyX = new QValueAxis;
-    m_historyX->setLabelFormat(QStringLiteral("%d"));
-    m_historyX->setTickType(QValueAxis::TicksDynamic);
-    m_historyX->setTickAnchor(1);
-    m_historyX->setTickInterval(1);
-    m_historyY = new QValueAxis;
-    m_historyY->setLabelFormat(QStringLiteral("%.4g"));
-    styleAxis(m_historyX, font());
-    styleAxis(m_historyY, font());
-    m_historyChart->addAxis(m_historyX, Qt::AlignBottom);
-    m_historyChart->addAxis(m_historyY, Qt::AlignLeft);
-    for (QLineSeries* s : {m_historySeries, m_historyBound}) {
-        s->attachAxis(m_historyX);
-        s->attachAxis(m_historyY);
-    }
+    // Cycles: bars total, transfer, bound (top-down) stacked from four fixed series.
+    m_cyclesChart->setSeries({{tr("compute"), QColor(0x4e, 0x79, 0xa7)},
+                              {tr("transfer, exposed"), QColor(0xf2, 0x8e, 0x2b)},
+                              {tr("transfer, hidden"), QColor(0xf2, 0x8e, 0x2b).lighter(150)},
+                              {tr("compute bound"), QColor(150, 150, 150)}});
+    m_cyclesChart->setCategories({tr("total"), tr("transfer"), tr("bound")});
+    m_historyChart->setSeries({{tr("estimate"), QColor(0x4e, 0x79, 0xa7)}, {tr("compute bound"), QColor(120, 120, 120)}});
 
     m_content->hide();
     updateHistoryChart();
@@ -413,6 +313,7 @@ void CostView::setSnapshot(const Snapshot& snapshot)
     updateHeadlines();
     updateTrafficChart();
     updateCyclesChart();
+    updateInstructionsChart();
     updateHistoryChart();
 }
 
@@ -472,8 +373,8 @@ QString CostView::caveatText() const { return m_caveat->text(); }
 
 QString CostView::chartCaption(int chart) const
 {
-    const LiveLabel* captions[] = {m_trafficCaption, m_cyclesCaption, m_historyCaption};
-    return chart >= 0 && chart < 3 ? captions[chart]->text() : QString();
+    const LiveLabel* captions[] = {m_trafficCaption, m_cyclesCaption, m_historyCaption, m_instructionsCaption};
+    return chart >= 0 && chart < 4 ? captions[chart]->text() : QString();
 }
 
 QString CostView::latencyText(double ms)
@@ -496,8 +397,9 @@ void CostView::updateHeadlines()
     else if (target)
         m_caveat->setText(tr("What these count: cycles = MACs at %1's peak rate + %2 cycles per iteration of a loop not unrolled "
                              "+ copies (bytes over bandwidth, plus latency), less what double buffering hides. Address arithmetic, "
-                             "loads, stores and loop control of the exported C are not counted: the instructions it executes "
-                             "(Schedule > Measure) are more.")
+                             "loads, stores and loop control of the exported C are not counted in the cycles: the Instructions row "
+                             "predicts what the exported C executes, kernel and cache-fill copies (the instruction model, "
+                             "docs/cost-model.md), and Schedule > Measure counts it on an emulated core.")
                               .arg(QString::fromStdString(target->name))
                               .arg(target->loopOverheadCycles));
     m_title->setText(tr("%1 on %2").arg(QString::fromStdString(r.kernel), QString::fromStdString(r.target)));
@@ -543,6 +445,26 @@ void CostView::updateHeadlines()
                     achieved / peak * 100.0, tr("MACs per cycle achieved over the whole run against the peak rate."));
     } else {
         setHeadline(Figure::Macs, grouped(r.macs), tr("peak rate unknown"), -1);
+    }
+
+    // The instructions the exported C executes, as the instruction model predicts them (CPU
+    // targets); the row belongs to the target, like the PE row below.
+    Headline& in = m_headlines[int(Figure::Instructions)];
+    const analysis::InstructionReport& ins = r.instructions;
+    for (LiveLabel* l : {in.name, in.value, in.bound, in.percent})
+        if (l->isHidden() == ins.available)
+            l->setVisible(ins.available);
+    if (ins.available) {
+        const double perMac = r.macs > 0 ? double(ins.predicted) / double(r.macs) : 0;
+        setHeadline(Figure::Instructions, grouped(ins.predicted),
+                    tr("%1 per MAC, %2 in copies").arg(QString::number(perMac, 'f', 2), compact(double(ins.copies))), -1,
+                    tr("Predicted instructions of the exported C on %1: kernel %2, cache-fill copies by the default DMA hooks %3 "
+                       "(the instruction model, docs/cost-model.md; coefficients %4). Schedule > Measure counts them on qemu.")
+                        .arg(QString::fromStdString(r.target), grouped(ins.kernel), grouped(ins.copies),
+                             ins.calibration.empty() ? tr("not calibrated for this target")
+                                                     : tr("fitted for %1").arg(QString::fromStdString(ins.calibration))));
+    } else {
+        in.share = -1;
     }
 
     // The PE array: how full each compute is, beside the share of the array's peak reached.
@@ -606,8 +528,7 @@ void CostView::updateHeadlines()
     }
 }
 
-// The charts keep their series and axes and change values in place: recreating them costs
-// Qt Charts a full scene relayout (15-20 ms an edit), changing values well under one.
+// The charts are painted: a new value repaints its chart and lays nothing out.
 
 void CostView::updateTrafficChart()
 {
@@ -622,64 +543,40 @@ void CostView::updateTrafficChart()
         maxLevel = std::max(maxLevel, double(l.readBytes + l.writeBytes));
     const Unit unit = byteUnit(maxLevel);
 
-    // Horizontal bars list categories bottom-up: reverse so the outermost level is on top.
-    // The categories are the level names alone: the bytes per level change with every edit
-    // and go in the caption (new category labels relay out the whole chart).
+    // The outermost level on top; the bytes per level are in the caption.
     QStringList categories;
     QStringList perLevel;
-    std::vector<int> levelOrder;
-    for (int l = static_cast<int>(r.levels.size()) - 1; l >= 0; --l) {
-        levelOrder.push_back(l);
-        const auto& lr = r.levels[l];
+    for (const auto& lr : r.levels) {
         categories << QString::fromStdString(lr.name);
-    }
-    for (const auto& lr : r.levels)
         perLevel << QStringLiteral("%1 %2").arg(QString::fromStdString(lr.name), shortBytes(double(lr.readBytes + lr.writeBytes)));
-    if (tensors != m_trafficTensors || static_cast<int>(levelOrder.size()) != m_trafficLevelCount) {
-        m_trafficSeries->clear();
-        m_trafficTips.assign(tensors.size(), QStringList());
-        for (size_t i = 0; i < tensors.size(); ++i) {
-            auto* set = new QBarSet(QString::fromStdString(tensors[i]));
-            QColor c = MemoryView::tensorColor(m_snapshot.program ? m_snapshot.program->kernel.get() : nullptr, QString::fromStdString(tensors[i]));
-            set->setColor(c);
-            set->setBorderColor(c.darker(150));
-            for (size_t l = 0; l < levelOrder.size(); ++l)
-                set->append(0);
-            connect(set, &QBarSet::hovered, this, [this, i](bool status, int index) {
-                if (status && i < m_trafficTips.size() && index >= 0 && index < m_trafficTips[i].size())
-                    QToolTip::showText(QCursor::pos(), m_trafficTips[i][index]);
-                else
-                    QToolTip::hideText();
-            });
-            m_trafficSeries->append(set);
-        }
-        m_trafficTensors = tensors;
-        m_trafficLevelCount = static_cast<int>(levelOrder.size());
-        m_trafficChart->legend()->setVisible(!tensors.empty());
     }
-    const QList<QBarSet*> sets = m_trafficSeries->barSets();
-    for (size_t i = 0; i < tensors.size() && i < static_cast<size_t>(sets.size()); ++i) {
-        QStringList tips;
-        for (size_t j = 0; j < levelOrder.size(); ++j) {
-            const int l = levelOrder[j];
+    if (tensors != m_trafficTensors) {
+        std::vector<PaintedChart::Series> series;
+        const ir::Kernel* kernel = m_snapshot.program ? m_snapshot.program->kernel.get() : nullptr;
+        for (const std::string& t : tensors)
+            series.push_back({QString::fromStdString(t), MemoryView::tensorColor(kernel, QString::fromStdString(t))});
+        m_trafficChart->setSeries(series);
+        m_trafficTensors = tensors;
+    }
+    std::vector<std::vector<double>> values(tensors.size(), std::vector<double>(r.levels.size(), 0.0));
+    std::vector<QStringList> tips(tensors.size());
+    for (size_t i = 0; i < tensors.size(); ++i) {
+        for (size_t l = 0; l < r.levels.size(); ++l) {
             int64_t rd = 0, wr = 0;
             for (const auto& tt : r.tensors)
                 if (tt.name == tensors[i] && tt.level == r.levels[l].name) {
                     rd += tt.readBytes;
                     wr += tt.writeBytes;
                 }
-            const double v = double(rd + wr) / unit.divisor;
-            if (sets[i]->at(static_cast<int>(j)) != v)
-                sets[i]->replace(static_cast<int>(j), v);
-            tips << tr("%1 in %2: %3 read, %4 written")
-                        .arg(QString::fromStdString(tensors[i]), QString::fromStdString(r.levels[l].name), bytesText(rd), bytesText(wr));
+            values[i][l] = double(rd + wr) / unit.divisor;
+            tips[i] << tr("%1 in %2: %3 read, %4 written")
+                           .arg(QString::fromStdString(tensors[i]), QString::fromStdString(r.levels[l].name), bytesText(rd), bytesText(wr));
         }
-        m_trafficTips[i] = tips;
     }
-    if (m_trafficLevels->categories() != categories)
-        m_trafficLevels->setCategories(categories);
-    fitRange(m_trafficAxis, maxLevel / unit.divisor);
-    setTitleIfChanged(m_trafficChart, tr("Bytes read + written per level and tensor (%1)").arg(unit.name));
+    m_trafficChart->setCategories(categories);
+    m_trafficChart->setValues(values);
+    m_trafficChart->setToolTips(tips);
+    m_trafficChart->setTitle(tr("Bytes read + written per level and tensor (%1)").arg(unit.name));
     m_trafficCaption->setText(tr("Moved: %1").arg(perLevel.join(QStringLiteral(" · "))));
 }
 
@@ -693,18 +590,50 @@ void CostView::updateCyclesChart()
     const double bound = double(r.bounds.computeCycles);
     const double maxValue = std::max({compute + exposed, compute, transfer, bound, double(r.cycles.total), 1.0});
     const Unit unit = countUnit(maxValue, tr("Cycles"));
-    // Bottom-up: bound, transfer, total (= compute + the transfer not hidden behind it); the
-    // sets as created in the constructor: compute, transfer exposed, transfer hidden, bound.
-    const double values[4][3] = {{0, 0, compute}, {0, exposed, exposed}, {0, hidden, 0}, {bound, 0, 0}};
-    const QList<QBarSet*> sets = m_cyclesSeries->barSets();
-    for (int i = 0; i < 4 && i < sets.size(); ++i)
-        for (int j = 0; j < 3; ++j)
-            if (sets[i]->at(j) != values[i][j] / unit.divisor)
-                sets[i]->replace(j, values[i][j] / unit.divisor);
-    fitRange(m_cyclesAxis, maxValue / unit.divisor);
-    setTitleIfChanged(m_cyclesChart, unit.name);
+    // Top-down: total (= compute + the transfer not hidden behind it), transfer, bound; the
+    // series as set in the constructor: compute, transfer exposed, transfer hidden, bound.
+    const double d = unit.divisor;
+    m_cyclesChart->setValues({{compute / d, 0, 0}, {exposed / d, exposed / d, 0}, {0, hidden / d, 0}, {0, 0, bound / d}});
+    m_cyclesChart->setToolTips({{tr("compute %1 cycles").arg(grouped(r.cycles.compute)), {}, {}},
+                                {tr("transfer not hidden %1 cycles").arg(compact(exposed)), tr("transfer not hidden %1 cycles").arg(compact(exposed)), {}},
+                                {{}, tr("transfer hidden behind compute %1 cycles").arg(compact(hidden)), {}},
+                                {{}, {}, tr("compute bound %1 cycles").arg(grouped(r.bounds.computeCycles))}});
+    m_cyclesChart->setTitle(unit.name);
     m_cyclesCaption->setText(tr("compute %1 + transfer %2, overlap %3")
                                  .arg(compact(compute), compact(transfer), QString::number(r.cycles.overlapRatio, 'f', 2)));
+}
+
+void CostView::updateInstructionsChart()
+{
+    const analysis::InstructionReport& ins = m_snapshot.report->instructions;
+    if (m_instructionsBlock->isHidden() == ins.available)   // only a change: a show lays the panel out
+        m_instructionsBlock->setVisible(ins.available);
+    if (!ins.available)
+        return;
+    const Unit unit = countUnit(double(std::max<int64_t>(ins.kernel, ins.copies)), tr("Predicted instructions"));
+    // One series per category of the breakdown; the copies' category fills the second bar.
+    std::vector<PaintedChart::Series> series;
+    std::vector<std::vector<double>> values;
+    std::vector<QStringList> tips;
+    QStringList shares;
+    const double total = std::max<double>(1.0, double(ins.predicted));
+    for (const auto& [category, count] : ins.breakdown) {
+        if (count <= 0)
+            continue;   // a kind this code does not have (fpu in an int8 kernel) stays out of the legend
+        const bool copies = category == "copies";
+        const QString name = QString::fromStdString(category);
+        series.push_back({name, instructionColor(category)});
+        values.push_back(copies ? std::vector<double>{0, count / unit.divisor} : std::vector<double>{count / unit.divisor, 0});
+        const QString tip = tr("%1: %2 instructions, %3% of the predicted total").arg(name, grouped(count),
+                                                                                       QString::number(count / total * 100.0, 'f', 1));
+        tips.push_back(copies ? QStringList{QString(), tip} : QStringList{tip, QString()});
+        shares << QStringLiteral("%1 %2%").arg(name, QString::number(count / total * 100.0, 'f', count / total < 0.1 ? 1 : 0));
+    }
+    m_instructionsChart->setSeries(series);
+    m_instructionsChart->setValues(values);
+    m_instructionsChart->setToolTips(tips);
+    m_instructionsChart->setTitle(tr("%1 of the exported C, by kind").arg(unit.name));
+    m_instructionsCaption->setText(shares.join(QStringLiteral(" · ")));
 }
 
 void CostView::updateHistoryChart()
@@ -713,26 +642,26 @@ void CostView::updateHistoryChart()
     for (const HistoryPoint& p : m_history)
         maxValue = std::max({maxValue, p.cycles, p.bound});
     const Unit unit = countUnit(maxValue, tr("cycles"));
-    QList<QPointF> estimate, bound;
-    for (size_t i = 0; i < m_history.size(); ++i) {
-        estimate << QPointF(double(i + 1), m_history[i].cycles / unit.divisor);
-        bound << QPointF(double(i + 1), m_history[i].bound / unit.divisor);
+    std::vector<double> estimate, bound;
+    for (const HistoryPoint& p : m_history) {
+        estimate.push_back(p.cycles / unit.divisor);
+        bound.push_back(p.bound / unit.divisor);
     }
-    m_historySeries->replace(estimate);
-    m_historyBound->replace(bound);
+    m_historyChart->setPoints(estimate, bound);
+    m_historyChart->setTitle(tr("Total %1 per edit of this session").arg(unit.name));
     const int n = static_cast<int>(m_history.size());
-    // Half an edit of room on both sides so that the end points are not cut. The axis starts
-    // with room for ten edits and grows ten at a time: a new range relays out every label of
-    // the chart (about 2.5 M instructions), which an axis growing by one did on every edit.
-    const int room = std::max(10, (n + 9) / 10 * 10);
-    if (m_historyX->max() != room + 0.5) {
-        m_historyX->setRange(0.5, room + 0.5);
-        m_historyX->setTickInterval(std::max(1.0, std::ceil(room / 10.0)));
-    }
-    fitRange(m_historyY, maxValue / unit.divisor);
-    setTitleIfChanged(m_historyChart, tr("Total %1 per edit of this session").arg(unit.name));
     m_historyCaption->setText(n ? tr("%1, the last %2").arg(n == 1 ? tr("1 point") : tr("%1 points").arg(n), compact(m_history.back().cycles))
                                 : tr("no edits yet"));
+}
+
+const StackedBarChart* CostView::barChart(int chart) const
+{
+    switch (chart) {
+    case 0: return m_trafficChart;
+    case 1: return m_cyclesChart;
+    case 3: return m_instructionsChart;
+    default: return nullptr;
+    }
 }
 
 } // namespace loopscope::ui

@@ -1,6 +1,7 @@
-// Cost view (Qt Charts): headline cycles, time and energy beside each bound with the share of
-// the bound reached; traffic per level and tensor as a bar chart; compute versus transfer
-// cycles and the overlap ratio; total cycles over the edits of this session.
+// Cost view: headline cycles, time, energy and predicted instructions beside each bound with the
+// share of the bound reached; traffic per level and tensor as a bar chart; compute versus
+// transfer cycles and the overlap ratio; where the predicted instructions go; total cycles
+// over the edits of this session. The charts are painted (charts/painted_chart.h).
 #pragma once
 
 #include "snapshot.h"
@@ -11,17 +12,14 @@
 #include <vector>
 
 QT_BEGIN_NAMESPACE
-class QAbstractBarSeries;
-class QBarCategoryAxis;
-class QChart;
 class QLabel;
-class QLineSeries;
-class QValueAxis;
 QT_END_NAMESPACE
 
 namespace loopscope::ui {
 
+class HistoryChart;
 class LiveLabel;
+class StackedBarChart;
 
 class CostView : public QWidget {
     Q_OBJECT
@@ -48,7 +46,9 @@ public:
     /// PeUtilisation: on a tensorized nest of a PE-array target, the useful MACs over what the
     /// computes issued could do ("—" on such a target when no stage is tensorized; the row is
     /// hidden on other targets).
-    enum class Figure { Cycles, Latency, Energy, Macs, CompulsoryTraffic, IoLowerBoundTraffic, PeUtilisation };
+    /// Instructions: what the exported C is predicted to execute on a CPU target, kernel and
+    /// cache-fill copies (the instruction model; the row is hidden on a PE-array target).
+    enum class Figure { Cycles, Latency, Energy, Macs, Instructions, CompulsoryTraffic, IoLowerBoundTraffic, PeUtilisation };
     /// Share of the bound reached, in percent (bound / estimate x 100; 100 = at the bound);
     /// negative when there is no bound to compare with.
     double percentOfBound(Figure figure) const;
@@ -58,8 +58,11 @@ public:
     QString figureText(Figure figure) const;
     /// The line under a chart that carries its figures (they change with every edit, so they
     /// are not in the chart's title or axis labels, whose change relays the chart out):
-    /// 0 traffic ("DRAM 144 KiB, SRAM 2.25 MiB"), 1 cycles, 2 history.
+    /// 0 traffic ("DRAM 144 KiB, SRAM 2.25 MiB"), 1 cycles, 2 history, 3 instructions.
     QString chartCaption(int chart) const;
+    /// The charts: 0 traffic, 1 cycles, 3 instructions (2, the history, is historyChart()).
+    const StackedBarChart* barChart(int chart) const;
+    const HistoryChart* historyChart() const { return m_historyChart; }
     /// Total cycles of each point of the history chart, oldest first.
     std::vector<double> historyValues() const;
 
@@ -85,6 +88,7 @@ private:
     void updateTrafficChart();
     void updateCyclesChart();
     void updateHistoryChart();
+    void updateInstructionsChart();
     void setHeadline(Figure figure, const QString& value, const QString& bound, double share, const QString& note = {});
 
     Snapshot m_snapshot;
@@ -95,24 +99,16 @@ private:
     QLabel* m_placeholder = nullptr;
     QWidget* m_content = nullptr;
     std::vector<Headline> m_headlines;  ///< indexed by Figure
-    QChart* m_trafficChart = nullptr;
-    QAbstractBarSeries* m_trafficSeries = nullptr;
-    QBarCategoryAxis* m_trafficLevels = nullptr;
-    QValueAxis* m_trafficAxis = nullptr;
-    std::vector<std::string> m_trafficTensors;   ///< one bar set each, in this order
-    int m_trafficLevelCount = -1;
-    std::vector<QStringList> m_trafficTips;      ///< per set, per bar (levels bottom-up)
-    QAbstractBarSeries* m_cyclesSeries = nullptr;
-    QValueAxis* m_cyclesAxis = nullptr;
-    QChart* m_cyclesChart = nullptr;
-    QChart* m_historyChart = nullptr;
-    QLineSeries* m_historySeries = nullptr;
-    QLineSeries* m_historyBound = nullptr;
-    QValueAxis* m_historyX = nullptr;
-    QValueAxis* m_historyY = nullptr;
+    StackedBarChart* m_trafficChart = nullptr;
+    std::vector<std::string> m_trafficTensors;   ///< one series each, in this order
+    StackedBarChart* m_cyclesChart = nullptr;
+    HistoryChart* m_historyChart = nullptr;
+    StackedBarChart* m_instructionsChart = nullptr;
+    QWidget* m_instructionsBlock = nullptr;      ///< the chart and its caption (CPU targets)
     LiveLabel* m_trafficCaption = nullptr;
     LiveLabel* m_cyclesCaption = nullptr;
     LiveLabel* m_historyCaption = nullptr;
+    LiveLabel* m_instructionsCaption = nullptr;
     std::vector<HistoryPoint> m_history;
     bool m_hasRevision = false;
     int m_lastRevision = 0;
