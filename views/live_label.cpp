@@ -98,7 +98,7 @@ void LiveLabel::invalidateLayouts()
 {
     m_layouts.clear();
     m_parsed = false;
-    if (m_text.isEmpty())
+    if (m_text.isEmpty() && !m_growOnly)
         m_tallest.clear();
 }
 
@@ -170,7 +170,7 @@ void LiveLabel::setText(const QString& text)
         // Nothing to compare with on screen: the next layout measures it anyway.
         m_text = text;
         invalidateLayouts();
-        m_grownWidth = m_text.isEmpty() ? 0 : std::max(m_grownWidth, hintWidth());
+        m_grownWidth = m_text.isEmpty() ? (m_growOnly ? m_grownWidth : 0) : std::max(m_grownWidth, hintWidth());
         ++m_geometryUpdates;
         updateGeometry();
         return;
@@ -179,7 +179,7 @@ void LiveLabel::setText(const QString& text)
     const int heightBefore = m_wrap ? heightForWidth(width()) : 0;
     m_text = text;
     invalidateLayouts();
-    m_grownWidth = m_text.isEmpty() ? 0 : std::max(m_grownWidth, hintWidth());
+    m_grownWidth = m_text.isEmpty() ? (m_growOnly ? m_grownWidth : 0) : std::max(m_grownWidth, hintWidth());
     if (sizeHint() != hintBefore || (m_wrap && heightForWidth(width()) != heightBefore)) {
         ++m_geometryUpdates;
         updateGeometry();

@@ -41,8 +41,9 @@ public:
     /// The text colour; invalid (the default) uses the palette's window text.
     void setColor(const QColor& color);
     QColor color() const { return m_color; }
-    /// The width hint never shrinks (until the text is cleared); a word-wrapped label's height
-    /// at a given width never shrinks either.
+    /// The width hint never shrinks, not even when the text is cleared (a note shown and
+    /// cleared on alternate edits keeps its place); a word-wrapped label's height at a given
+    /// width never shrinks either.
     void setGrowOnly(bool growOnly) { m_growOnly = growOnly; }
     /// How many times the label asked for a new layout (for tests of the cost per edit).
     int geometryUpdates() const { return m_geometryUpdates; }

@@ -185,6 +185,26 @@ private slots:
         QVERIFY(plain.label->heightForWidth(plain.label->width()) < tall);
     }
 
+    void aGrowOnlyNoteClearedAndShownAgainLaysNothingOut()
+    {
+        // The Schedule panel's stale-description note: set and cleared on alternate edits.
+        Shown s(QStringLiteral("Written for other steps: edit or clear it."));
+        s.label->setGrowOnly(true);
+        Shown::settle();
+        const QSize hint = s.label->sizeHint();
+        const int updates = s.label->geometryUpdates();
+        s.label->setText(QString());
+        Shown::settle();
+        QCOMPARE(s.label->sizeHint(), hint);
+        s.label->setText(QStringLiteral("Written for other steps: edit or clear it."));
+        Shown::settle();
+        QCOMPARE(s.label->geometryUpdates(), updates);
+        // Without grow-only, clearing gives the room back.
+        Shown plain(QStringLiteral("Written for other steps: edit or clear it."));
+        plain.label->setText(QString());
+        QVERIFY(plain.label->sizeHint().width() < hint.width() / 2);
+    }
+
     void drawsInItsColour()
     {
         Shown s(QStringLiteral("23.7%"));
