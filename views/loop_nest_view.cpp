@@ -894,7 +894,11 @@ void LoopNestView::setSnapshot(const Snapshot& snapshot)
         const int depth = m_model->rows()[i].depth + 1;
         widest = std::max(widest, m_tree->itemDelegate()->sizeHint(QStyleOptionViewItem(), idx).width() + depth * m_tree->indentation());
     }
-    m_tree->header()->setMinimumSectionSize(widest);
+    // The column grows at once and shrinks only past a third: a new minimum relays the tree
+    // out and repaints all of it, which a factor edit changing a row's width by a digit did.
+    const int minimum = m_tree->header()->minimumSectionSize();
+    if (widest > minimum || widest < minimum * 2 / 3)
+        m_tree->header()->setMinimumSectionSize(widest);
     updateActions();
     onCurrentChanged();
 }
