@@ -266,10 +266,19 @@ bool StackedBarChart::event(QEvent* event)
     return PaintedChart::event(event);
 }
 
-void StackedBarChart::paintEvent(QPaintEvent*)
+void StackedBarChart::changeEvent(QEvent* event)
 {
-    countPaint();
-    QPainter painter(this);
+    if (event->type() == QEvent::FontChange || event->type() == QEvent::PaletteChange || event->type() == QEvent::StyleChange)
+        m_layerKey.clear();   // the layer's text is drawn again
+    PaintedChart::changeEvent(event);
+}
+
+void StackedBarChart::paintLayer()
+{
+    const qreal dpr = devicePixelRatioF();
+    m_layer = QPixmap(size() * dpr);
+    m_layer.setDevicePixelRatio(dpr);
+    QPainter painter(&m_layer);
     QRect r = drawFrame(painter);
     const QFontMetrics fm(painter.font());
     int labelWidth = 0;
@@ -278,17 +287,39 @@ void StackedBarChart::paintEvent(QPaintEvent*)
     // Room for the last tick's label to the right of the plot and the labels under it.
     const int right = fm.horizontalAdvance(m_scale.label(m_scale.max())) / 2 + 2;
     m_plot = QRect(r.left() + labelWidth + 6, r.top(), r.width() - labelWidth - 6 - right, r.height() - fm.height() - 4);
-    if (m_plot.width() < 10 || m_plot.height() < 10)
+    if (m_plot.width() < 10 || m_plot.height() < 10) {
+        m_plot = QRect();
         return;
+    }
     drawValueAxisBelow(painter, m_plot, m_scale);
-
     const int n = static_cast<int>(m_categories.size());
     const double band = n ? double(m_plot.height()) / n : 0;
+    painter.setPen(palette().color(QPalette::Text));
     for (int c = 0; c < n; ++c) {
-        painter.setPen(palette().color(QPalette::Text));
         const int y = m_plot.top() + static_cast<int>(std::lround(band * c));
         painter.drawText(QRect(r.left(), y, labelWidth, static_cast<int>(std::lround(band))), Qt::AlignRight | Qt::AlignVCenter,
                          m_categories[c]);
+    }
+}
+
+void StackedBarChart::paintEvent(QPaintEvent*)
+{
+    countPaint();
+    // The text (title, legend, labels) is drawn once per change of what it shows into a
+    // layer; a new value only fills rectangles over it.
+    QString key = QStringLiteral("%1x%2|%3|%4|%5|%6").arg(width()).arg(height()).arg(title(), m_categories.join(QChar(1)))
+                      .arg(m_scale.max()).arg(m_scale.interval());
+    for (const Series& s : series())
+        key += QChar(2) + s.name + s.color.name();
+    if (key != m_layerKey || m_layer.isNull()) {
+        paintLayer();
+        m_layerKey = key;
+    }
+    QPainter painter(this);
+    painter.drawPixmap(0, 0, m_layer);
+    if (m_plot.isEmpty())
+        return;
+    for (int c = 0; c < static_cast<int>(m_categories.size()); ++c)
         for (int s = 0; s < static_cast<int>(m_values.size()); ++s) {
             const QRect seg = segmentRect(s, c);
             if (seg.width() <= 0 || value(s, c) <= 0)
@@ -298,7 +329,6 @@ void StackedBarChart::paintEvent(QPaintEvent*)
             painter.setPen(colour.darker(140));
             painter.drawRect(seg.adjusted(0, 0, -1, -1));
         }
-    }
 }
 
 // HistoryChart ------------------------------------------------------------------------------

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <QColor>
+#include <QPixmap>
 #include <QStringList>
 #include <QWidget>
 
@@ -93,11 +94,17 @@ public:
 protected:
     void paintEvent(QPaintEvent* event) override;
     bool event(QEvent* event) override;
+    void changeEvent(QEvent* event) override;
 
 private:
     /// The rectangle of one segment in the last painted frame.
     QRect segmentRect(int series, int category) const;
+    /// Draws what changes only with the title, legend, categories, scale or size (the text)
+    /// into m_layer, and sets m_plot.
+    void paintLayer();
 
+    QPixmap m_layer;       ///< title, legend, category and axis labels, grid
+    QString m_layerKey;    ///< what m_layer was drawn for
     QStringList m_categories;
     std::vector<std::vector<double>> m_values;
     std::vector<QStringList> m_tips;
