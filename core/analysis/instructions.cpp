@@ -32,6 +32,14 @@ constexpr size_t kMaxCopyDims = 8;
 
 /// Largest body (loopBodySize) of a two-iteration loop that GCC -O2 unrolls completely.
 constexpr int kSmallLoopBody = 18;
+/// The same for a DSP loop of two steps. GCC keeps those with an accumulator in memory or a
+/// strided (packed) int8 operand as loops (sizes 16 to 22 here) and unrolls those of contiguous
+/// operands and a register accumulator (5 to 14): measured on the examples, 60 random schedules
+/// and the search's DSP schedules (docs/cost-model.md).
+constexpr int kSmallDspBody = 15;
+
+/// General registers GCC allocates in an Armv7-M loop: r0-r12 and lr.
+constexpr double kAllocatableRegisters = 14;
 
 struct FeatureInfo {
     InsnFeature feature;
@@ -95,6 +103,9 @@ struct CodeLoop {
     std::set<std::pair<int, int64_t>> outerStreams;
     std::vector<codegen::SlotCoefficients> guardForms;  ///< distinct guard expressions advancing in it
     size_t condsAtEntry = 0;   ///< guards around the loop (those inside make its accesses conditional)
+    /// Accumulators the code keeps in registers across its iterations, by buffer: the unrolled
+    /// copies of the element (register pressure).
+    std::map<int, double> accumulators;
 };
 
 /// An enclosing For of the statement being counted.
@@ -178,7 +189,9 @@ private:
             if (in.dsp) {
                 auto operand = [&](const codegen::DspOperand& o) { return !o.load ? 0 : o.stride == 1 ? (in.dsp->int8 ? 4 : 2) : (in.dsp->int8 ? 10 : 5); };
                 const bool lanes = in.dsp->path == codegen::DspLoop::Path::Lanes;
-                size = operand(in.dsp->x) + operand(in.dsp->y) + (lanes ? in.dsp->lanes * 3 : (in.dsp->int8 ? 2 : 1));
+                // An accumulator in memory adds its load, store and address, as for a Compute.
+                size = operand(in.dsp->x) + operand(in.dsp->y) + (lanes ? in.dsp->lanes * 3 : (in.dsp->int8 ? 2 : 1))
+                    + (m_n.buffers[in.dsp->update->buffer].level >= 0 ? 3 * (lanes ? in.dsp->lanes : in.dsp->int8 ? 2 : 1) : 0);
             }
             in.size = size;
             in.onlyZeroes = onlyZeroes && s.loopKind != sched::LoopKind::Vectorized;
@@ -191,7 +204,7 @@ private:
             // body): an innermost loop around a few statements, guarded or not (measured on 528
             // two-iteration loops of random schedules: kept above about 18 statements of loopBodySize).
             in.kept = loopy
-                && (in.trips > 2 || in.keptInside || in.calls || in.size > kSmallLoopBody);
+                && (in.trips > 2 || in.keptInside || in.calls || in.size > (in.dsp ? kSmallDspBody : kSmallLoopBody));
             break;
         }
         case Stmt::Kind::Block:
@@ -259,6 +272,23 @@ private:
             if (!depends(m_enclosing[i]))
                 inner *= static_cast<double>(std::max<int64_t>(1, m_enclosing[i].trips));
         return n / inner;
+    }
+
+    /// An accumulator kept in a register across the innermost kept loop (store motion, or a local
+    /// of the generated C): one register per unrolled copy of its element inside that loop.
+    void liveAccumulator(int buffer, const std::vector<int>& slots)
+    {
+        double copies = 1;
+        for (size_t i = m_enclosing.size(); i-- > 0;) {
+            const Enclosing& e = m_enclosing[i];
+            if (e.code >= 0) {
+                double& live = m_code[e.code].accumulators[buffer];
+                live = std::max(live, copies);
+                return;
+            }
+            if (e.trips > 1 && std::binary_search(slots.begin(), slots.end(), e.slot))
+                copies *= static_cast<double>(e.trips);
+        }
     }
 
     std::vector<int> slotsOf(const codegen::BufferOffset& off) const
@@ -502,6 +532,20 @@ private:
         }
         if (b.level >= 0)
             memoryAccumulator(s.buffer, s.index, n);
+        else
+            registerAccumulator(s.buffer, s.index);
+    }
+
+    /// An accumulator the generator keeps in a local variable (one per unrolled copy of its index).
+    void registerAccumulator(int buffer, const std::vector<IndexId>& index)
+    {
+        std::vector<int> slots;
+        for (IndexId e : index)
+            if (e != kNoIndex)
+                addSlots(m_n.index, e, slots);
+        std::sort(slots.begin(), slots.end());
+        slots.erase(std::unique(slots.begin(), slots.end()), slots.end());
+        liveAccumulator(buffer, slots);
     }
 
     /// Whether the current statement sits under a guard inside the innermost kept loop.
@@ -526,6 +570,8 @@ private:
             if (e.code >= 0 && std::binary_search(slots.begin(), slots.end(), e.slot))
                 fixed = false;
         const double times = conditionalInLoop() && !fixed ? n : evaluations(slots, n);
+        if (times < n)
+            liveAccumulator(buffer, slots);  // store motion: in a register across the loop
         m_f[InsnFeature::Load] += times;
         m_f[InsnFeature::Store] += times;
         access(buffer, off, times);
@@ -757,6 +803,19 @@ private:
                 m_f[!st.second ? InsnFeature::WordStream : single ? InsnFeature::FoldedStream : InsnFeature::SharedStream] += it;
             }
             m_f[InsnFeature::GuardStream] += it * static_cast<double>(L.guardForms.size());
+            if (!m_shapes[id].keptInside) {
+                // Register pressure in the innermost kept loop: the accumulators kept in registers
+                // across its iterations, its pointers and guard expressions, the counter and two
+                // temporaries. Beyond the allocatable registers GCC keeps the rest on the stack and
+                // reloads and stores each on every iteration (matmul_int8 found by the search: 64
+                // accumulators, ldr/mla/str per MAC). Operands that unrolled copies share are not
+                // counted: GCC reloads or reorders them, and counting them predicted the 2x2 DSP
+                // blocks 20-45% high.
+                double live = static_cast<double>(L.streams.size() + L.guardForms.size()) + 3;
+                for (const auto& [buffer, copies] : L.accumulators)
+                    live += copies;
+                m_f[InsnFeature::Spill] += it * std::max(0.0, live - kAllocatableRegisters);
+            }
             m_f[InsnFeature::StreamInit] += static_cast<double>(entries) * static_cast<double>(L.streams.size() + L.guardForms.size());
             if (m_loopFeatures)
                 for (int i = 0; i < kInsnFeatureCount; ++i)
@@ -797,6 +856,8 @@ private:
         m_f[InsnFeature::Smlad] += steps * (d.int8 ? 2 : 1);
         if (m_n.buffers[d.update->buffer].level >= 0)
             memoryAccumulator(d.update->buffer, d.update->index, steps);
+        else
+            registerAccumulator(d.update->buffer, d.update->index);
     }
 
     // ---- copies ---------------------------------------------------------------------------

@@ -7,6 +7,8 @@
 // The issue's goals: the predicted total within 10% of the measured one for every example; over
 // the random schedules a median error of at most 5%, a 95th percentile of at most 10% and no
 // schedule worse than 25%; a Spearman rank correlation of at least 0.95 over all of them.
+// Schedules the search found where the model was most wrong (tests/data/instructions) are held
+// to the bounds in kSearchBounds and join the rank correlation.
 // NOT ALL MET YET. What this suite holds the model to is what it reaches today (default
 // coefficients, arm-none-eabi-gcc 12.2.1, qemu 7.2), so that it cannot get worse unnoticed:
 //   - the copies (default DMA hooks) predicted exactly, to one instruction per hook call (measured:
@@ -54,7 +56,8 @@ constexpr double kExampleGoal = 0.10;
 /// both cores (measured M7 / M4 error in the comment). Why: docs/cost-model.md.
 const std::map<std::string, double> kExampleBounds = {
     {"conv2d_int8_tiled.sched.yaml", 0.30},     // -28.5% / -28.5%: GCC spills in one unrolled copy
-    {"conv2d_s2_int8_tiled.sched.yaml", 0.36},  // -33.4% / -34.9%
+    // Its two-step DSP loop (a packed operand) is kept as a loop (was -33.4% / -34.9%):
+    {"conv2d_s2_int8_tiled.sched.yaml", 0.17},  // -14.8% / -16.8%
     {"matmul_f32_tiled.sched.yaml", 0.12},      // -11.3% / -11.3%
     {"conv2d_int8_dsp.sched.yaml", 0.15},       //  -9.7% / -13.8%
     // Issue 13's schedules, measured 2026-12-04 when they were added (not loosened: new bounds):
@@ -73,11 +76,23 @@ const std::map<std::string, double> kExampleBounds = {
     // behind its padding guard, two accumulators; the model undercounts the guarded taps.
     {"depthwise_conv_int8_mult_tflite_unrolled.sched.yaml", 0.13},  // -11.8% / -9.7%
 };
+/// Schedules the search found for the instruction objective (tests/data/instructions), where the
+/// model used to be most wrong: two-step DSP loops GCC keeps as loops, accumulators beyond the
+/// registers. Each with the bound it reaches on both cores (M7 / M4 in the comment; before the
+/// DSP-loop and register-pressure rules in brackets).
+const std::map<std::string, double> kSearchBounds = {
+    {"search_conv2d_int8_dsp_1.sched.yaml", 0.20},                  // -18.2% / -12.7% (-72.9% / -71.1%)
+    {"search_dense_int8_dsp_1.sched.yaml", 0.10},                   //  +2.2% /  +2.0% (-78.5%)
+    {"search_matmul_int8_dsp_1.sched.yaml", 0.10},                  //  -3.5% /  -3.5% (-55.7%)
+    {"search_pointwise_conv_int8_tflite_dsp_1.sched.yaml", 0.10},   //  +2.8% /  +3.6% (-65.0% / -64.7%)
+    {"search_pointwise_conv_int8_tflite_dsp_2.sched.yaml", 0.26},   // +24.3% / +17.1% (-54.5% / -57.2%)
+    {"search_depthwise_conv_int8_tflite_dsp_1.sched.yaml", 0.25},   // -20.4% / -23.8% (unchanged)
+};
 /// What the random schedules reach today (the issue: median 5%, p95 10%, worst 25%).
 struct RandomBounds {
     double median, p95, worst;
 };
-constexpr RandomBounds kRandomBounds{0.075, 0.24, 0.52};
+constexpr RandomBounds kRandomBounds{0.075, 0.23, 0.52};
 /// Spearman over all schedules (the issue: 0.95).
 constexpr double kSpearmanBound = 0.99;
 
@@ -86,6 +101,7 @@ struct Case {
     lower::LoopNest nest;
     analysis::CostReport report;
     bool example = false;
+    double bound = 0;   ///< a search-found schedule's bound (0: a random one)
 };
 
 /// What the random schedules cover, so that the suite says it checks them all.
@@ -114,18 +130,20 @@ struct Coverage {
 std::vector<Case> cases(const std::shared_ptr<const hw::Target>& target, Coverage& coverage)
 {
     std::vector<Case> out;
-    auto add = [&](const std::string& name, const sched::Program& p, bool example) {
+    auto add = [&](const std::string& name, const sched::Program& p, bool example, double bound = 0) {
         lower::LoopNest nest = lower::lower(p);
         analysis::CostReport r = analysis::analyze(nest, *target);
-        if (!example && (r.hasErrors() || codegen::generateSource(nest).size() > 300000))
+        if (!example && bound == 0 && (r.hasErrors() || codegen::generateSource(nest).size() > 300000))
             return false;
-        out.push_back({name, std::move(nest), std::move(r), example});
+        out.push_back({name, std::move(nest), std::move(r), example, bound});
         return true;
     };
     std::vector<fs::path> files;
-    for (const auto& e : fs::directory_iterator(test::sourceDir() + "/examples/schedules"))
-        files.push_back(e.path());
+    for (const std::string dir : {"/examples/schedules", "/tests/data/instructions"})
+        for (const auto& e : fs::directory_iterator(test::sourceDir() + dir))
+            files.push_back(e.path());
     std::sort(files.begin(), files.end());
+    int searchFound = 0;
     for (const auto& f : files) {
         auto o = sched::openSchedule(f.string(), [](const std::string& n, const std::string& d) { return hw::resolveTarget(n, d); });
         EXPECT_TRUE(o.ok()) << o.errorText();
@@ -135,9 +153,18 @@ std::vector<Case> cases(const std::shared_ptr<const hw::Target>& target, Coverag
             continue;  // a Gemmini schedule: no Cortex-M code to predict
         auto r = sched::replay(o->program.kernel, target, o->program.trace);
         EXPECT_TRUE(r.ok()) << f;
-        if (r.ok())
+        if (!r.ok())
+            continue;
+        const auto found = kSearchBounds.find(f.filename().string());
+        if (f.parent_path().filename() == "instructions") {
+            EXPECT_TRUE(found != kSearchBounds.end()) << f << " has no bound in kSearchBounds";
+            if (found != kSearchBounds.end() && add(f.filename().string(), r.program(), false, found->second))
+                ++searchFound;
+        } else {
             add(f.filename().string(), r.program(), true);
+        }
     }
+    EXPECT_EQ(searchFound, static_cast<int>(kSearchBounds.size()));
     int drawn = 0;
     for (uint64_t n = kFirstSchedule; drawn < kRandomSchedules && n < kFirstSchedule + 1000; ++n) {
         std::optional<sched::Program> p = sched::randomTiling(n, test::sourceDir() + "/examples/kernels", target);
@@ -198,6 +225,8 @@ TEST_P(InstructionsOnQemu, PredictedTotalsMatchTheEmulator)
             EXPECT_LE(std::fabs(error), bound) << all[i].name << " on " << target->name << ": " << line;
             examplesWithinGoal += std::fabs(error) <= kExampleGoal ? 1 : 0;
             ++examples;
+        } else if (all[i].bound > 0) {
+            EXPECT_LE(std::fabs(error), all[i].bound) << all[i].name << " on " << target->name << ": " << line;
         } else {
             randomPredicted.push_back(p);
             randomActual.push_back(m);
