@@ -6,6 +6,8 @@
 #include "common/saturating.h"
 
 #include "analysis/array_model.h"
+#include "analysis/dsp_hint.h"
+#include "codegen/c_decisions.h"
 #include "analysis/lattice_count.h"
 #include "lower/gemmini_layout.h"
 #include "analysis/nest_count.h"
@@ -970,6 +972,20 @@ private:
             if (s.kind != Stmt::Kind::For || s.loopKind != sched::LoopKind::Vectorized || !reported.insert({s.stage, s.var}).second)
                 continue;
             int64_t lanes = m_t.compute.peArray ? m_t.compute.peArray->cols : m_t.compute.simdLanes;
+            // On a DSP target an int8 or int16 multiply-accumulate loop has the DSP path's lanes
+            // (4 int8 or 2 int16 per SMLAD): the generated code takes the path only for a multiple
+            // of them and otherwise runs the whole loop as scalar code, not a last partial vector.
+            if (const std::string why = m_t.compute.dsp && !m_t.compute.peArray ? codegen::dspRefusal(m_n, s) : "x"; why.empty()) {
+                continue;
+            } else if (why.starts_with("the vector extent is not a multiple of ")) {
+                const std::string dspLanes = why.substr(std::string("the vector extent is not a multiple of ").size());
+                out.push_back({Severity::Hint, "idle-lanes",
+                               "vectorized loop " + s.name + " has extent " + std::to_string(s.extent) + ", not a multiple of the " + dspLanes
+                                   + " lanes of the DSP path: the generated code runs the whole loop as scalar multiply-accumulates; a split factor that is a multiple of "
+                                   + dspLanes + " lets it use SMLAD",
+                               stepOfLoop(s.stage, bareLoopName(s.name), sched::Primitive::Vectorize), {s.name}, {}});
+                continue;
+            }
             if (lanes > 1 && s.extent % lanes != 0) {
                 int64_t used = s.extent % lanes;
                 out.push_back({Severity::Hint, "idle-lanes",
@@ -979,6 +995,22 @@ private:
                                stepOfLoop(s.stage, bareLoopName(s.name), sched::Primitive::Vectorize), {s.name}, {}});
             }
         }
+        // Scalar int8/int16 reductions the DSP path would take if vectorized: what it saves by the
+        // instruction model (the same nest with the loop vectorized, counted the same way). Only
+        // when it saves at least 10% of the kernel's instructions: a hint, not noise.
+        if (r.instructions.available)
+            for (const DspSaving& d : dspVectorizeSavings(m_n, m_t, m_execs, r.instructions.predicted)) {
+                const Stmt& s = m_n.stmts[d.stmt];
+                if (d.before <= 0 || d.after > d.before - d.before / 10)
+                    continue;
+                const int64_t percent = (d.before - d.after) * 100 / d.before;
+                out.push_back({Severity::Hint, "dsp-path",
+                               "reduction loop " + s.name + " runs one scalar multiply-accumulate per iteration; vectorize {loop: " + bareLoopName(s.name)
+                                   + "} lets the generated code use the Arm DSP path (SMLAD: two per instruction): the instruction model predicts "
+                                   + std::to_string(d.before) + " instructions as scheduled and " + std::to_string(d.after) + " with it (" + std::to_string(percent)
+                                   + "% fewer)",
+                               std::nullopt, {s.name}, {}});
+            }
         reported.clear();
         if (m_t.compute.peArray)
             for (const Stmt& s : m_n.stmts)

@@ -505,6 +505,52 @@ TEST(Diagnostics, TransferBoundDoubleBuffering)
     EXPECT_TRUE(withCode(none, "transfer-bound").empty()) << all(none);
 }
 
+// ---- idle-lanes on the DSP path ----------------------------------------------------------------
+
+TEST(Diagnostics, IdleLanesOnTheDspPathSayTheWholeLoopIsScalar)
+{
+    // int8 k of extent 6 on cortex-m7: the DSP path needs a multiple of 4, so the generated code
+    // runs all 6 iterations as scalar MACs (no partial vector).
+    analysis::CostReport r = analyse({"matmul_int8", {{"M", 2}, {"N", 2}, {"K", 6}}, "cortex-m7", "  - vectorize: {loop: k}\n"});
+    auto d = withCode(r, "idle-lanes");
+    ASSERT_EQ(d.size(), 1u) << all(r);
+    EXPECT_EQ(d[0].message,
+              "vectorized loop k has extent 6, not a multiple of the 4 lanes of the DSP path: the generated code runs the whole loop as scalar "
+              "multiply-accumulates; a split factor that is a multiple of 4 lets it use SMLAD");
+    EXPECT_EQ(d[0].step, 0);
+    EXPECT_EQ(d[0].loops, Strings{"k"});
+    // Extent 8 takes the DSP path: nothing idle.
+    analysis::CostReport ok = analyse({"matmul_int8", {{"M", 2}, {"N", 2}, {"K", 8}}, "cortex-m7", "  - vectorize: {loop: k}\n"});
+    EXPECT_TRUE(withCode(ok, "idle-lanes").empty()) << all(ok);
+}
+
+// ---- dsp-path ---------------------------------------------------------------------------------
+
+TEST(Diagnostics, DspPathHintSaysWhatVectorizingSavesByTheInstructionModel)
+{
+    // k innermost, int8, scalar: vectorizing it takes the DSP path.
+    const Sched scalar{"matmul_int8", {{"M", 4}, {"N", 4}, {"K", 16}}, "cortex-m7", ""};
+    const Sched vectorized{"matmul_int8", {{"M", 4}, {"N", 4}, {"K", 16}}, "cortex-m7", "  - vectorize: {loop: k}\n"};
+    analysis::CostReport r = analyse(scalar);
+    analysis::CostReport v = analyse(vectorized);
+    ASSERT_TRUE(r.instructions.available && v.instructions.available);
+    ASSERT_LT(v.instructions.predicted, r.instructions.predicted * 9 / 10);
+    auto d = withCode(r, "dsp-path");
+    ASSERT_EQ(d.size(), 1u) << all(r);
+    EXPECT_EQ(d[0].severity, Severity::Hint);
+    EXPECT_EQ(d[0].loops, Strings{"k"});
+    // The figures are the instruction model's, as scheduled and with the vectorize step applied.
+    const int64_t percent = (r.instructions.predicted - v.instructions.predicted) * 100 / r.instructions.predicted;
+    EXPECT_EQ(d[0].message, "reduction loop k runs one scalar multiply-accumulate per iteration; vectorize {loop: k} lets the generated code use the Arm DSP "
+                            "path (SMLAD: two per instruction): the instruction model predicts "
+                                + std::to_string(r.instructions.predicted) + " instructions as scheduled and " + std::to_string(v.instructions.predicted)
+                                + " with it (" + std::to_string(percent) + "% fewer)");
+    // Near-identical: vectorized already, a float kernel, or a target without the DSP extension.
+    EXPECT_TRUE(withCode(v, "dsp-path").empty()) << all(v);
+    EXPECT_TRUE(withCode(analyse({"matmul_f32", {{"M", 4}, {"N", 4}, {"K", 16}}, "cortex-m7", ""}), "dsp-path").empty());
+    EXPECT_TRUE(withCode(analyse({"matmul_int8", {{"M", 4}, {"N", 4}, {"K", 16}}, "tiny-fast-memory.target.yaml", ""}), "dsp-path").empty());
+}
+
 // ---- no-overlap -------------------------------------------------------------------------------
 
 TEST(Diagnostics, DoubleBufferWhoseSourceIsFilledInTheSameLoopOverlapsNothing)
