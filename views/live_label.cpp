@@ -118,14 +118,14 @@ int LiveLabel::textWidth() const
 int LiveLabel::hintWidth() const
 {
     const int w = naturalSize().width();
-    return m_wrap ? std::min(w, fontMetrics().averageCharWidth() * 60) : w;   // wrapped: a short paragraph, then taller
+    return m_wrap ? std::min(w, fontMetrics().averageCharWidth() * kWrapChars) : w;   // wrapped: a short paragraph, then taller
 }
 
 QSize LiveLabel::sizeHint() const
 {
     const QMargins m = contentsMargins();
-    int w = hintWidth();
-    if (m_growOnly || m_wrap)
+    int w = m_wrap ? wrappedWidthHint() : hintWidth();
+    if (m_growOnly)
         w = std::max(w, m_grownWidth);
     const int h = m_wrap ? heightForWidth(w + m.left() + m.right()) - m.top() - m.bottom() : naturalSize().height();
     return QSize(w + m.left() + m.right(), h + m.top() + m.bottom());
@@ -159,28 +159,56 @@ int LiveLabel::heightForWidth(int width) const
     return tallest;
 }
 
+int LiveLabel::wrappedWidthHint() const
+{
+    // hintWidth() is at most the cap: a grown width at the cap needs no one-line layout.
+    const int cap = fontMetrics().averageCharWidth() * kWrapChars;
+    return m_grownWidth >= cap ? m_grownWidth : std::max(hintWidth(), m_grownWidth);
+}
+
 void LiveLabel::setText(const QString& text)
 {
     if (text == m_text)
         return;
     setAccessibleName(text);   // what a screen reader reads, as for a QLabel
-    if (!m_text.isEmpty())     // the text it was constructed with counts too
-        m_grownWidth = std::max(m_grownWidth, hintWidth());
+    // The width hint grows with every text shown (the one it was constructed with too).
+    auto grow = [this] {
+        if (m_text.isEmpty()) {
+            if (!m_growOnly)
+                m_grownWidth = 0;
+        } else {
+            m_grownWidth = m_wrap ? wrappedWidthHint() : std::max(m_grownWidth, hintWidth());
+        }
+    };
+    grow();
     if (!isVisible()) {
         // Nothing to compare with on screen: the next layout measures it anyway.
         m_text = text;
         invalidateLayouts();
-        m_grownWidth = m_text.isEmpty() ? (m_growOnly ? m_grownWidth : 0) : std::max(m_grownWidth, hintWidth());
+        grow();
         ++m_geometryUpdates;
         updateGeometry();
         return;
     }
-    const QSize hintBefore = sizeHint();
-    const int heightBefore = m_wrap ? heightForWidth(width()) : 0;
-    m_text = text;
-    invalidateLayouts();
-    m_grownWidth = m_text.isEmpty() ? (m_growOnly ? m_grownWidth : 0) : std::max(m_grownWidth, hintWidth());
-    if (sizeHint() != hintBefore || (m_wrap && heightForWidth(width()) != heightBefore)) {
+    bool changed = false;
+    if (m_wrap) {
+        // A wrapped label is laid out by its height at the width it has: compare that and the
+        // width hint only (one layout of the new text, at its width, which the paint reuses;
+        // its height at the hint width is measured when a layout asks).
+        const int widthBefore = wrappedWidthHint();
+        const int heightBefore = heightForWidth(width());
+        m_text = text;
+        invalidateLayouts();
+        grow();
+        changed = wrappedWidthHint() != widthBefore || heightForWidth(width()) != heightBefore;
+    } else {
+        const QSize hintBefore = sizeHint();
+        m_text = text;
+        invalidateLayouts();
+        grow();
+        changed = sizeHint() != hintBefore;
+    }
+    if (changed) {
         ++m_geometryUpdates;
         updateGeometry();
     }

@@ -71,6 +71,9 @@ private:
     QSize naturalSize() const;
     /// The width hint before growing: the one-line width, at most about 60 characters when wrapped.
     int hintWidth() const;
+    /// A wrapped label's width hint: the one-line width up to the cap, grown.
+    int wrappedWidthHint() const;
+    static constexpr int kWrapChars = 60;   ///< a wrapped label's width hint: at most this many average characters
     void invalidateLayouts();
 
     QString m_text;
