@@ -96,24 +96,11 @@ public:
         QFont small = opt.font;
         small.setBold(false);
         small.setPointSizeF(std::max(6.0, opt.font.pointSizeF() * 0.85));
-        p->setFont(small);
-        const int bh = QFontMetrics(small).height() + 2;
         for (const QString& b : index.data(LoopNestModel::BadgesRole).toStringList()) {
-            const QStaticText& badge = m_badgeTexts.text(b, small);
-            const int bw = static_cast<int>(std::ceil(badge.size().width())) + 10;
-            QRectF box(x, r.center().y() - bh / 2.0 + 0.5, bw, bh);
-            const QColor c = badgeColor(b);
-            QPainterPath path;
-            path.addRoundedRect(box, 4, 4);
-            p->setRenderHint(QPainter::Antialiasing);
-            if (selected)  // stay readable on the selection colour
-                p->fillPath(path, QColor(255, 255, 255, 235));
-            p->fillPath(path, QColor(c.red(), c.green(), c.blue(), 40));
-            p->setPen(c);
-            p->drawPath(path);
-            p->setPen(c.darker(130));
-            p->drawStaticText(QPointF(box.center().x() - badge.size().width() / 2, box.center().y() - badge.size().height() / 2), badge);
-            x += bw + 5;
+            const QPixmap& badge = badgePixmap(b, small, selected, p->device() ? p->device()->devicePixelRatioF() : 1.0);
+            const QSizeF size = badge.deviceIndependentSize();
+            p->drawPixmap(QPointF(x, std::floor(r.center().y() - (size.height() - 1) / 2.0)), badge);
+            x += static_cast<int>(size.width()) - 1 + 5;
         }
         p->restore();
     }
@@ -147,6 +134,41 @@ public:
     }
 
 private:
+    /// A badge drawn once per text, font and selection (an antialiased rounded box and its
+    /// text cost more than the row's code to draw, and the same few badges repeat on every row).
+    const QPixmap& badgePixmap(const QString& b, const QFont& small, bool selected, qreal dpr) const
+    {
+        const QString key = b + QLatin1Char('|') + small.key() + (selected ? QLatin1String("|s|") : QLatin1String("|n|")) + QString::number(dpr);
+        auto it = m_badges.constFind(key);
+        if (it != m_badges.constEnd())
+            return *it;
+        if (m_badges.size() > 256)
+            m_badges.clear();
+        const QStaticText& text = m_badgeTexts.text(b, small);
+        const int bh = QFontMetrics(small).height() + 2;
+        const int bw = static_cast<int>(std::ceil(text.size().width())) + 10;
+        QPixmap pixmap(QSize(bw + 1, bh + 1) * dpr);
+        pixmap.setDevicePixelRatio(dpr);
+        pixmap.fill(Qt::transparent);
+        QPainter bp(&pixmap);
+        bp.setFont(small);
+        const QRectF box(0.5, 0.5, bw, bh);
+        const QColor c = badgeColor(b);
+        QPainterPath path;
+        path.addRoundedRect(box, 4, 4);
+        bp.setRenderHint(QPainter::Antialiasing);
+        if (selected)  // stay readable on the selection colour
+            bp.fillPath(path, QColor(255, 255, 255, 235));
+        bp.fillPath(path, QColor(c.red(), c.green(), c.blue(), 40));
+        bp.setPen(c);
+        bp.drawPath(path);
+        bp.setPen(c.darker(130));
+        bp.drawStaticText(QPointF(box.center().x() - text.size().width() / 2, box.center().y() - text.size().height() / 2), text);
+        bp.end();
+        return *m_badges.insert(key, pixmap);
+    }
+
+    mutable QHash<QString, QPixmap> m_badges;
     mutable QHash<QString, int> m_widths;
     mutable int m_height = 0;
     mutable StaticTextCache m_texts;
