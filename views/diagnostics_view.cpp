@@ -36,10 +36,9 @@ DiagnosticsView::DiagnosticsView(QWidget* parent) : QWidget(parent), m_model(new
     m_table->verticalHeader()->hide();
     // Messages are sentences with a suggestion at the end: wrap them, rows grow to fit.
     m_table->setWordWrap(true);
-    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_table->horizontalHeader()->setSectionResizeMode(DiagnosticsModel::SeverityColumn, QHeaderView::ResizeToContents);
+    m_live = false;
+    setTableLive(true);
     m_table->horizontalHeader()->setSectionResizeMode(DiagnosticsModel::MessageColumn, QHeaderView::Stretch);
-    m_table->horizontalHeader()->setSectionResizeMode(DiagnosticsModel::StepColumn, QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setSectionResizeMode(DiagnosticsModel::WhereColumn, QHeaderView::Interactive);
     m_table->horizontalHeader()->setMinimumSectionSize(30);
     m_table->setColumnWidth(DiagnosticsModel::WhereColumn, 130);
@@ -76,6 +75,17 @@ void DiagnosticsView::setDiagnostics(const Snapshot& snapshot, const std::option
         m_header->setText(tr("No problems: the schedule fits the target and the analysis has no advice."));
     else
         m_header->setText(summary() + tr(". Double-click a row to jump to its step and loop."));
+}
+
+void DiagnosticsView::setTableLive(bool live)
+{
+    if (live == m_live)
+        return;
+    m_live = live;
+    const QHeaderView::ResizeMode mode = live ? QHeaderView::ResizeToContents : QHeaderView::Interactive;
+    m_table->verticalHeader()->setSectionResizeMode(mode);
+    m_table->horizontalHeader()->setSectionResizeMode(DiagnosticsModel::SeverityColumn, mode);
+    m_table->horizontalHeader()->setSectionResizeMode(DiagnosticsModel::StepColumn, mode);
 }
 
 QString DiagnosticsView::summary() const

@@ -28,6 +28,12 @@ public:
     /// "1 error, 2 warnings" (for a dock title).
     QString summary() const;
     QPushButton* applyButton() const { return m_apply; }
+    /// Whether the table sizes its rows and columns to their contents on every change (true,
+    /// the default) or keeps them while it is off screen (a dock behind another tab): each
+    /// change of the rows measured every wrapped message again, seen or not. Going live sizes
+    /// them at once.
+    void setTableLive(bool live);
+    bool tableLive() const { return m_live; }
 
 signals:
     /// Jump to what a diagnostic names (step -1 if none).
@@ -41,6 +47,7 @@ private:
     QTableView* m_table;
     LiveLabel* m_header;
     QPushButton* m_apply;
+    bool m_live = true;
 };
 
 } // namespace loopscope::ui

@@ -158,6 +158,11 @@ void MainWindow::buildViews()
             if (visible && m_stale.contains(name))
                 updateLazy(name, true);
         });
+    // The diagnostics always follow the edits (their count is in the dock's title), but their
+    // table sizes its rows to the messages only while it is on screen.
+    connect(dock(QStringLiteral("diagnosticsDock")), &QDockWidget::visibilityChanged, this, [this](bool visible) {
+        m_diagnostics->setTableLive(visible);
+    });
 
     const auto builtins = hw::builtinTargetNames();
     QStringList names;
@@ -547,6 +552,8 @@ void MainWindow::onChanged(const Snapshot& snapshot)
     lap("schedule");
     updateLazy(QStringLiteral("codeDock"));
     lap("code");
+    if (QDockWidget* d = dock(QStringLiteral("diagnosticsDock")))
+        m_diagnostics->setTableLive(dockOnScreen(d));
     m_diagnostics->setDiagnostics(snapshot);
     lap("diagnostics");
     if (snapshot.failedStep && !m_lastFailed)

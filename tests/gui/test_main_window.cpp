@@ -21,6 +21,7 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QFile>
+#include <QHeaderView>
 #include <QImage>
 #include <QLabel>
 #include <QMenu>
@@ -195,6 +196,41 @@ private slots:
         QCoreApplication::processEvents();
         QVERIFY(!tiles->visibleRegion().isEmpty());
         QCOMPARE(w->tileView()->positionCount(), split16 * 2);   // twice the outer iterations of i
+    }
+
+    void diagnosticsBehindATabSizeTheirRowsWhenShown()
+    {
+        // The diagnostics follow every edit (their count is in the tab's title), but their
+        // table measures its wrapped messages only while it is on screen.
+        auto w = makeWindow();
+        QVERIFY(w->openFile(example("conv2d_int8_dsp.sched.yaml")));
+        QDockWidget* diagnostics = w->dock("diagnosticsDock");
+        w->dock("codeDock")->raise();
+        QCoreApplication::processEvents();
+        QVERIFY(diagnostics->visibleRegion().isEmpty());   // behind the Code tab
+        ScheduleDocument* doc = w->document();
+        sched::Step s = doc->steps()[0];
+        QCOMPARE(s.primitive, sched::Primitive::Split);
+        s.factor = 2;
+        QVERIFY(doc->editStep(0, s));
+        QCoreApplication::processEvents();
+        DiagnosticsView* view = w->diagnosticsView();
+        QVERIFY(!view->tableLive());
+        QVERIFY(view->model()->rowCount() > 0);
+        QVERIFY(diagnostics->windowTitle().contains(view->summary()));   // the title follows all the same
+
+        diagnostics->raise();
+        for (int i = 0; i < 3; ++i)
+            QCoreApplication::processEvents();
+        QVERIFY(view->tableLive());
+        QTableView* table = view->table();
+        QCOMPARE(table->verticalHeader()->sectionResizeMode(0), QHeaderView::ResizeToContents);
+        for (int r = 0; r < view->model()->rowCount(); ++r) {
+            const int shown = table->rowHeight(r);
+            table->resizeRowToContents(r);   // what fitting it now would give
+            QCOMPARE(shown, table->rowHeight(r));
+        }
+        QVERIFY(table->rowHeight(0) > table->verticalHeader()->sectionSizeHint(0));   // a wrapped message: taller than a line
     }
 
     void anEditThatKeepsTheSelectedLoopChangesNoAction()
