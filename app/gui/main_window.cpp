@@ -131,6 +131,9 @@ void MainWindow::buildViews()
     m_diagnostics = new DiagnosticsView(this);
     m_history = new QUndoView(m_doc->undoStack(), this);
     m_history->setEmptyLabel(tr("<opened>"));
+    // One line per step: every push of an edit otherwise measured the text of every entry
+    // (the list scrolls to the new one), behind its tab or not.
+    m_history->setUniformItemSizes(true);
     m_code = new CodeView(this);
     m_memory = new MemoryView(this);
     m_cost = new CostView(this);

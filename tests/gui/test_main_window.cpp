@@ -233,6 +233,37 @@ private slots:
         QVERIFY(table->rowHeight(0) > table->verticalHeader()->sectionSizeHint(0));   // a wrapped message: taller than a line
     }
 
+    void historyEntriesShowTheirWholeText()
+    {
+        // The History list takes one size for all its entries (measuring every entry on every
+        // edit was most of what the hidden list cost): each entry must still show its text.
+        auto w = makeWindow();
+        QVERIFY(w->openFile(example("matmul_f32_naive.sched.yaml")));
+        ScheduleDocument* doc = w->document();
+        auto step = [](sched::Primitive p, std::vector<std::string> loops, int64_t factor = 0) {
+            sched::Step s;
+            s.primitive = p;
+            s.loops = std::move(loops);
+            s.factor = factor;
+            return s;
+        };
+        QVERIFY(!doc->applyStep(step(sched::Primitive::Split, {"i"}, 16)));
+        QVERIFY(!doc->applyStep(step(sched::Primitive::Split, {"j"}, 16)));
+        QVERIFY(!doc->applyStep(step(sched::Primitive::Reorder, {"i.outer", "j.outer", "i.inner", "k", "j.inner"})));
+        w->dock("historyDock")->raise();
+        for (int i = 0; i < 3; ++i)
+            QCoreApplication::processEvents();
+        QUndoView* history = w->historyView();
+        QVERIFY(history->uniformItemSizes());
+        QCOMPARE(history->model()->rowCount(), 4);   // <opened> and three steps
+        const QFontMetrics fm(history->font());
+        for (int r = 0; r < history->model()->rowCount(); ++r) {
+            const QModelIndex idx = history->model()->index(r, 0);
+            const QString text = idx.data().toString();
+            QVERIFY2(history->visualRect(idx).width() >= fm.horizontalAdvance(text), qPrintable(text));
+        }
+    }
+
     void anEditThatKeepsTheSelectedLoopChangesNoAction()
     {
         // Every change of an action (text, enabled) lays its toolbar button out again, and
