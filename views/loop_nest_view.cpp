@@ -1,6 +1,7 @@
 // Loop-nest view: tree of code-like rows, badges, context menus and the primitive actions.
 #include "loop_nest_view.h"
 
+#include "item_panel.h"
 #include "live_label.h"
 #include "static_text_cache.h"
 
@@ -76,7 +77,8 @@ public:
         opt.text.clear();
         const QWidget* w = opt.widget;
         QStyle* style = w ? w->style() : QApplication::style();
-        style->drawControl(QStyle::CE_ItemViewItem, &opt, p, w);
+        if (!drawItemPanel(p, opt))
+            style->drawControl(QStyle::CE_ItemViewItem, &opt, p, w);
 
         p->save();
         QRect r = opt.rect.adjusted(4, 0, -2, 0);

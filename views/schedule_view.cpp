@@ -1,6 +1,7 @@
 // Schedule view: table of steps, the spin-box delegate for split factors, delete/move.
 #include "schedule_view.h"
 
+#include "item_panel.h"
 #include "live_label.h"
 #include "static_text_cache.h"
 
@@ -100,9 +101,13 @@ public:
         const QWidget* w = opt.widget;
         QStyle* style = w ? w->style() : QApplication::style();
         const QString text = opt.text;
-        const QRect textRect = style->subElementRect(QStyle::SE_ItemViewItemText, &opt, w);
+        // A cell without icon or check box: its text fills it (what the style's item layout,
+        // the dearer part of a repaint, would compute).
+        const bool plain = !(opt.features & (QStyleOptionViewItem::HasDecoration | QStyleOptionViewItem::HasCheckIndicator));
+        const QRect textRect = plain ? opt.rect : style->subElementRect(QStyle::SE_ItemViewItemText, &opt, w);
         opt.text.clear();
-        style->drawControl(QStyle::CE_ItemViewItem, &opt, p, w);
+        if (!drawItemPanel(p, opt))
+            style->drawControl(QStyle::CE_ItemViewItem, &opt, p, w);
         if (text.isEmpty())
             return;
         // As QCommonStyle draws an item's text: its margin, colour group, elision.
