@@ -109,9 +109,14 @@ QVariant DiagnosticsModel::data(const QModelIndex& index, int role) const
     case Qt::DecorationRole:
         if (index.column() != SeverityColumn)
             return {};
-        return QApplication::style()->standardIcon(r.severity == Severity::Error     ? QStyle::SP_MessageBoxCritical
-                                                   : r.severity == Severity::Warning ? QStyle::SP_MessageBoxWarning
-                                                                                     : QStyle::SP_MessageBoxInformation);
+    {
+        const int k = r.severity == Severity::Error ? 0 : r.severity == Severity::Warning ? 1 : 2;
+        if (m_icons[k].isNull())
+            m_icons[k] = QApplication::style()->standardIcon(k == 0   ? QStyle::SP_MessageBoxCritical
+                                                             : k == 1 ? QStyle::SP_MessageBoxWarning
+                                                                      : QStyle::SP_MessageBoxInformation);
+        return m_icons[k];
+    }
     case Qt::ForegroundRole:
         if (index.column() == SeverityColumn)
             return QBrush(r.severity == Severity::Error ? QColor(0xb0, 0, 0) : r.severity == Severity::Warning ? QColor(0x9e, 0x6a, 0) : QColor(0x15, 0x65, 0xc0));

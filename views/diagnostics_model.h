@@ -6,6 +6,7 @@
 #include "snapshot.h"
 
 #include <QAbstractTableModel>
+#include <QIcon>
 #include <QStringList>
 
 #include <optional>
@@ -50,6 +51,7 @@ public:
 
 private:
     std::vector<DiagnosticRow> m_rows;
+    mutable QIcon m_icons[3];   ///< per severity, made once (the style draws them anew for each)
 };
 
 } // namespace loopscope::ui

@@ -1,17 +1,81 @@
 // Diagnostics view.
 #include "diagnostics_view.h"
 
+#include "item_panel.h"
 #include "live_label.h"
+#include "static_text_cache.h"
 
+#include <QApplication>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QPushButton>
 #include <QKeyEvent>
 #include <QLabel>
+#include <QPainter>
+#include <QStyledItemDelegate>
 #include <QTableView>
 #include <QVBoxLayout>
 
 namespace loopscope::ui {
+
+namespace {
+/// The message column: wrapped sentences drawn from shaped texts kept per width, and their
+/// heights remembered (the default delegate laid every message out again at every repaint
+/// and every row measure, which made a raised Diagnostics tab the dearest part of an edit).
+class MessageDelegate : public QStyledItemDelegate {
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+
+    void paint(QPainter* p, const QStyleOptionViewItem& option, const QModelIndex& index) const override
+    {
+        QStyleOptionViewItem opt = option;
+        initStyleOption(&opt, index);
+        const QString text = opt.text;
+        opt.text.clear();
+        if (!drawItemPanel(p, opt)) {
+            QStyledItemDelegate::paint(p, option, index);
+            return;
+        }
+        const QStaticText& t = m_texts.text(text, opt.font, textWidth(opt));
+        const int margin = textMargin(opt);
+        const QRect r = opt.rect.adjusted(margin, 0, -margin, 0);
+        p->save();
+        p->setClipRect(opt.rect);
+        p->setFont(opt.font);
+        const QPalette::ColorGroup group = !(opt.state & QStyle::State_Enabled) ? QPalette::Disabled
+                                           : (opt.state & QStyle::State_Active) ? QPalette::Normal
+                                                                                 : QPalette::Inactive;
+        p->setPen(opt.palette.color(group, (opt.state & QStyle::State_Selected) ? QPalette::HighlightedText : QPalette::Text));
+        p->drawStaticText(QPointF(r.left(), r.top() + std::max(0.0, (r.height() - t.size().height()) / 2)), t);
+        p->restore();
+    }
+
+    QSize sizeHint(const QStyleOptionViewItem& option, const QModelIndex& index) const override
+    {
+        QStyleOptionViewItem opt = option;
+        initStyleOption(&opt, index);
+        const QStaticText& t = m_texts.text(opt.text, opt.font, textWidth(opt));
+        const int margin = textMargin(opt);
+        const QSize text = t.size().toSize();
+        return QSize(text.width() + 2 * margin, std::max(text.height(), QFontMetrics(opt.font).height()) + 2);
+    }
+
+private:
+    static int textMargin(const QStyleOptionViewItem& opt)
+    {
+        const QWidget* w = opt.widget;
+        return (w ? w->style() : QApplication::style())->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, w) + 1;
+    }
+    /// The width the text wraps to: the cell's, less the margins (a row measured before the
+    /// column has a width wraps nowhere).
+    static int textWidth(const QStyleOptionViewItem& opt)
+    {
+        return opt.rect.width() > 0 ? std::max(1, opt.rect.width() - 2 * textMargin(opt)) : -1;
+    }
+
+    mutable StaticTextCache m_texts;
+};
+} // namespace
 
 DiagnosticsView::DiagnosticsView(QWidget* parent) : QWidget(parent), m_model(new DiagnosticsModel(this))
 {
@@ -30,6 +94,7 @@ DiagnosticsView::DiagnosticsView(QWidget* parent) : QWidget(parent), m_model(new
     layout->addLayout(top);
     m_table = new QTableView(this);
     m_table->setModel(m_model);
+    m_table->setItemDelegateForColumn(DiagnosticsModel::MessageColumn, new MessageDelegate(m_table));
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);

@@ -15,8 +15,9 @@ class StaticTextCache {
 public:
     explicit StaticTextCache(int capacity = 4096) : m_capacity(capacity) {}
 
-    /// The text laid out in `font` (the cache starts again when the font changes).
-    const QStaticText& text(const QString& text, const QFont& font);
+    /// The text laid out in `font` (the cache starts again when the font changes); with a
+    /// `wrapWidth` of 0 or more, wrapped at word boundaries to lines of that many pixels.
+    const QStaticText& text(const QString& text, const QFont& font, int wrapWidth = -1);
     /// Width of the laid-out text in pixels.
     double width(const QString& s, const QFont& font) { return text(s, font).size().width(); }
     void clear() { m_texts.clear(); }
