@@ -30,22 +30,15 @@ public:
     {
         QStyleOptionViewItem opt = option;
         initStyleOption(&opt, index);
-        const QString text = opt.text;
-        opt.text.clear();
-        if (!drawItemPanel(p, opt)) {
-            QStyledItemDelegate::paint(p, option, index);
-            return;
-        }
+        QRect textRect;
+        const QString text = drawItemBackground(p, opt, &textRect);
         const QStaticText& t = m_texts.text(text, opt.font, textWidth(opt));
-        const int margin = textMargin(opt);
-        const QRect r = opt.rect.adjusted(margin, 0, -margin, 0);
+        const int margin = itemTextMargin(opt);
+        const QRect r = textRect.adjusted(margin, 0, -margin, 0);
         p->save();
         p->setClipRect(opt.rect);
         p->setFont(opt.font);
-        const QPalette::ColorGroup group = !(opt.state & QStyle::State_Enabled) ? QPalette::Disabled
-                                           : (opt.state & QStyle::State_Active) ? QPalette::Normal
-                                                                                 : QPalette::Inactive;
-        p->setPen(opt.palette.color(group, (opt.state & QStyle::State_Selected) ? QPalette::HighlightedText : QPalette::Text));
+        p->setPen(itemTextColor(opt));
         p->drawStaticText(QPointF(r.left(), r.top() + std::max(0.0, (r.height() - t.size().height()) / 2)), t);
         p->restore();
     }
@@ -55,22 +48,17 @@ public:
         QStyleOptionViewItem opt = option;
         initStyleOption(&opt, index);
         const QStaticText& t = m_texts.text(opt.text, opt.font, textWidth(opt));
-        const int margin = textMargin(opt);
+        const int margin = itemTextMargin(opt);
         const QSize text = t.size().toSize();
         return QSize(text.width() + 2 * margin, std::max(text.height(), QFontMetrics(opt.font).height()) + 2);
     }
 
 private:
-    static int textMargin(const QStyleOptionViewItem& opt)
-    {
-        const QWidget* w = opt.widget;
-        return (w ? w->style() : QApplication::style())->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, w) + 1;
-    }
     /// The width the text wraps to: the cell's, less the margins (a row measured before the
     /// column has a width wraps nowhere).
     static int textWidth(const QStyleOptionViewItem& opt)
     {
-        return opt.rect.width() > 0 ? std::max(1, opt.rect.width() - 2 * textMargin(opt)) : -1;
+        return opt.rect.width() > 0 ? std::max(1, opt.rect.width() - 2 * itemTextMargin(opt)) : -1;
     }
 
     mutable StaticTextCache m_texts;

@@ -28,4 +28,35 @@ bool drawItemPanel(QPainter* painter, const QStyleOptionViewItem& option)
     return true;
 }
 
+QString drawItemBackground(QPainter* painter, QStyleOptionViewItem& option, QRect* textRect)
+{
+    const QWidget* w = option.widget;
+    QStyle* style = w ? w->style() : QApplication::style();
+    QString text = option.text;
+    // A cell without icon or check box: its text fills it (what the style's item layout, the
+    // dearer part of a repaint, would compute).
+    if (textRect)
+        *textRect = (option.features & (QStyleOptionViewItem::HasDecoration | QStyleOptionViewItem::HasCheckIndicator))
+                        ? style->subElementRect(QStyle::SE_ItemViewItemText, &option, w)
+                        : option.rect;
+    option.text.clear();
+    if (!drawItemPanel(painter, option))
+        style->drawControl(QStyle::CE_ItemViewItem, &option, painter, w);
+    return text;
+}
+
+QColor itemTextColor(const QStyleOptionViewItem& option)
+{
+    const QPalette::ColorGroup group = !(option.state & QStyle::State_Enabled) ? QPalette::Disabled
+                                       : (option.state & QStyle::State_Active) ? QPalette::Normal
+                                                                               : QPalette::Inactive;
+    return option.palette.color(group, (option.state & QStyle::State_Selected) ? QPalette::HighlightedText : QPalette::Text);
+}
+
+int itemTextMargin(const QStyleOptionViewItem& option)
+{
+    const QWidget* w = option.widget;
+    return (w ? w->style() : QApplication::style())->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, w) + 1;
+}
+
 } // namespace loopscope::ui

@@ -18,4 +18,15 @@ namespace loopscope::ui {
 /// with the style).
 bool drawItemPanel(QPainter* painter, const QStyleOptionViewItem& option);
 
+/// For a delegate that draws a cell's text itself: takes the text out of `option` (returned),
+/// draws the cell's background (drawItemPanel, or CE_ItemViewItem without the text for a cell
+/// with an icon or check box) and gives the rectangle the text goes in.
+QString drawItemBackground(QPainter* painter, QStyleOptionViewItem& option, QRect* textRect);
+
+/// The colour the style draws a cell's text in (its state's colour group, selected or not).
+QColor itemTextColor(const QStyleOptionViewItem& option);
+
+/// The horizontal margin the style leaves around a cell's text.
+int itemTextMargin(const QStyleOptionViewItem& option);
+
 } // namespace loopscope::ui

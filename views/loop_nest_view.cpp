@@ -73,12 +73,7 @@ public:
     {
         QStyleOptionViewItem opt = option;
         initStyleOption(&opt, index);
-        const QString code = opt.text;
-        opt.text.clear();
-        const QWidget* w = opt.widget;
-        QStyle* style = w ? w->style() : QApplication::style();
-        if (!drawItemPanel(p, opt))
-            style->drawControl(QStyle::CE_ItemViewItem, &opt, p, w);
+        const QString code = drawItemBackground(p, opt, nullptr);
 
         p->save();
         QRect r = opt.rect.adjusted(4, 0, -2, 0);

@@ -98,24 +98,13 @@ public:
     {
         QStyleOptionViewItem opt = option;
         initStyleOption(&opt, index);
-        const QWidget* w = opt.widget;
-        QStyle* style = w ? w->style() : QApplication::style();
-        const QString text = opt.text;
-        // A cell without icon or check box: its text fills it (what the style's item layout,
-        // the dearer part of a repaint, would compute).
-        const bool plain = !(opt.features & (QStyleOptionViewItem::HasDecoration | QStyleOptionViewItem::HasCheckIndicator));
-        const QRect textRect = plain ? opt.rect : style->subElementRect(QStyle::SE_ItemViewItemText, &opt, w);
-        opt.text.clear();
-        if (!drawItemPanel(p, opt))
-            style->drawControl(QStyle::CE_ItemViewItem, &opt, p, w);
+        QRect textRect;
+        const QString text = drawItemBackground(p, opt, &textRect);
         if (text.isEmpty())
             return;
         // As QCommonStyle draws an item's text: its margin, colour group, elision.
-        const int margin = style->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, w) + 1;
+        const int margin = itemTextMargin(opt);
         const QRect r = textRect.adjusted(margin, 0, -margin, 0);
-        const QPalette::ColorGroup group = !(opt.state & QStyle::State_Enabled) ? QPalette::Disabled
-                                           : (opt.state & QStyle::State_Active) ? QPalette::Normal
-                                                                                 : QPalette::Inactive;
         StaticTextCache& cache = opt.font.bold() ? m_boldTexts : m_texts;
         const QStaticText* t = &cache.text(text, opt.font);
         if (t->size().width() > r.width()) {
@@ -131,7 +120,7 @@ public:
         p->save();
         p->setClipRect(r);
         p->setFont(opt.font);
-        p->setPen(opt.palette.color(group, (opt.state & QStyle::State_Selected) ? QPalette::HighlightedText : QPalette::Text));
+        p->setPen(itemTextColor(opt));
         const double width = t->size().width();
         const double x = (opt.displayAlignment & Qt::AlignRight) ? r.right() + 1 - width
                          : (opt.displayAlignment & Qt::AlignHCenter) ? r.left() + (r.width() - width) / 2
