@@ -898,8 +898,9 @@ void MainWindow::measure()
     const int revision = s.revision;
     const double macs = double(s.report->macs);
     const double cycles = double(s.report->cycles.total);
+    const analysis::InstructionReport predicted = s.report->instructions;
     auto* watcher = new QFutureWatcher<codegen::Measurement>(this);
-    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, revision, macs, cycles] {
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, revision, macs, cycles, predicted] {
         const codegen::Measurement m = watcher->result();
         watcher->deleteLater();
         // The schedule changed while qemu ran (or an edit is being rebuilt): the count
@@ -917,12 +918,20 @@ void MainWindow::measure()
             emit measurementFinished(true, tr("Not measured: %1").arg(why));
             return;
         }
-        const QString text = tr("Measured on %1: %L2 instructions in the kernel, %3 per MAC (the model estimates %L4 cycles, %5 per MAC)")
-                                 .arg(qs(m.machine))
-                                 .arg(m.kernelInstructions)
-                                 .arg(macs > 0 ? double(m.kernelInstructions) / macs : 0.0, 0, 'f', 2)
-                                 .arg(qlonglong(cycles))
-                                 .arg(macs > 0 ? cycles / macs : 0.0, 0, 'f', 2);
+        // Beside the count, the figure that predicts it (the instruction model, kernel and
+        // copies apart as measured) and the cost model's cycles, which count less.
+        QString text = tr("Measured on %1: %L2 instructions in the kernel, %3 per MAC, and %L4 in the copies")
+                           .arg(qs(m.machine))
+                           .arg(m.kernelInstructions)
+                           .arg(macs > 0 ? double(m.kernelInstructions) / macs : 0.0, 0, 'f', 2)
+                           .arg(m.copyInstructions);
+        if (predicted.available && m.kernelInstructions > 0)
+            text += tr("; predicted %L1 and %L2 (kernel %3%4%)")
+                        .arg(qlonglong(predicted.kernel))
+                        .arg(qlonglong(predicted.copies))
+                        .arg(predicted.kernel >= m.kernelInstructions ? QStringLiteral("+") : QString())
+                        .arg((double(predicted.kernel) / double(m.kernelInstructions) - 1.0) * 100.0, 0, 'f', 1);
+        text += tr(" (the model estimates %L1 cycles, %2 per MAC)").arg(qlonglong(cycles)).arg(macs > 0 ? cycles / macs : 0.0, 0, 'f', 2);
         m_cost->setMeasurement(revision, text);
         // The document is the schedule measured: the workspace keeps the count when it is a
         // variant's, and says why not otherwise.
