@@ -1004,8 +1004,10 @@ private:
                 if (d.before <= 0 || d.after > d.before - d.before / 10)
                     continue;
                 const int64_t percent = (d.before - d.after) * 100 / d.before;
+                // With several stages the step names its stage (the app applies the suggestion as written).
+                const std::string where = m_k.stages.size() > 1 ? "stage: \"" + m_k.stages[s.stage].name + "\", " : "";
                 out.push_back({Severity::Hint, "dsp-path",
-                               "reduction loop " + s.name + " runs one scalar multiply-accumulate per iteration; vectorize {loop: " + bareLoopName(s.name)
+                               "reduction loop " + s.name + " runs one scalar multiply-accumulate per iteration; vectorize {" + where + "loop: " + bareLoopName(s.name)
                                    + "} lets the generated code use the Arm DSP path (SMLAD: two per instruction): the instruction model predicts "
                                    + std::to_string(d.before) + " instructions as scheduled and " + std::to_string(d.after) + " with it (" + std::to_string(percent)
                                    + "% fewer)",
