@@ -204,6 +204,9 @@ private:
                 ? QObject::tr("Padding guard: reads outside the input are zero and skipped.")
                 : why == lower::Cond::Why::Region
                 ? QObject::tr("Region guard: only the part of the tile that exists is computed.")
+                : why == lower::Cond::Why::Slide
+                ? QObject::tr("Sliding window: the first iteration fetches the whole tile, later ones\n"
+                              "only the part the previous tile did not hold (the rest stays in place).")
                 : QObject::tr("Partial tile: the split factor does not divide the extent, so the last\n"
                               "tile is smaller and this guard skips the missing iterations.");
             const int row = add(std::move(r));

@@ -913,7 +913,9 @@ private:
             const Stmt& s = m_n.stmts[c.stmt];
             const Buffer& dst = m_n.buffers[c.dst];
             const Buffer& cacheBuf = dst.role == Buffer::Role::Cache ? dst : m_n.buffers[c.src];
-            if (cacheBuf.role != Buffer::Role::Cache || cacheBuf.write)
+            // A sliding cache's fills move along its loop by construction (sched/slide.h); its
+            // whole-tile fill runs once per entry into that loop.
+            if (cacheBuf.role != Buffer::Role::Cache || cacheBuf.write || s.slidePart >= 0)
                 continue;
             std::vector<int> used;
             for (IndexId e : s.region.min)

@@ -374,7 +374,7 @@ IndexId CWriter::flat(int b, const std::vector<IndexId>& global)
         if (origin != kNoIndex && named != names.end())
             origin = m_ix.slot(named->second);
         IndexId rel = origin == kNoIndex ? g : m_ix.sub(g, origin);
-        IndexId local = m_ix.div(rel, buf.step[d]);
+        IndexId local = d == buf.rollDim ? lower::rollingIndex(m_ix, g, buf.shape[d], m_n.slotExtents) : m_ix.div(rel, buf.step[d]);
         off = m_ix.add(m_ix.mul(off, buf.shape[d]), local);
     }
     return off;

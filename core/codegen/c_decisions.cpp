@@ -63,6 +63,14 @@ BufferOffset bufferOffset(const LoopNest& nest, int buffer, const std::vector<In
     for (size_t i = 0; i < dims; ++i) {
         const int d = b.order.empty() ? static_cast<int>(i) : b.order[i];  // b.storageOrder(), not copied
         const int64_t stride = bufferStride(b, static_cast<size_t>(d), b.step[d]);
+        if (d == b.rollDim) {
+            // A rolling buffer's row: the index modulo the rows kept, computed where the index
+            // changes (not in the loop along the row). It stays "linear" for the DSP path,
+            // which checks that the vectorized loop does not move the row.
+            if (d < static_cast<int>(index.size()))
+                out.nonlinear.push_back(index[d]);
+            continue;
+        }
         BufferOffset rel;
         std::vector<std::pair<IndexId, int64_t>> atoms;
         if (d < static_cast<int>(index.size()))
@@ -205,7 +213,10 @@ std::optional<DspLoop> decideDsp(const LoopNest& n, const Stmt& s, std::string& 
             continue;
         const BufferOffset off = bufferOffset(n, o->load->buffer, o->load->index);
         o->stride = off.coefficient(s.slot);
-        if (!off.pureLinear || o->stride == 0) {
+        std::vector<int> moved;
+        for (IndexId e : off.nonlinear)
+            n.index.slotsOf(e, moved);
+        if (!off.pureLinear || o->stride == 0 || std::find(moved.begin(), moved.end(), s.slot) != moved.end()) {
             why = "an operand is not affine in the vectorized loop";
             return std::nullopt;
         }
@@ -276,12 +287,15 @@ CopyShape copyShape(const LoopNest& n, const Stmt& s)
     // Rows are the contiguous run of trailing dimensions when the last one is contiguous in both
     // buffers (then the dimension before the run gives the row count), else single elements
     // along the last dimension.
-    c.rowContiguous = stride(src, last) == 1 && stride(dst, last) == 1;
+    // A rolling buffer's rows wrap around: its rolling dimension is never part of a run, nor the
+    // row dimension of one call; the calls loop over it.
+    const int roll = std::max(src.rollDim, dst.rollDim);
+    c.rowContiguous = stride(src, last) == 1 && stride(dst, last) == 1 && roll != static_cast<int>(last);
     if (c.rowContiguous) {
         c.runStart = last;
         // A dimension joins the run when the one inside it is whole in both buffers: its count
         // is static and its neighbours are that many elements apart in both.
-        while (c.runStart > 0) {
+        while (c.runStart > 0 && static_cast<int>(c.runStart) - 1 != roll) {
             const size_t d = c.runStart;
             int64_t count = 0;
             if (!n.index.isConst(s.region.count[d], &count) || stride(src, d - 1) != count * stride(src, d)
@@ -290,9 +304,12 @@ CopyShape copyShape(const LoopNest& n, const Stmt& s)
             c.runInnerElements *= count;
             --c.runStart;
         }
-        c.hasRowDim = c.runStart >= 1;
+        c.hasRowDim = c.runStart >= 1 && static_cast<int>(c.runStart) - 1 != roll;
         c.rowDim = c.hasRowDim ? c.runStart - 1 : 0;
-        c.outerDims = c.rowDim;
+        c.outerDims = c.hasRowDim ? c.rowDim : c.runStart;
+    } else if (roll == static_cast<int>(last)) {
+        c.hasRowDim = false;  // one element per call, every dimension looped
+        c.outerDims = dims;
     } else {
         c.hasRowDim = true;
         c.rowDim = last;

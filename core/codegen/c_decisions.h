@@ -83,7 +83,8 @@ struct BufferOffset {
     int64_t constant = 0;
     bool base = false;              ///< a non-affine origin (a local computed at the allocation) is added
     std::vector<lower::IndexId> nonlinear;  ///< division/modulo/min/max terms recomputed where they change
-    bool pureLinear = true;         ///< no nonlinear terms (the DSP path needs this)
+                                            ///< (a rolling buffer's row index: the index along its rollDim)
+    bool pureLinear = true;         ///< no nonlinear terms but a rolling buffer's row (the DSP path needs this)
 
     int64_t coefficient(int slot) const { return coeff[slot]; }
 };

@@ -45,6 +45,35 @@ void IndexPool::linearize(IndexId id, int64_t scale, std::vector<Term>& terms, i
 IndexId IndexPool::constant(int64_t v) { return linear({}, v); }
 IndexId IndexPool::slot(int s) { return linear({{s, 1}}, 0); }
 
+IndexId IndexPool::substitute(IndexId id, int s, IndexId with)
+{
+    const Node n = m_nodes[id];  // a copy: the pool grows below
+    switch (n.op) {
+    case Node::Op::Linear: {
+        IndexId out = constant(n.constant);
+        for (const Term& t : n.terms) {
+            const IndexId atom = t.atom >= 0 ? (t.atom == s ? with : slot(t.atom)) : substitute(-t.atom - 1, s, with);
+            out = add(out, mul(atom, t.coeff));
+        }
+        return out;
+    }
+    case Node::Op::Div: return div(substitute(n.a, s, with), n.constant);
+    case Node::Op::Mod: return mod(substitute(n.a, s, with), n.constant);
+    case Node::Op::Min: return min(substitute(n.a, s, with), substitute(n.b, s, with));
+    case Node::Op::Max: return max(substitute(n.a, s, with), substitute(n.b, s, with));
+    }
+    return id;
+}
+
+IndexId rollingIndex(IndexPool& index, IndexId global, int64_t extent, const std::vector<int64_t>& slotExtents)
+{
+    // A multiple of the extent keeps the operand non-negative (a padded access's index can
+    // be below 0 where its guard skips it), so C's % is the floor modulo.
+    const int64_t lo = index.bounds(global, slotExtents).first;
+    const int64_t lift = lo < 0 ? (-lo + extent - 1) / extent * extent : 0;
+    return index.mod(index.addConst(global, lift), extent);
+}
+
 bool IndexPool::isPureLinear(IndexId id) const
 {
     const Node& n = m_nodes[id];
@@ -369,8 +398,18 @@ std::vector<int> Buffer::storageOrder() const
     return out;
 }
 
+std::string slideLoopName(const LoopNest& nest, const Buffer& buffer)
+{
+    for (const Stmt& s : nest.stmts)
+        if (s.kind == Stmt::Kind::For && s.stage == buffer.atStage && s.var == buffer.atVar)
+            return s.name;
+    return "?";
+}
+
 IndexId LoopNest::localIndex(const Buffer& b, int dim, IndexId global)
 {
+    if (dim == b.rollDim)
+        return rollingIndex(index, global, b.shape[dim], slotExtents);
     IndexId rel = b.origin[dim] == kNoIndex ? global : index.sub(global, b.origin[dim]);
     return index.div(rel, b.step[dim]);
 }

@@ -48,6 +48,8 @@ public:
     IndexId mod(IndexId a, int64_t c);   ///< floor modulo by a positive constant
     IndexId min(IndexId a, IndexId b);
     IndexId max(IndexId a, IndexId b);
+    /// `id` with slot `s` replaced by the expression `with` (a sliding cache's previous tile).
+    IndexId substitute(IndexId id, int s, IndexId with);
 
     bool isConst(IndexId id, int64_t* value = nullptr) const;
     /// A linear combination of slots only (no min, max, division or modulo inside).
@@ -72,6 +74,10 @@ private:
     void linearize(IndexId id, int64_t scale, std::vector<Term>& terms, int64_t& c) const;
     std::vector<Node> m_nodes;
 };
+
+/// The local index along a rolling buffer's rolling dimension: global mod extent, written with a
+/// non-negative operand.
+IndexId rollingIndex(IndexPool& index, IndexId global, int64_t extent, const std::vector<int64_t>& slotExtents);
 
 /// Value expressions computed by the stage body, over register temporaries.
 struct ValueNode {
@@ -106,6 +112,11 @@ struct Buffer {
     /// every load of T in the stage computes `T[...] + c` (sched::widenedOffset), so the stage's
     /// values drop that addition. Copies convert `dst = src - src.valueOffset + dst.valueOffset`.
     int64_t valueOffset = 0;
+    /// A sliding cache (sched::CacheStage::slideVar) is a rolling buffer along this dimension:
+    /// global index g lives at local index g mod shape[rollDim] (its origin there is kNoIndex), so
+    /// the rows one iteration keeps stay where they are and the new ones take the places of the
+    /// rows it no longer needs. -1: an ordinary buffer.
+    int rollDim = -1;
 
     /// Dimensions in storage order.
     std::vector<int> storageOrder() const;
@@ -128,7 +139,8 @@ struct Cond {
     IndexId expr = kNoIndex;
     IndexId lo = kNoIndex;
     IndexId hi = kNoIndex;
-    enum class Why { PartialTile, Padding, Region } why = Why::PartialTile;
+    /// Slide: the first or a later iteration of a sliding cache's loop (its fills).
+    enum class Why { PartialTile, Padding, Region, Slide } why = Why::PartialTile;
 };
 
 struct Stmt {
@@ -165,6 +177,9 @@ struct Stmt {
     // Copy (source), AccStore (accumulator), AccInit (bias buffer or -1)
     int src = -1;
     bool doubleBuffer = false;      ///< Copy: prefetched into a ping-pong double buffer (pingPongBuffers)
+    /// Copy into a sliding cache: 0 the whole tile (its loop's first iteration), 1 only the part
+    /// the previous iteration's tile did not hold; -1 an ordinary copy.
+    int slidePart = -1;
     Region region;                  ///< Copy
     std::vector<IndexId> index;     ///< index into `buffer` (global tensor index, or loop
                                     ///< index for accumulators)
@@ -238,7 +253,8 @@ struct LoopNest {
     std::vector<uint8_t> foldedValues;         ///< per value: an `x + offset` of a fold (the C export reads x alone)
     int root = -1;
 
-    /// Local (buffer) index of a global tensor index in a buffer, per dimension.
+    /// Local (buffer) index of a global tensor index in a buffer, per dimension (modulo the
+    /// extent along a rolling buffer's rollDim).
     IndexId localIndex(const Buffer& b, int dim, IndexId global);
     /// Whether value `v` is `x + offset` whose offset the C export folds into the bias.
     bool offsetFolded(int v) const { return v >= 0 && static_cast<size_t>(v) < foldedValues.size() && foldedValues[v] != 0; }
@@ -246,6 +262,9 @@ struct LoopNest {
 
 /// Lowers a scheduled program to its loop nest.
 LoopNest lower(const sched::Program& program);
+
+/// The name of the loop a sliding cache's buffer slides along (Buffer::rollDim >= 0).
+std::string slideLoopName(const LoopNest& nest, const Buffer& buffer);
 
 /// Readable pseudo-code of a loop nest, stable for golden tests.
 std::string print(const LoopNest& nest);

@@ -3,6 +3,7 @@
 #include "lower/loop_nest.h"
 #include "lower/offset_fold.h"
 #include "lower/tensorize_lower.h"
+#include "sched/slide.h"
 
 #include <algorithm>
 #include <map>
@@ -27,6 +28,7 @@ struct Interval {
 /// A box of a tensor seen from some depth of a stage's nest.
 struct Box {
     Region region;              ///< clipped min / count / step
+    std::vector<IndexId> hi;    ///< clipped last index per dimension (below min when empty)
     std::vector<int64_t> shape; ///< static elements per dimension
 };
 
@@ -328,6 +330,7 @@ private:
                 count = ix().max(ix().constant(0), count);
             clamp = clampAll;
             b.region.min.push_back(lo);
+            b.hi.push_back(hi);
             b.region.count.push_back(count);
             b.region.step.push_back(step);
             int64_t full = (t.shape[d] - 1) / step + 1;
@@ -600,20 +603,31 @@ private:
         const int n = static_cast<int>(sched.order.size());
         size_t scopeMark = m_scope.size();
 
-        // 1. guards at this depth
-        std::vector<Cond> conds;
+        // 1. guards at this depth. The fills of a sliding cache go inside the partial-tile guards
+        //    but outside the padding ones: an iteration whose terms all fall in the padding
+        //    still fetches its new rows, which the next iteration keeps.
+        const int var = depth >= 0 ? sched.order[depth] : -1;
+        std::vector<int> sliding;
+        for (const auto& [ci, info] : m_slides)
+            if (m_p.caches[ci].stage == c.s && m_p.caches[ci].var == var && var >= 0)
+                sliding.push_back(ci);
+        std::vector<Cond> conds, padding;
         for (const auto& g : c.guards)
             if (g.depth == depth)
-                conds.push_back(g.cond);
-        conds = needed(conds);
-        if (!conds.empty()) {
-            int ifs = newStmt(Stmt::Kind::If);
-            m_n.stmts[ifs].conds = conds;
-            m_n.stmts[ifs].stage = c.s;
-            append(block, ifs);
-            block = ifs;
+                (!sliding.empty() && g.cond.why == Cond::Why::Padding ? padding : conds).push_back(g.cond);
+        for (std::vector<Cond>* part : {&conds, &padding}) {
+            if (part == &padding)
+                for (int ci : sliding)
+                    emitSlideFills(c, ci, block);
+            *part = needed(*part);
+            if (!part->empty()) {
+                int ifs = newStmt(Stmt::Kind::If);
+                m_n.stmts[ifs].conds = *part;
+                m_n.stmts[ifs].stage = c.s;
+                append(block, ifs);
+                block = ifs;
+            }
         }
-        const int var = depth >= 0 ? sched.order[depth] : -1;
 
         // 2. producers computed here
         for (size_t p = 0; p < m_p.stages.size(); ++p) {
@@ -646,7 +660,7 @@ private:
         // 3. cache stages placed here, outer levels first
         std::vector<int> caches;
         for (size_t i = 0; i < m_p.caches.size(); ++i)
-            if (m_p.caches[i].stage == c.s && m_p.caches[i].var == var)
+            if (m_p.caches[i].stage == c.s && m_p.caches[i].var == var && m_p.caches[i].slideVar < 0)
                 caches.push_back(static_cast<int>(i));
         std::stable_sort(caches.begin(), caches.end(), [&](int a, int b) {
             return std::pair(m_p.caches[a].level, m_p.caches[a].tensor) < std::pair(m_p.caches[b].level, m_p.caches[b].tensor);
@@ -716,6 +730,10 @@ private:
             block = alloc;
             m_scope.push_back(bid);
         }
+
+        // 3b. sliding caches of the next loop: their buffer lives across its iterations.
+        if (depth + 1 < n)
+            block = allocSlides(c, depth + 1, block);
 
         // 4. the accumulator: one element per iteration of the spatial loops inside the
         //    outermost reduction loop, initialised before it and stored after it.
@@ -825,6 +843,148 @@ private:
         for (auto it = writeBacks.rbegin(); it != writeBacks.rend(); ++it)
             append(it->first, it->second);
         m_scope.resize(scopeMark);
+    }
+
+    // ---- sliding caches (sched/slide.h) ----------------------------------------------------
+
+    /// A sliding cache's buffer: allocated outside its loop, rolling along one dimension.
+    struct SlideInfo {
+        int buffer = -1;
+        int src = -1;
+        Region region;          ///< the whole tile of one iteration of the loop
+        IndexId hi = kNoIndex;  ///< its last index along `dim`
+        int dim = -1;
+    };
+
+    /// Allocates, in the body of the loop at depth - 1 (the stage's root at 0), the buffers of the
+    /// sliding caches of the loop at `depth`; returns the block inside them.
+    int allocSlides(Ctx& c, int depth, int block)
+    {
+        const auto& sched = m_p.stages[c.s];
+        const ir::Stage& st = m_k.stages[c.s];
+        const int var = sched.order[depth];
+        for (size_t i = 0; i < m_p.caches.size(); ++i) {
+            const sched::CacheStage& cs = m_p.caches[i];
+            if (cs.stage != c.s || cs.var != var || cs.slideVar != var)
+                continue;
+            sched::SlideGeometry g;
+            if (sched::checkSlide(m_p, static_cast<int>(i), &g))
+                continue;  // apply() refuses such a cache; never reached
+            Box bx = box(c, accessesOf(c, cs.tensor), depth, st.padZero, false);
+            SlideInfo info;
+            info.src = lookup(cs.tensor, c.s);
+            info.region = bx.region;
+            info.hi = bx.hi[g.dim];
+            info.dim = g.dim;
+            Buffer b;
+            b.name = m_k.tensors[cs.tensor].name + "_" + levelName(cs.level);
+            b.tensor = cs.tensor;
+            b.level = cs.level;
+            b.dtype = cs.dtype ? *cs.dtype : m_k.tensors[cs.tensor].dtype;
+            if (cs.dtype)
+                b.valueOffset = sched::widenedOffset(m_p, c.s, cs.tensor);
+            b.role = Buffer::Role::Cache;
+            b.ownerStage = c.s;
+            b.cache = static_cast<int>(i);
+            b.atStage = c.s;
+            b.atVar = var;
+            b.shape = bx.shape;
+            // A power-of-two number of rows makes the row index an AND instead of a modulo (on
+            // a Cortex-M7 the modulo by 3 of a 3x3 convolution's band costs more than it saves
+            // in copies); taken when it costs at most a third more rows (3 -> 4, 6 -> 8).
+            int64_t rows = 1;
+            while (rows < b.shape[g.dim])
+                rows *= 2;
+            if (rows * 3 <= b.shape[g.dim] * 4)
+                b.shape[g.dim] = rows;
+            b.step = bx.region.step;
+            b.origin = bx.region.min;
+            b.origin[g.dim] = kNoIndex;  // rolling: the row's place is its index modulo the rows kept
+            b.rollDim = g.dim;
+            b.order = cs.layout;
+            info.buffer = addBuffer(std::move(b));
+            int alloc = newStmt(Stmt::Kind::Alloc);
+            m_n.stmts[alloc].buffer = info.buffer;
+            m_n.stmts[alloc].stage = c.s;
+            append(block, alloc);
+            block = alloc;
+            m_scope.push_back(info.buffer);
+            m_slides[static_cast<int>(i)] = info;
+        }
+        return block;
+    }
+
+    /// The fills of sliding cache `ci` in its loop's body: the whole tile on the loop's first
+    /// iteration, afterwards the part past the previous iteration's tile along the rolling dimension.
+    void emitSlideFills(Ctx& c, int ci, int block)
+    {
+        const SlideInfo& info = m_slides.at(ci);
+        const int x = c.slot[m_p.caches[ci].var];
+        const int d = info.dim;
+        for (int part = 0; part < 2; ++part) {
+            Region r = info.region;
+            if (part == 0) {
+                // The loop's first iteration: its counter is 0 there.
+                for (size_t k = 0; k < r.min.size(); ++k) {
+                    r.min[k] = ix().substitute(r.min[k], x, ix().constant(0));
+                    r.count[k] = ix().substitute(r.count[k], x, ix().constant(0));
+                }
+            } else {
+                // New rows: past the last row of the previous tile, up to the last of this one.
+                const IndexId lo = r.min[d];
+                const IndexId end = ix().addConst(info.hi, 1);  // one past the last row (unit step)
+                const IndexId prevEnd = ix().substitute(end, x, ix().addConst(ix().slot(x), -1));
+                r.min[d] = notBelow(prevEnd, lo, x) ? prevEnd : ix().max(lo, prevEnd);
+                r.count[d] = ix().sub(end, r.min[d]);
+            }
+            int ifs = newStmt(Stmt::Kind::If);
+            Cond cond;
+            cond.expr = ix().slot(x);
+            cond.lo = ix().constant(part);
+            cond.hi = part == 0 ? ix().constant(0) : kNoIndex;
+            cond.why = Cond::Why::Slide;
+            m_n.stmts[ifs].conds = {cond};
+            m_n.stmts[ifs].stage = c.s;
+            append(block, ifs);
+            int copy = newStmt(Stmt::Kind::Copy);
+            Stmt& cp = m_n.stmts[copy];
+            cp.stage = c.s;
+            cp.region = r;
+            cp.src = info.src;
+            cp.buffer = info.buffer;
+            cp.slidePart = part;
+            append(ifs, copy);
+        }
+    }
+
+    /// Whether a >= b whenever slot x is at least 1 (every slot they read enumerated over its
+    /// loop; false when that is too many points to try).
+    bool notBelow(IndexId a, IndexId b, int x)
+    {
+        const IndexId diff = ix().sub(a, b);
+        int64_t k = 0;
+        if (ix().isConst(diff, &k))
+            return k >= 0;
+        std::vector<int> slots;
+        ix().slotsOf(diff, slots);
+        std::sort(slots.begin(), slots.end());
+        slots.erase(std::unique(slots.begin(), slots.end()), slots.end());
+        int64_t points = 1;
+        for (int s : slots)
+            points *= std::max<int64_t>(1, m_n.slotExtents[s]);
+        if (points > (int64_t(1) << 16))
+            return false;
+        std::vector<int64_t> values(m_n.slotExtents.size(), 0);
+        for (int64_t p = 0; p < points; ++p) {
+            int64_t rest = p;
+            for (int s : slots) {
+                values[s] = rest % std::max<int64_t>(1, m_n.slotExtents[s]);
+                rest /= std::max<int64_t>(1, m_n.slotExtents[s]);
+            }
+            if (values[x] >= 1 && ix().eval(diff, values.data()) < 0)
+                return false;
+        }
+        return true;
     }
 
     /// The accumulator of a tensorized stage: its cache_write tile in the accumulator level, int32,
@@ -1057,6 +1217,7 @@ private:
     LoopNest m_n;
     std::vector<int> m_home;
     std::vector<int> m_scope;
+    std::map<int, SlideInfo> m_slides;  ///< sliding cache -> its buffer, allocated outside its loop
 };
 
 } // namespace

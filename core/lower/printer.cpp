@@ -138,7 +138,8 @@ private:
                     part += " <= " + ix(c.hi);
                 cond += (cond.empty() ? "" : " && ") + part;
             }
-            const char* why = s.conds.front().why == Cond::Why::Padding ? "padding" : s.conds.front().why == Cond::Why::Region ? "region" : "partial tile";
+            const Cond::Why w = s.conds.front().why;
+            const char* why = w == Cond::Why::Padding ? "padding" : w == Cond::Why::Region ? "region" : w == Cond::Why::Slide ? "sliding window" : "partial tile";
             line(depth, "if " + cond + ":  // " + why);
             for (int c : s.body)
                 stmt(c, depth + 1);
@@ -159,6 +160,9 @@ private:
                           + (b.valueOffset ? ", holds " + m_n.kernel->tensors[b.tensor].name + (b.valueOffset > 0 ? " + " : " - ")
                                                  + std::to_string(b.valueOffset > 0 ? b.valueOffset : -b.valueOffset)
                                            : std::string());
+            if (b.rollDim >= 0)
+                layout += ", sliding along " + slideLoopName(m_n, b) + ": rows of dimension "
+                          + std::to_string(b.rollDim) + " kept modulo " + std::to_string(b.shape[b.rollDim]);
             if (m_pingPong[s.buffer] && !m_loops.empty())
                 m_halfSlot[s.buffer] = m_loops.back();
             line(depth, "alloc " + b.name + ": " + levelName(b.level) + ' ' + ir::dtypeName(b.dtype) + shapeStr(b.shape)
@@ -172,7 +176,8 @@ private:
             const Buffer& dst = m_n.buffers[s.buffer];
             line(depth, "copy " + m_n.kernel->tensors[src.tensor].name + region(s.region) + ": " + src.name + " -> " + dst.name + "  // "
                             + levelName(src.level) + " -> " + levelName(dst.level) + (s.doubleBuffer ? ", prefetched (double buffer)" : "")
-                            + (dst.dtype != src.dtype ? ", widened by the core" : ""));
+                            + (dst.dtype != src.dtype ? ", widened by the core" : "")
+                            + (s.slidePart == 0 ? ", whole tile" : s.slidePart == 1 ? ", new part only (the rest is kept)" : ""));
             break;
         }
         case Stmt::Kind::AccInit: {

@@ -1,6 +1,7 @@
 // The schedule primitives. Each checks its preconditions (listed in its comment) and either
 // returns the new program or a ScheduleError naming the loops/tensors involved.
 #include "sched/program.h"
+#include "sched/slide.h"
 #include "sched/tensorize.h"
 
 #include <algorithm>
@@ -162,8 +163,11 @@ private:
     void reattach(int s, int from, int to)
     {
         for (auto& c : m_p.caches)
-            if (c.stage == s && c.var == from)
+            if (c.stage == s && c.var == from) {
                 c.var = to;
+                if (c.slideVar == from)
+                    c.slideVar = to;  // a sliding cache slides along the loop it sits at
+            }
         for (auto& st : m_p.stages)
             if (st.computeAt.stage == s && st.computeAt.var == from)
                 st.computeAt.var = to;
@@ -538,6 +542,16 @@ private:
             for (int64_t d : m_step.layout)
                 c.layout.push_back(static_cast<int>(d));
         }
+        if (!m_step.slide.empty()) {
+            if (write)
+                fail("cache_write can't slide: only a cache_read keeps the overlap of consecutive tiles", {m_step.slide}, {tn});
+            const LoopRef sl = loop(m_step.slide, at.stage);
+            if (sl.var != at.var)
+                fail(tn + " slides along " + m_step.slide + " but is placed " + (at.var < 0 ? std::string("at root") : "at " + m_step.at)
+                         + ": a sliding cache sits at the loop it slides along",
+                     {m_step.slide}, {tn}, "write at: " + m_step.slide + ", slide: " + m_step.slide);
+            c.slideVar = at.var;
+        }
         c.tensor = t;
         c.level = level;
         c.write = write;
@@ -747,6 +761,10 @@ private:
         for (const auto& c : m_p.caches)
             if (!c.write)
                 requireOnePattern(c.stage, c.tensor);
+        for (size_t i = 0; i < m_p.caches.size(); ++i)
+            if (m_p.caches[i].slideVar >= 0)
+                if (auto e = checkSlide(m_p, static_cast<int>(i)))
+                    fail(e->message, e->loops, e->tensors, e->detail);
         for (size_t p = 0; p < m_p.stages.size(); ++p) {
             const Attach& a = m_p.stages[p].computeAt;
             if (!a.isRoot() && !m_p.stages[p].inlined)

@@ -82,7 +82,8 @@ bool Step::operator==(const Step& o) const
 {
     return primitive == o.primitive && stage == o.stage && loops == o.loops && factor == o.factor
         && nparts == o.nparts && factors == o.factors && layout == o.layout && tensor == o.tensor && level == o.level
-        && at == o.at && producer == o.producer && intrinsic == o.intrinsic && dataflow == o.dataflow && dtype == o.dtype;
+        && at == o.at && producer == o.producer && intrinsic == o.intrinsic && dataflow == o.dataflow && dtype == o.dtype
+        && slide == o.slide;
 }
 
 std::string describe(const Step& s)
@@ -122,6 +123,8 @@ std::string describe(const Step& s)
         }
         if (!s.dtype.empty())
             os << " as " << s.dtype;
+        if (!s.slide.empty())
+            os << ", sliding along " << s.slide;
         break;
     case Primitive::ComputeAt:
         if (!s.producer.empty())

@@ -93,6 +93,11 @@ struct CacheStage {
     /// int16 pairs with one word load and no unpacking. The fill runs on the CPU
     /// (loopscope_widen_copy in the exported C), never through the DMA hooks.
     std::optional<ir::DType> dtype;
+    /// A sliding window (cache_read's `slide`): the buffer lives across the iterations of its
+    /// loop `var` (allocated in the body of the loop outside it) and keeps, along the one tensor
+    /// dimension the tile moves in, the part of the previous tile the next one overlaps; each
+    /// iteration after the first fetches only the new part. -1: refilled whole every iteration.
+    int slideVar = -1;
 };
 
 /// A kernel, a target and the result of replaying a trace. Copyable value; apply() returns a

@@ -100,7 +100,7 @@ struct Reader {
         case Primitive::Unroll:
         case Primitive::Vectorize:
         case Primitive::Parallel: return {"stage", "loop"};
-        case Primitive::CacheRead: return {"stage", "tensor", "level", "at", "layout", "dtype"};
+        case Primitive::CacheRead: return {"stage", "tensor", "level", "at", "layout", "dtype", "slide"};
         case Primitive::CacheWrite: return {"stage", "tensor", "level", "at", "layout"};
         case Primitive::ComputeAt: return {"stage", "producer", "tensor", "level", "at"};
         case Primitive::ComputeInline: return {"producer"};
@@ -176,6 +176,8 @@ struct Reader {
                 ok &= str(v, field, out.intrinsic);
             else if (key == "dtype")
                 ok &= str(v, field, out.dtype);
+            else if (key == "slide")
+                ok &= str(v, field, out.slide);
             else if (key == "dataflow")
                 ok &= str(v, field, out.dataflow);
         }
@@ -369,6 +371,8 @@ std::string formatScheduleFile(const ScheduleFile& f)
         }
         if (!s.dtype.empty())
             fields.push_back("dtype: " + quoteIfNeeded(s.dtype));
+        if (!s.slide.empty())
+            fields.push_back("slide: " + quoteIfNeeded(s.slide));
         if (!s.intrinsic.empty())
             fields.push_back("intrinsic: " + quoteIfNeeded(s.intrinsic));
         if (!s.dataflow.empty())

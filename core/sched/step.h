@@ -37,7 +37,8 @@ bool parsePrimitive(const std::string& name, Primitive& out);
 ///  - unroll/vectorize/parallel: loops[0]
 ///  - cache_read:     tensor, level, at ("root" or a loop of the reading stage), layout,
 ///                    dtype (optional "int16": an int8 tensor widened in the buffer, see
-///                    CacheStage::dtype)
+///                    CacheStage::dtype), slide (optional: the loop `at` names, along which the
+///                    buffer keeps the overlap of consecutive tiles; CacheStage::slideVar)
 ///  - cache_write:    tensor, level, at (a loop of the producing stage, or "root"), layout
 ///                    (layout: optional storage order of the tensor's dimensions in the
 ///                    buffer, outermost first, e.g. [0, 1, 3, 2]; default row-major)
@@ -65,6 +66,7 @@ struct Step {
     std::string intrinsic;  ///< tensorize
     std::string dataflow;   ///< tensorize
     std::string dtype;      ///< cache_read: the buffer's element type when it widens ("" = the tensor's)
+    std::string slide;      ///< cache_read: the loop whose consecutive tiles overlap ("" = none)
     SourceLoc loc;  ///< where the step was written (schedule file), for messages
 
     bool operator==(const Step& o) const;

@@ -103,6 +103,11 @@ private:
         const Buffer& buf = m_n.buffers[b];
         int64_t flat = 0;
         for (int d : m_order[b]) {
+            if (d == buf.rollDim) {
+                // A rolling buffer: the row's place is its index modulo the rows kept.
+                flat = flat * buf.shape[d] + ((global[d] % buf.shape[d]) + buf.shape[d]) % buf.shape[d];
+                continue;
+            }
             int64_t rel = global[d] - (buf.origin[d] == lower::kNoIndex ? 0 : m_origin[b][d]);
             int64_t local = rel / buf.step[d];
             if (rel < 0 || rel % buf.step[d] != 0 || local >= buf.shape[d]) {

@@ -140,6 +140,38 @@ TEST_P(ExportRandom, RandomSchedulesRunCleanWithSanitizers)
 
 INSTANTIATE_TEST_SUITE_P(Shards, ExportRandom, ::testing::Range(0, kShards));
 
+/// Sliding-window caches (cache_read's slide): random schedules of the convolutions whose caches
+/// can slide, exported with sanitizers: zero mismatches, and the DMA hooks move exactly the bytes
+/// the model counts (only the new part of each tile after the first).
+TEST(ExportRandom, SlidingCachesRunCleanAndMoveWhatTheModelCounts)
+{
+    const std::vector<std::pair<const char*, std::map<std::string, int64_t>>> kernels = {
+        {"conv2d_int8_tflite", {{"H", 6}, {"W", 5}, {"C", 4}, {"K", 2}}},
+        {"conv2d_s2_int8", {{"H", 7}, {"W", 6}, {"C", 2}, {"K", 3}}},
+        {"depthwise_conv_int8", {{"H", 5}, {"W", 6}, {"C", 4}}},
+        {"dwsep_conv", {{"H", 5}, {"W", 6}, {"C", 3}, {"K", 4}}},
+    };
+    const char* targets[] = {"cortex-m7", "cortex-m4"};
+    int exported = 0;
+    for (int n = 0; n < 4000 && exported < 24; ++n) {
+        const auto& [name, params] = kernels[n % kernels.size()];
+        auto kernel = ir::loadKernelFile(test::kernelPath(name), params);
+        ASSERT_TRUE(kernel.ok()) << kernel.errorText();
+        sched::Program initial = sched::Program::initial(std::make_shared<const ir::Kernel>(*kernel), test::builtinTarget(targets[n % 2]));
+        test::Rng rng(0x5117E + n * 7919);
+        sched::Program p = test::withSlides(test::randomSchedule(initial, rng, 1 + static_cast<int>(rng.below(12))));
+        bool slides = false;
+        for (const auto& c : p.caches)
+            slides = slides || c.slideVar >= 0;
+        if (!slides)
+            continue;
+        ++exported;
+        std::string problem = exportAndRun(p, scratch("slide-" + std::to_string(n)));
+        ASSERT_EQ(problem, "") << name << " on " << targets[n % 2] << ", schedule #" << n << "\ntrace:\n" << traceText(p);
+    }
+    EXPECT_EQ(exported, 24);
+}
+
 } // namespace
 
 namespace {

@@ -186,4 +186,21 @@ Program randomSchedule(const Program& initial, Rng& rng, int steps, int* attempt
     return p;
 }
 
+sched::Program withSlides(const sched::Program& p)
+{
+    std::vector<sched::Step> steps = p.trace;
+    sched::Program best = p;
+    for (size_t i = 0; i < steps.size(); ++i) {
+        if (steps[i].primitive != sched::Primitive::CacheRead || steps[i].at.empty() || steps[i].at == "root" || !steps[i].slide.empty())
+            continue;
+        steps[i].slide = steps[i].at;
+        sched::ApplyResult r = sched::replay(p.kernel, p.target, steps);
+        if (r.ok())
+            best = std::move(r.program());
+        else
+            steps[i].slide.clear();
+    }
+    return best;
+}
+
 } // namespace loopscope::test

@@ -19,4 +19,9 @@ sched::Step randomStep(const sched::Program& p, Rng& rng);
 /// number of steps tried (legal or not).
 sched::Program randomSchedule(const sched::Program& initial, Rng& rng, int steps, int* attempts = nullptr);
 
+/// The same schedule with `slide` added to every cache_read step placed at a loop whose tiles
+/// overlap along it (cache_read's sliding window); steps where apply refuses it stay as they were.
+/// Returns `p` itself when none can slide.
+sched::Program withSlides(const sched::Program& p);
+
 } // namespace loopscope::test
