@@ -577,6 +577,14 @@ static PanelText inputText(const TileModel& m, int64_t pos)
         }
         if (r.prefetches && !r.next.empty())
             text.captions.push_back({QColor(), QObject::tr("   %1 second buffer prefetches %2").arg(level, boxText(name, r.next))});
+        if (r.slides && !r.box.empty()) {
+            const QColor kept = pale(levelColour(colour, r.levelIndex), 0.5);
+            if (r.fetched == r.box)
+                text.captions.push_back({QColor(), QObject::tr("   sliding window: all of it fetched at this step")});
+            else
+                text.captions.push_back({kept, QObject::tr("   sliding window: fetched %1 (strong), the rest kept from the step before (light)")
+                                                   .arg(r.fetched.empty() ? QObject::tr("nothing") : boxText(name, r.fetched))});
+        }
     }
     if (residents.empty())
         text.captions.push_back({QColor(), QObject::tr("no on-chip buffer of %1 is live during this step").arg(name)});
@@ -614,7 +622,10 @@ void TileCanvas::drawInput(QPainter& p, const QRectF& area, const TileModel& m, 
         const QString level = qs(r.level);
         QRectF rr = g.project(r.box);
         QColor fill = levelColour(colour, r.levelIndex);
-        if (r.exact) {
+        if (r.slides && r.exact && !(r.fetched == r.box)) {
+            // A sliding window: the kept part light, the part fetched at this step strong.
+            p.fillRect(rr, pale(fill, 0.5));
+        } else if (r.exact) {
             p.fillRect(rr, fill);
         } else {
             QColor translucent = fill;
@@ -626,6 +637,13 @@ void TileCanvas::drawInput(QPainter& p, const QRectF& area, const TileModel& m, 
         p.setBrush(Qt::NoBrush);
         p.drawRect(rr.adjusted(1, 1, -1, -1));
         p.setRenderHint(QPainter::Antialiasing, false);
+        if (r.slides && r.exact && !(r.fetched == r.box) && !r.fetched.empty()) {
+            // Inside the outline, so that a one-row part stays visible.
+            const QRectF fr = g.project(r.fetched).intersected(rr.adjusted(2, 2, -2, -2));
+            p.fillRect(fr, fill);
+            p.setPen(QPen(QColor(Qt::white), 1));
+            p.drawLine(fr.topLeft(), fr.topRight());
+        }
         markIfSmall(p, g, rr, fill.darker(200));
         if (rr.width() > sfm.horizontalAdvance(level) + 6 && rr.height() > sfm.height() + 2) {
             p.setFont(small);

@@ -89,6 +89,8 @@ void printJson(const TileModel& m, std::ostream& out)
                 nlohmann::json rj = {{"tensor", in.name}, {"level", r.level}, {"buffer", r.buffer}, {"bytes", r.bytes},
                                      {"exact", r.exact}, {"region", boxJson(in.name, r.box)}};
                 rj["prefetch"] = r.prefetches ? boxJson(in.name, r.next) : nlohmann::json();
+                // A sliding cache: what this step fetched; the rest of the region was kept.
+                rj["fetched"] = r.slides ? boxJson(in.name, r.fetched) : nlohmann::json();
                 step["resident"].push_back(std::move(rj));
             }
         j["steps"].push_back(std::move(step));
@@ -165,6 +167,9 @@ void printText(const TileModel& m, std::ostream& out)
                 out << "\n";
                 if (r.prefetches && !r.next.empty())
                     out << "    second buffer prefetches " << boxText(in.name, r.next) << "\n";
+                if (r.slides)
+                    out << "    sliding window: fetched " << (r.fetched.empty() ? "nothing" : boxText(in.name, r.fetched))
+                        << (r.fetched == r.box ? " (the whole region)" : ", the rest kept from the step before") << "\n";
             }
     }
 }

@@ -108,17 +108,27 @@ TileModel TileModel::build(std::shared_ptr<const LoopNest> nestPtr)
         return -1;
     };
     int onChip = -1, accumulator = -1;
-    for (int id : chain) {
-        const Stmt& s = n.stmts[id];
-        if (s.kind != Stmt::Kind::Alloc || !validBuffer(s.buffer) || nearestFor(id) < 0)
+    for (size_t i = 0; i < chain.size(); ++i) {
+        const Stmt& s = n.stmts[chain[i]];
+        if (s.kind != Stmt::Kind::Alloc || !validBuffer(s.buffer))
             continue;
         const Buffer& b = n.buffers[s.buffer];
+        if (b.rollDim >= 0) {
+            // A sliding cache is allocated outside its loop but refilled (in part) by each of
+            // its iterations: that loop steps its tiles.
+            for (size_t j = i + 1; j < chain.size(); ++j)
+                if (n.stmts[chain[j]].kind == Stmt::Kind::For && n.stmts[chain[j]].stage == b.atStage && n.stmts[chain[j]].var == b.atVar)
+                    onChip = chain[j];
+            continue;
+        }
+        if (nearestFor(chain[i]) < 0)
+            continue;
         if (b.role == Buffer::Role::Accumulator)
-            accumulator = id;
+            accumulator = nearestFor(chain[i]);
         if (b.role != Buffer::Role::Home && b.level >= 0)
-            onChip = id;
+            onChip = nearestFor(chain[i]);
     }
-    m.m_tilePoint = onChip >= 0 ? nearestFor(onChip) : accumulator >= 0 ? nearestFor(accumulator) : nearestFor(anchor);
+    m.m_tilePoint = onChip >= 0 ? onChip : accumulator >= 0 ? accumulator : nearestFor(anchor);
     if (m.m_tilePoint < 0)
         m.m_tilePoint = n.root;
     for (int x = m.m_tilePoint; x >= 0; x = m.m_parent[x]) {
@@ -230,8 +240,25 @@ void TileModel::buildInput(TileInput& in) const
             else if (cs.kind != Stmt::Kind::Alloc || cs.buffer != s.buffer)
                 todo.insert(todo.end(), cs.body.begin(), cs.body.end());
         }
+        if (b.rollDim >= 0) {
+            // A sliding cache: it holds its window; its copies are the whole first tile and the new parts.
+            a.copy = -1;
+            for (size_t c = 0; c < n.stmts.size(); ++c)
+                if (n.stmts[c].kind == Stmt::Kind::Copy && n.stmts[c].buffer == s.buffer && n.stmts[c].slidePart == 1)
+                    a.slideCopy = static_cast<int>(c);
+            for (const Stmt& f : n.stmts)
+                if (f.kind == Stmt::Kind::For && f.stage == b.atStage && f.var == b.atVar)
+                    for (size_t i = 0; i < m_outer.size(); ++i)
+                        if (m_outer[i].slot == f.slot && m_outer[i].name == f.name)
+                            a.slideLoop = static_cast<int>(i);
+        }
         std::vector<int> used;
-        if (a.copy >= 0) {
+        if (b.rollDim >= 0) {
+            for (IndexId e : b.window.min)
+                n.index.slotsOf(e, used);
+            for (IndexId e : b.window.count)
+                n.index.slotsOf(e, used);
+        } else if (a.copy >= 0) {
             for (IndexId e : n.stmts[a.copy].region.min)
                 n.index.slotsOf(e, used);
             for (IndexId e : n.stmts[a.copy].region.count)
@@ -344,23 +371,33 @@ Box TileModel::regionOf(const TileInput& in, const TileBuffer& a, const std::vec
     box.dims.assign(dims, Interval{0, -1});
     if (a.copy >= 0 && !mayRun(a.copy, slots))
         return box;  // the copy does not run at this step: nothing is held
-    if (a.copy >= 0 && n.stmts[a.copy].region.min.size() == dims) {
-        // min + (count - 1) * step, per dimension, over every value the loops can take.
-        const lower::Region& r = n.stmts[a.copy].region;
-        for (size_t d = 0; d < dims; ++d) {
-            const Interval lo = n.index.range(r.min[d], slots);
-            const Interval count = d < r.count.size() ? n.index.range(r.count[d], slots) : Interval::point(1);
-            const int64_t step = d < r.step.size() ? std::max<int64_t>(1, r.step[d]) : 1;
-            if (count.hi <= 0)
-                return box;
-            box.dims[d] = {lo.lo, lo.hi + (count.hi - 1) * step, std::gcd(step, lo.step())};
-        }
-    } else if (b.shape.size() == dims) {
+    const lower::Region* region = b.rollDim >= 0 ? &b.window : a.copy >= 0 ? &n.stmts[a.copy].region : nullptr;
+    if (region && region->min.size() == dims)
+        return boxOf(in, *region, slots);
+    if (b.shape.size() == dims) {
         for (size_t d = 0; d < dims; ++d) {
             const Interval origin = d < b.origin.size() && b.origin[d] != kNoIndex ? n.index.range(b.origin[d], slots) : Interval::point(0);
             const int64_t step = d < b.step.size() ? std::max<int64_t>(1, b.step[d]) : 1;
             box.dims[d] = {origin.lo, origin.hi + (b.shape[d] - 1) * step, std::gcd(step, origin.step())};
         }
+    }
+    return box.clipped(in.shape);
+}
+
+Box TileModel::boxOf(const TileInput& in, const lower::Region& r, const std::vector<Interval>& slots) const
+{
+    const LoopNest& n = *m_nest;
+    const size_t dims = in.shape.size();
+    Box box;
+    box.dims.assign(dims, Interval{0, -1});
+    // min + (count - 1) * step, per dimension, over every value the loops can take.
+    for (size_t d = 0; d < dims && d < r.min.size(); ++d) {
+        const Interval lo = n.index.range(r.min[d], slots);
+        const Interval count = d < r.count.size() ? n.index.range(r.count[d], slots) : Interval::point(1);
+        const int64_t step = d < r.step.size() ? std::max<int64_t>(1, r.step[d]) : 1;
+        if (count.hi <= 0)
+            return box;
+        box.dims[d] = {lo.lo, lo.hi + (count.hi - 1) * step, std::gcd(step, lo.step())};
     }
     return box.clipped(in.shape);
 }
@@ -382,6 +419,23 @@ std::vector<ResidentRegion> TileModel::residents(const TileInput& in, int64_t po
         r.box = regionOf(in, a, slots);
         r.exact = a.exact;
         r.bytes = b.bytes();
+        if (a.slideCopy >= 0) {
+            // Its fills run once per iteration of its loop, before the loops inside it: the
+            // first iteration fetches the whole window, a later one the new part (the rest is
+            // kept), and the positions inside one iteration fetch nothing. A position spanning
+            // several iterations fetched all it holds.
+            r.slides = true;
+            r.fetched = r.box;
+            if (a.slideLoop >= 0) {
+                bool first = true;
+                for (size_t i = a.slideLoop + 1; i < values.size(); ++i)
+                    first = first && values[i] == 0;
+                if (!first)
+                    r.fetched = Box::none(in.shape.size());
+                else if (values[a.slideLoop] >= 1)
+                    r.fetched = mayRun(a.slideCopy, slots) ? boxOf(in, n.stmts[a.slideCopy].region, slots) : Box::none(in.shape.size());
+            }
+        }
         if (b.doubleBuffer && a.innermostOuter >= 0) {
             // The iteration after this one of the loops the buffer sits in, carrying.
             std::vector<int64_t> next = values;

@@ -19,7 +19,8 @@
 // buffer (cache, intermediate or accumulator in memory) around the last stage's update, or,
 // without one, outside its accumulator: one position is one tile of the output. A
 // reduction loop among them means the same tile is accumulated over several positions.
-// Regions are boxes of global tensor indices (inclusive), clipped to the tensor.
+// Regions are boxes of global tensor indices (inclusive), clipped to the tensor. A sliding
+// cache's region says which part was fetched at the position and which was kept.
 #pragma once
 
 #include "common/interval.h"
@@ -56,6 +57,8 @@ struct TileBuffer {
     int copy = -1;              ///< the copy filling or writing it back (its exact region), or -1
     bool exact = true;          ///< its region depends on the outer loops only
     int innermostOuter = -1;    ///< index into outerLoops() of the loop whose iterations refill it
+    int slideCopy = -1;         ///< a sliding cache (rolling buffer): the copy of the new part, else -1
+    int slideLoop = -1;         ///< index into outerLoops() of the loop it slides along (-1: inside a position)
 };
 
 /// An input (or intermediate) tensor read by some stage, and its buffers.
@@ -74,6 +77,8 @@ struct ResidentRegion {
     int64_t bytes = 0;          ///< the buffer's size (one of the two when double-buffered)
     bool prefetches = false;    ///< a double buffer fetching the next region meanwhile
     Box next;                   ///< that next region (when prefetches)
+    bool slides = false;        ///< a sliding cache: it keeps the overlap with the previous position's region
+    Box fetched;                ///< (when slides) the part fetched for this position; the rest of box was kept
 };
 
 /// The block one accelerator instruction (a tensorized matmul) computes at a position: the part
@@ -137,6 +142,8 @@ private:
     std::vector<Interval> slotRanges(const std::vector<int64_t>& values) const;
     Box computeTile(int64_t position) const;
     Box regionOf(const TileInput& in, const TileBuffer& b, const std::vector<Interval>& slots) const;
+    /// The hull of a copy region over the slot ranges, clipped to the tensor.
+    Box boxOf(const TileInput& in, const lower::Region& r, const std::vector<Interval>& slots) const;
     void buildInput(TileInput& in) const;
     bool isAncestor(int a, int b) const;
     /// Whether the guards around a statement can hold for some values of the slots.

@@ -89,6 +89,13 @@ struct ValueNode {
     int a = -1, b = -1;
 };
 
+/// A box of a tensor, in global indices: per dimension min, runtime count and step.
+struct Region {
+    std::vector<IndexId> min;
+    std::vector<IndexId> count;
+    std::vector<int64_t> step;
+};
+
 /// Storage of (part of) a tensor in one memory level. Accumulators have one dimension,
 /// indexed row-major by the spatial loops they span, not by tensor coordinates.
 struct Buffer {
@@ -117,6 +124,9 @@ struct Buffer {
     /// the rows one iteration keeps stay where they are and the new ones take the places of the
     /// rows it no longer needs. -1: an ordinary buffer.
     int rollDim = -1;
+    /// A rolling buffer's tile at one iteration of its loop (global indices over the loop
+    /// counters): what it holds there, the kept rows and the new ones (the tile view draws it).
+    Region window;
 
     /// Dimensions in storage order.
     std::vector<int> storageOrder() const;
@@ -125,13 +135,6 @@ struct Buffer {
     int64_t bytes() const { return elements() * ir::dtypeBytes(dtype); }
     /// Bytes it occupies in its level: double buffers count twice.
     int64_t footprintBytes() const { return bytes() * (doubleBuffer ? 2 : 1); }
-};
-
-/// A box of a tensor, in global indices: per dimension min, runtime count and step.
-struct Region {
-    std::vector<IndexId> min;
-    std::vector<IndexId> count;
-    std::vector<int64_t> step;
 };
 
 /// A guard condition lo <= expr <= hi (either bound may be kNoIndex).

@@ -901,6 +901,7 @@ private:
             b.origin = bx.region.min;
             b.origin[g.dim] = kNoIndex;  // rolling: the row's place is its index modulo the rows kept
             b.rollDim = g.dim;
+            b.window = bx.region;
             b.order = cs.layout;
             info.buffer = addBuffer(std::move(b));
             int alloc = newStmt(Stmt::Kind::Alloc);

@@ -55,14 +55,16 @@ int checkAgainstInterpreter(const sched::Program& program, const std::string& wh
     // the accesses to each.
     // touched: every access; filled: the accesses of the copy that fills it (or writes it back).
     std::vector<const analysis::TileInput*> tracked(nest->buffers.size(), nullptr);
-    std::vector<int> fill(nest->buffers.size(), -1);
-    std::vector<std::vector<Box>> touched(nest->buffers.size()), filled(nest->buffers.size());
+    std::vector<int> fill(nest->buffers.size(), -1), slideLoop(nest->buffers.size(), -1);
+    std::vector<std::vector<Box>> touched(nest->buffers.size()), filled(nest->buffers.size()), fetched(nest->buffers.size());
     for (const auto& in : m.inputs())
         for (const auto& b : in.buffers) {
             tracked[b.buffer] = &in;
             fill[b.buffer] = b.copy;
+            slideLoop[b.buffer] = b.slideLoop;
             touched[b.buffer].assign(m.positions(), Box::none(in.shape.size()));
             filled[b.buffer] = touched[b.buffer];
+            fetched[b.buffer] = touched[b.buffer];
         }
     std::vector<Box> written(m.positions(), Box::none(m.output().shape.size()));
     bool inside = true;
@@ -93,6 +95,15 @@ int checkAgainstInterpreter(const sched::Program& program, const std::string& wh
             touched[a.buffer][p].include(a.index);
             if (a.stmt == fill[a.buffer])
                 filled[a.buffer][p].include(a.index);
+            // A sliding cache's fills: what the position fetched (the rest it kept). They run
+            // before the loops inside the one they slide along, whose counters still hold the
+            // values of the iteration before: the position is that of their first iteration.
+            if (a.write && nest->stmts[a.stmt].kind == lower::Stmt::Kind::Copy && nest->stmts[a.stmt].slidePart >= 0) {
+                std::vector<int64_t> slots(a.slots, a.slots + nest->slotNames.size());
+                for (size_t j = slideLoop[a.buffer] + 1; slideLoop[a.buffer] >= 0 && j < m.outerLoops().size(); ++j)
+                    slots[m.outerLoops()[j].slot] = 0;
+                fetched[a.buffer][positionOf(m, slots.data())].include(a.index);
+            }
         }
     };
     const verify::Dataset inputs = verify::makeInputs(k, 7);
@@ -130,6 +141,9 @@ int checkAgainstInterpreter(const sched::Program& program, const std::string& wh
                 << what << ": " << buffer << " at step " << p + 1 << " is accessed outside the model's region";
             if (region->exact && !filled[buf][p].empty()) {
                 EXPECT_EQ(boxString(filled[buf][p]), boxString(region->box)) << what << ": the copy of " << buffer << " at step " << p + 1;
+            }
+            if (region->slides && region->exact) {
+                EXPECT_EQ(boxString(fetched[buf][p]), boxString(region->fetched)) << what << ": the fetched part of " << buffer << " at step " << p + 1;
             }
             if (::testing::Test::HasFailure()) {
                 ADD_FAILURE() << "the loop nest:\n" << lower::print(*nest);
@@ -344,8 +358,55 @@ TEST_P(RandomTiles, MatchTheInterpreter)
         positions += checkAgainstInterpreter(p, std::string(c.kernel) + " #" + std::to_string(i) + trace);
         if (HasFailure())
             return;
+        // The same with its caches sliding where they can (cache_read's slide).
+        sched::Program slid = test::withSlides(p);
+        if (slid.trace != p.trace)
+            checkAgainstInterpreter(slid, std::string(c.kernel) + " #" + std::to_string(i) + " with slides" + trace);
+        if (HasFailure())
+            return;
     }
     EXPECT_GT(positions, 60);  // the schedules did cut the outputs into tiles
+}
+
+// A sliding cache: each step's region is the window, the fetched part the rows new at that step,
+// and the fetched parts add up to the bytes the interpreter moves from DRAM.
+TEST(Tiles, SlidingCacheShowsWhatEachStepFetchesAndKeeps)
+{
+    const sched::Program p = openProgram(test::sourceDir() + "/examples/schedules/conv2d_int8_tflite_slide.sched.yaml");
+    auto nest = std::make_shared<const lower::LoopNest>(lower::lower(p));
+    const TileModel m = TileModel::build(nest);
+    ASSERT_TRUE(m.ok()) << m.message();
+    ASSERT_EQ(m.positions(), 16);  // one step per output row: the loop the cache slides along
+    const analysis::TileInput* in = m.input("I");
+    ASSERT_TRUE(in);
+    int64_t fetched = 0;
+    for (int64_t pos = 0; pos < m.positions(); ++pos) {
+        const auto regions = m.residents(*in, pos);
+        ASSERT_EQ(regions.size(), 1u);
+        const analysis::ResidentRegion& r = regions[0];
+        EXPECT_TRUE(r.slides);
+        EXPECT_TRUE(r.exact);
+        fetched += r.fetched.elements();
+        if (pos == 0) {
+            EXPECT_EQ(boxText("I", r.box), "I[0, 0:2, 0:16, 0:16]");
+            EXPECT_EQ(boxText("I", r.fetched), "I[0, 0:2, 0:16, 0:16]");
+        } else if (pos == 5) {
+            EXPECT_EQ(boxText("I", r.box), "I[0, 4:7, 0:16, 0:16]");
+            EXPECT_EQ(boxText("I", r.fetched), "I[0, 6, 0:16, 0:16]");
+        } else if (pos == 15) {
+            EXPECT_EQ(boxText("I", r.box), "I[0, 14:16, 0:16, 0:16]");
+            EXPECT_TRUE(r.fetched.empty());  // the last row was fetched the step before
+        }
+    }
+    const verify::InterpretResult run = verify::interpret(*nest, verify::makeInputs(*p.kernel, 3));
+    ASSERT_TRUE(run.ok) << run.error;
+    int64_t dram = 0;
+    for (const auto& t : run.traffic.tensors)
+        if (t.tensor == "I" && t.level == "DRAM")
+            dram = t.readBytes;
+    EXPECT_EQ(fetched, dram);  // int8: one byte per element
+    EXPECT_EQ(dram, 16 * 16 * 16);
+    EXPECT_GT(checkAgainstInterpreter(p, "conv2d_int8_tflite_slide"), 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, RandomTiles,

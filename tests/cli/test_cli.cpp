@@ -568,6 +568,21 @@ TEST(CliTiles, PrintsTheRegionsOfEveryStep)
             EXPECT_EQ(r["region"]["text"], "I[3:9, 0:112, 0:32]");
         }
     EXPECT_TRUE(input) << json.out;
+    EXPECT_TRUE(step1["resident"][0]["fetched"].is_null()) << json.out;  // no sliding cache there
+
+    // A sliding cache: the region held and the part fetched at the step (the rest was kept).
+    CliRun slide = cli({"tiles", src("examples/schedules/conv2d_int8_tflite_slide.sched.yaml"), "--json"});
+    ASSERT_EQ(slide.exitCode, 0) << describe(slide);
+    const auto js = nlohmann::json::parse(slide.out);
+    ASSERT_EQ(js["steps"].size(), 16u);
+    const auto& r2 = js["steps"][2]["resident"][0];
+    EXPECT_EQ(r2["tensor"], "I");
+    EXPECT_EQ(r2["region"]["text"], "I[0, 1:4, 0:16, 0:16]");
+    EXPECT_EQ(r2["fetched"]["text"], "I[0, 3, 0:16, 0:16]");
+    EXPECT_EQ(js["steps"][0]["resident"][0]["fetched"]["text"], "I[0, 0:2, 0:16, 0:16]");
+    CliRun slideText = cli({"tiles", src("examples/schedules/conv2d_int8_tflite_slide.sched.yaml")});
+    EXPECT_NE(slideText.out.find("    sliding window: fetched I[0, 3, 0:16, 0:16], the rest kept from the step before\n"), std::string::npos)
+        << slideText.out;
 
     expectBadInput({"tiles", src("tests/data/malformed/schedules/unknown-primitive.yaml")}, "unknown-primitive.yaml:");
 }
