@@ -81,7 +81,11 @@ Result<Input> openInput(const SearchArgs& a)
     auto t = hw::resolveTarget(targetSpec, baseDir);
     if (!t)
         return t.errors();
-    in.targetSpec = baseDir.empty() ? targetSpec : sched::joinPath(baseDir, targetSpec);
+    // A built-in name stays a name (resolveTarget takes it before any file); a file is found
+    // from the schedule's folder.
+    const auto builtins = hw::builtinTargetNames();
+    const bool builtin = std::find(builtins.begin(), builtins.end(), targetSpec) != builtins.end();
+    in.targetSpec = baseDir.empty() || builtin ? targetSpec : sched::joinPath(baseDir, targetSpec);
     auto target = std::make_shared<const hw::Target>(std::move(*t));
     sched::ApplyResult all = sched::replay(kernel, target, steps);
     if (!all.ok())

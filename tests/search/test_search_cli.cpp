@@ -52,6 +52,28 @@ fs::path scratch()
 
 } // namespace
 
+TEST(SearchCli, TheBestScheduleWrittenToAnotherFolderOpens)
+{
+    // From a schedule whose target is a built-in name: the written file names it as such
+    // (it was written as a path relative to the new folder, which then did not open).
+    fs::path outFile = scratch() / "elsewhere" / "best.sched.yaml";
+    fs::create_directories(outFile.parent_path());
+    CliResult r = runSearchCli({"search", src("examples/schedules/matmul_int8_dsp.sched.yaml"), "--pin", "0", "--budget", "50", "--time", "0",
+                                "--seed", "1", "--threads", "1", "--out", outFile.string()});
+    ASSERT_EQ(r.rc, 0) << r.err;
+    auto o = sched::openSchedule(outFile.string(), [](const std::string& n, const std::string& d) { return hw::resolveTarget(n, d); });
+    ASSERT_TRUE(o.ok()) << o.errorText();
+    EXPECT_EQ(o->file.target, "cortex-m7");
+    // A target file stays a file, found from the new folder.
+    fs::path fileOut = scratch() / "elsewhere" / "best_file_target.sched.yaml";
+    r = runSearchCli({"search", src("examples/kernels/matmul_int8.kernel.yaml"), "--target", src("hwdesc/targets/cortex-m7.yaml"), "--budget",
+                      "50", "--time", "0", "--threads", "1", "--out", fileOut.string()});
+    ASSERT_EQ(r.rc, 0) << r.err;
+    auto f = sched::openSchedule(fileOut.string(), [](const std::string& n, const std::string& d) { return hw::resolveTarget(n, d); });
+    ASSERT_TRUE(f.ok()) << f.errorText();
+    EXPECT_NE(f->file.target, "cortex-m7");
+}
+
 TEST(SearchCli, TableJsonAndBestScheduleWritten)
 {
     fs::path outFile = scratch() / "best.sched.yaml";
