@@ -50,6 +50,10 @@ std::optional<ScheduleError> checkSlide(const Program& p, int cache, SlideGeomet
                      xn, tn, "a sliding cache sits at the loop it slides along (at: " + xn + ", slide: " + xn + ")");
     if (!ss.vars[c.slideVar].active)
         return error(where + " slides along " + xn + ", which is no longer a loop", xn, tn);
+    if (ss.vars[c.slideVar].kind == LoopKind::Parallel)
+        return error("can't slide " + where + " along " + xn + ": it is a parallel loop, whose iterations may run at once, "
+                         + "while each keeps what the one before fetched",
+                     xn, tn);
     if (c.doubleBuffer)
         return error("can't both slide " + where + " along " + xn + " and double-buffer it", xn, tn,
                      "the next tile's new part would overwrite rows the current iteration still reads; "

@@ -24,7 +24,8 @@ struct SlideGeometry {
 /// along; a loop that steps one stage axis monotonically (an axis or a part of its split, not a
 /// fused loop); a tile that moves forward along exactly one dimension of the tensor, unit-stepped
 /// there, by less than its width (the tiles overlap); no double_buffer; a stage that is not
-/// tensorized; a tensor that is not an intermediate computed inside a consumer's loop.
+/// tensorized; a serial loop (not parallel); a tensor that is not an intermediate computed inside
+/// a consumer's loop.
 std::optional<ScheduleError> checkSlide(const Program& p, int cache, SlideGeometry* out = nullptr);
 
 } // namespace loopscope::sched

@@ -210,6 +210,7 @@ TEST(SlidingCache, IllegalUsesNameTheStepTheLoopAndTheTensorAndChangeNothing)
     refused(conv, "  - cache_read: {tensor: bias, level: SRAM, at: k, slide: k}\n", "requantize parameter", 0, "k");
     refused(conv, "  - cache_read: {tensor: I, level: SRAM, at: oh, slide: oh}\n  - double_buffer: {tensor: I, level: SRAM}\n",
             "and double-buffer it", 1, "oh");
+    refused(conv, "  - cache_read: {tensor: I, level: SRAM, at: oh, slide: oh}\n  - parallel: {loop: oh}\n", "parallel loop", 1, "oh");
     refused(conv, "  - cache_read: {tensor: I, level: SRAM, at: oh, slide: oh}\n  - compute_at: {tensor: I, level: SRAM, at: ow}\n",
             "slides along oh but sits at ow", 1, "oh");
     refused(conv, "  - fuse: {loops: [oh, ow]}\n  - cache_read: {tensor: I, level: SRAM, at: oh.ow.fused, slide: oh.ow.fused}\n", "fused loop", 1,
