@@ -281,6 +281,13 @@ double runEditBenchmark(const QStringList& schedules, int rounds, QTextStream& o
         }
         if (times.empty())
             continue;
+        // LOOPSCOPE_BENCH_TIMES=1: every edit's wall and CPU ms, in the order they ran.
+        if (qEnvironmentVariableIsSet("LOOPSCOPE_BENCH_TIMES")) {
+            out << "  edits (wall/cpu ms):";
+            for (size_t i = 0; i < times.size(); ++i)
+                out << " " << QString::number(times[i], 'f', 1) << "/" << QString::number(cpu[i], 'f', 1);
+            out << "\n";
+        }
         std::vector<double> sorted = times;
         std::sort(sorted.begin(), sorted.end());
         std::sort(core.begin(), core.end());
