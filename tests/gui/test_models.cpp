@@ -329,6 +329,40 @@ private slots:
         QCOMPARE(doc.steps()[1].factor, int64_t(8));
     }
 
+    void aSlidingCacheIsSetByEditingTheStep()
+    {
+        // The app has no dialog field for slide: editing the cache_read step's parameters in the
+        // Schedule panel sets it (the same parser as the schedule file), and every view follows.
+        ScheduleDocument doc;
+        Models m(doc);
+        QVERIFY(doc.openSchedule(example("conv2d_int8_tflite_small.sched.yaml")));
+        QObject::connect(&m.schedule, &ScheduleModel::stepEdited, &doc,
+                         [&doc](int row, const sched::Step& s, int session) { doc.editStep(row, s, session); });
+        const int row = static_cast<int>(doc.steps().size()) - 1;
+        QCOMPARE(doc.steps()[row].primitive, sched::Primitive::CacheRead);
+        auto dramBytesOfI = [&doc] {
+            int64_t bytes = 0;
+            for (const auto& t : doc.snapshot().report->tensors)
+                if (t.name == "I" && t.level == doc.snapshot().report->levels[0].name)
+                    bytes += t.readBytes;
+            return bytes;
+        };
+        QCOMPARE(dramBytesOfI(), int64_t(11776));
+        QVERIFY(m.schedule.setData(m.schedule.index(row, ScheduleModel::ParametersColumn), "{tensor: I, level: SRAM, at: oh, slide: oh}"));
+        QCOMPARE(doc.steps()[row].slide, std::string("oh"));
+        QCOMPARE(dramBytesOfI(), int64_t(4096));   // each output row after the first fetches one new input row
+        QVERIFY2(m.schedule.index(row, ScheduleModel::ParametersColumn).data().toString().contains("slid"),
+                 qPrintable(m.schedule.index(row, ScheduleModel::ParametersColumn).data().toString()));
+        // A slide along another loop than the cache's: the step fails, saying why.
+        m.schedule.setData(m.schedule.index(row, ScheduleModel::ParametersColumn), "{tensor: I, level: SRAM, at: oh, slide: ow}");
+        QVERIFY(doc.snapshot().failedStep.has_value());
+        QVERIFY2(QString::fromStdString(doc.snapshot().failedStep->message).contains("slide"),
+                 doc.snapshot().failedStep->message.c_str());
+        doc.undoStack()->undo();
+        QCOMPARE(doc.steps()[row].slide, std::string("oh"));
+        QCOMPARE(dramBytesOfI(), int64_t(4096));
+    }
+
     void highlightsOnlyWhatIsNamed()
     {
         ScheduleDocument doc;
