@@ -3,6 +3,7 @@
 // reference, the cost model's traffic against the interpreter's byte for byte (on hand-written and
 // random schedules), and the file round trip.
 #include "support/random_schedule.h"
+#include "support/step_text.h"
 #include "support/test_paths.h"
 
 #include "analysis/cost_report.h"
@@ -24,24 +25,9 @@ using namespace loopscope;
 
 namespace {
 
-std::shared_ptr<const ir::Kernel> exampleKernel(const std::string& name, const std::map<std::string, int64_t>& params)
-{
-    auto k = ir::loadKernelFile(test::kernelPath(name), params);
-    EXPECT_TRUE(k.ok()) << k.errorText();
-    return k.ok() ? std::make_shared<const ir::Kernel>(*k) : nullptr;
-}
-
-std::vector<sched::Step> steps(const std::string& text)
-{
-    auto f = sched::parseScheduleFile("kernel: k.kernel.yaml\ntarget: cortex-m7\nsteps:\n" + text, "s.sched.yaml");
-    EXPECT_TRUE(f.ok()) << f.errorText();
-    return f.ok() ? f->steps : std::vector<sched::Step>{};
-}
-
-sched::ApplyResult replay(const std::shared_ptr<const ir::Kernel>& k, const std::string& stepText)
-{
-    return sched::replay(k, test::builtinTarget("cortex-m7"), steps(stepText));
-}
+using test::exampleKernel;
+using test::replay;
+using test::steps;
 
 int64_t readBytes(const verify::Traffic& t, const std::string& tensor, const std::string& level)
 {

@@ -1,6 +1,7 @@
 // cache_read with dtype: int16 — an int8 tensor widened into an int16 buffer that holds the
 // stage's input offset already added: preconditions, the lowered nest, the interpreter against
 // the reference, traffic, the cost model's transfers and the file round trip.
+#include "support/step_text.h"
 #include "support/test_paths.h"
 
 #include "analysis/cost_report.h"
@@ -28,25 +29,9 @@ std::shared_ptr<const ir::Kernel> kernelText(const std::string& text)
     return k.ok() ? std::make_shared<const ir::Kernel>(*k) : nullptr;
 }
 
-std::shared_ptr<const ir::Kernel> exampleKernel(const std::string& name, const std::map<std::string, int64_t>& params)
-{
-    auto k = ir::loadKernelFile(test::kernelPath(name), params);
-    EXPECT_TRUE(k.ok()) << k.errorText();
-    return k.ok() ? std::make_shared<const ir::Kernel>(*k) : nullptr;
-}
-
-/// The steps of a schedule file's `steps:` text.
-std::vector<sched::Step> steps(const std::string& text)
-{
-    auto f = sched::parseScheduleFile("kernel: k.kernel.yaml\ntarget: cortex-m7\nsteps:\n" + text, "s.sched.yaml");
-    EXPECT_TRUE(f.ok()) << f.errorText();
-    return f.ok() ? f->steps : std::vector<sched::Step>{};
-}
-
-sched::ApplyResult replay(const std::shared_ptr<const ir::Kernel>& k, const std::string& stepText)
-{
-    return sched::replay(k, test::builtinTarget("cortex-m7"), steps(stepText));
-}
+using test::exampleKernel;
+using test::replay;
+using test::steps;
 
 const lower::Buffer* bufferNamed(const lower::LoopNest& n, const std::string& name)
 {

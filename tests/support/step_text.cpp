@@ -1,0 +1,30 @@
+// Test helpers: example kernels and steps from text.
+#include "support/step_text.h"
+
+#include "sched/schedule_file.h"
+#include "support/test_paths.h"
+
+#include <gtest/gtest.h>
+
+namespace loopscope::test {
+
+std::shared_ptr<const ir::Kernel> exampleKernel(const std::string& name, const std::map<std::string, int64_t>& params)
+{
+    auto k = ir::loadKernelFile(kernelPath(name), params);
+    EXPECT_TRUE(k.ok()) << k.errorText();
+    return k.ok() ? std::make_shared<const ir::Kernel>(*k) : nullptr;
+}
+
+std::vector<sched::Step> steps(const std::string& text)
+{
+    auto f = sched::parseScheduleFile("kernel: k.kernel.yaml\ntarget: cortex-m7\nsteps:\n" + text, "s.sched.yaml");
+    EXPECT_TRUE(f.ok()) << f.errorText();
+    return f.ok() ? f->steps : std::vector<sched::Step>{};
+}
+
+sched::ApplyResult replay(const std::shared_ptr<const ir::Kernel>& k, const std::string& stepText)
+{
+    return sched::replay(k, builtinTarget("cortex-m7"), steps(stepText));
+}
+
+} // namespace loopscope::test

@@ -1,0 +1,24 @@
+// Test helpers: an example kernel with parameters, and steps written as a schedule file's
+// `steps:` text, replayed on the built-in cortex-m7.
+#pragma once
+
+#include "ir/kernel.h"
+#include "sched/program.h"
+#include "sched/step.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace loopscope::test {
+
+/// examples/kernels/NAME.kernel.yaml with `params` (a failed load is a test failure; null).
+std::shared_ptr<const ir::Kernel> exampleKernel(const std::string& name, const std::map<std::string, int64_t>& params);
+/// The steps of a schedule file's `steps:` text ("  - split: {loop: i, factor: 4}\n...").
+std::vector<sched::Step> steps(const std::string& text);
+/// Replays `stepText` on `k` and the built-in cortex-m7.
+sched::ApplyResult replay(const std::shared_ptr<const ir::Kernel>& k, const std::string& stepText);
+
+} // namespace loopscope::test
