@@ -168,17 +168,11 @@ TEST(WideningCache, TheDtypeRoundTripsThroughScheduleFiles)
     auto k = exampleKernel("conv2d_int8_tflite", kSmallConv);
     auto r = replay(k, "  - cache_read: {tensor: I, level: SRAM, at: oh, dtype: int16}\n");
     ASSERT_TRUE(r.ok()) << r.error().str();
-    sched::ScheduleFile file;
-    file.kernel = "k.kernel.yaml";
-    file.target = "cortex-m7";
-    file.steps = r.program().trace;
-    const std::string text = sched::formatScheduleFile(file);
-    EXPECT_NE(text.find("dtype: int16"), std::string::npos) << text;
-    auto again = sched::parseScheduleFile(text, "again.sched.yaml");
-    ASSERT_TRUE(again.ok()) << again.errorText();
-    ASSERT_EQ(again->steps.size(), 1u);
-    EXPECT_EQ(again->steps[0], r.program().trace[0]);
-    EXPECT_EQ(sched::describe(again->steps[0]), "cache_read I into SRAM at oh as int16");
+    const test::RoundTrip again = test::roundTrip(r.program().trace);
+    EXPECT_NE(again.text.find("dtype: int16"), std::string::npos) << again.text;
+    ASSERT_EQ(again.steps.size(), 1u);
+    EXPECT_EQ(again.steps[0], r.program().trace[0]);
+    EXPECT_EQ(sched::describe(again.steps[0]), "cache_read I into SRAM at oh as int16");
 }
 
 } // namespace

@@ -27,4 +27,19 @@ sched::ApplyResult replay(const std::shared_ptr<const ir::Kernel>& k, const std:
     return sched::replay(k, builtinTarget("cortex-m7"), steps(stepText));
 }
 
+RoundTrip roundTrip(const std::vector<sched::Step>& steps)
+{
+    sched::ScheduleFile file;
+    file.kernel = "k.kernel.yaml";
+    file.target = "cortex-m7";
+    file.steps = steps;
+    RoundTrip r;
+    r.text = sched::formatScheduleFile(file);
+    auto again = sched::parseScheduleFile(r.text, "again.sched.yaml");
+    EXPECT_TRUE(again.ok()) << again.errorText();
+    if (again.ok())
+        r.steps = again->steps;
+    return r;
+}
+
 } // namespace loopscope::test

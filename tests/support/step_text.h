@@ -21,4 +21,11 @@ std::vector<sched::Step> steps(const std::string& text);
 /// Replays `stepText` on `k` and the built-in cortex-m7.
 sched::ApplyResult replay(const std::shared_ptr<const ir::Kernel>& k, const std::string& stepText);
 
+/// Steps written as a schedule file (kernel k.kernel.yaml, target cortex-m7) and read back.
+struct RoundTrip {
+    std::string text;                 ///< the file written
+    std::vector<sched::Step> steps;   ///< the steps read from it (empty, and a test failure, if it did not parse)
+};
+RoundTrip roundTrip(const std::vector<sched::Step>& steps);
+
 } // namespace loopscope::test
