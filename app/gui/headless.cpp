@@ -209,6 +209,10 @@ double runEditBenchmark(const QStringList& schedules, int rounds, QTextStream& o
         // take a few ms, the worker threshold is 100): under valgrind they would run 50 times
         // slower, move to the worker and finish outside the edit being counted.
         doc->setAsyncThresholdMs(1e12);
+        // LOOPSCOPE_BENCH_CODE_LINES=N: C of N lines or more is generated on the worker (to
+        // compare thresholds in one run).
+        if (const int lines = qEnvironmentVariableIntValue("LOOPSCOPE_BENCH_CODE_LINES"); lines > 0)
+            doc->setBackgroundCodeLines(lines);
         std::vector<double> times;
         std::vector<double> core;
         std::vector<double> cpu;

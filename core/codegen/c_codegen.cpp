@@ -364,7 +364,7 @@ std::string CWriter::strip(std::string s)
 IndexId CWriter::flat(int b, const std::vector<IndexId>& global)
 {
     const Buffer& buf = m_n.buffers[b];
-    IndexId off = m_ix.constant(0);
+    IndexId off = kNoIndex;  // none yet: the outermost dimension's index is the offset so far
     for (int d : buf.storageOrder()) {
         IndexId g = d < static_cast<int>(global.size()) ? global[d] : m_ix.constant(0);
         IndexId origin = buf.origin[d];
@@ -375,9 +375,9 @@ IndexId CWriter::flat(int b, const std::vector<IndexId>& global)
             origin = m_ix.slot(named->second);
         IndexId rel = origin == kNoIndex ? g : m_ix.sub(g, origin);
         IndexId local = d == buf.rollDim ? lower::rollingIndex(m_ix, g, buf.shape[d], m_n.slotExtents) : m_ix.div(rel, buf.step[d]);
-        off = m_ix.add(m_ix.mul(off, buf.shape[d]), local);
+        off = off == kNoIndex ? local : m_ix.add(m_ix.mul(off, buf.shape[d]), local);
     }
-    return off;
+    return off == kNoIndex ? m_ix.constant(0) : off;
 }
 
 std::string CWriter::select(int b) const

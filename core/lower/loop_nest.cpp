@@ -10,21 +10,24 @@ namespace loopscope::lower {
 
 IndexId IndexPool::linear(std::vector<Term> terms, int64_t c)
 {
+    // Sorted by atom, equal atoms merged and zero coefficients dropped, in place: every Linear
+    // node is in this normal form, which the fast paths of add() and mul() rely on.
     std::sort(terms.begin(), terms.end(), [](const Term& x, const Term& y) { return x.atom < y.atom; });
-    std::vector<Term> merged;
-    for (const Term& t : terms) {
-        if (!merged.empty() && merged.back().atom == t.atom)
-            merged.back().coeff += t.coeff;
+    size_t kept = 0;
+    for (size_t i = 0; i < terms.size(); ++i) {
+        if (kept > 0 && terms[kept - 1].atom == terms[i].atom)
+            terms[kept - 1].coeff += terms[i].coeff;
         else
-            merged.push_back(t);
+            terms[kept++] = terms[i];
     }
-    std::erase_if(merged, [](const Term& t) { return t.coeff == 0; });
+    terms.resize(kept);
+    std::erase_if(terms, [](const Term& t) { return t.coeff == 0; });
     // A single non-linear atom with coefficient 1 and no constant is that node itself.
-    if (merged.size() == 1 && merged[0].coeff == 1 && c == 0 && merged[0].atom < 0)
-        return -merged[0].atom - 1;
+    if (terms.size() == 1 && terms[0].coeff == 1 && c == 0 && terms[0].atom < 0)
+        return -terms[0].atom - 1;
     Node n;
     n.op = Node::Op::Linear;
-    n.terms = std::move(merged);
+    n.terms = std::move(terms);
     n.constant = c;
     m_nodes.push_back(std::move(n));
     return static_cast<IndexId>(m_nodes.size() - 1);
@@ -82,6 +85,12 @@ bool IndexPool::isPureLinear(IndexId id) const
 
 IndexId IndexPool::add(IndexId a, IndexId b)
 {
+    // x + 0 is x: nodes are in normal form already (see linear()), so nothing to redo.
+    int64_t v = 0;
+    if (isConst(b, &v) && v == 0)
+        return a;
+    if (isConst(a, &v) && v == 0)
+        return b;
     // min(x, y) + e = min(x + e, y + e) for affine e: bounds stay flat and simplify.
     for (int pass = 0; pass < 2; ++pass) {
         IndexId mm = pass == 0 ? a : b;
@@ -113,6 +122,8 @@ IndexId IndexPool::sub(IndexId a, IndexId b)
 
 IndexId IndexPool::mul(IndexId a, int64_t k)
 {
+    if (k == 1)
+        return a;
     if (k != 0 && (m_nodes[a].op == Node::Op::Min || m_nodes[a].op == Node::Op::Max)) {
         const Node copy = m_nodes[a];
         IndexId x = mul(copy.a, k), y = mul(copy.b, k);

@@ -3,6 +3,7 @@
 // that produced them are in docs/performance.md.
 #include "analysis/cost_report.h"
 #include "analysis/instructions.h"
+#include "codegen/c_codegen.h"
 #include "lower/loop_nest.h"
 #include "sched/schedule_file.h"
 #include "target_loader.h"
@@ -66,6 +67,22 @@ void BM_Lower(benchmark::State& state)
     }
 }
 BENCHMARK(BM_Lower)->Unit(benchmark::kMicrosecond);
+
+/// The C of a lowered nest, as the Code panel shows it after every edit: the longest C the
+/// app still generates in the edit's frame (1,847 lines; longer C goes to a worker).
+void BM_GenerateC(benchmark::State& state)
+{
+    auto o = openBench("examples/schedules/conv2d_s2_int8_tflite_dsp.sched.yaml");
+    const lower::LoopNest nest = lower::lower(o.program);
+    size_t bytes = 0;
+    for (auto _ : state) {
+        std::string c = codegen::generateSource(nest);
+        bytes = c.size();
+        benchmark::DoNotOptimize(c.data());
+    }
+    state.counters["bytes"] = static_cast<double>(bytes);
+}
+BENCHMARK(BM_GenerateC)->Unit(benchmark::kMicrosecond);
 
 /// Analysis alone on an already lowered nest: what a search evaluating candidates pays.
 void BM_AnalyzeOnly(benchmark::State& state)
