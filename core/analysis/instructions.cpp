@@ -13,6 +13,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <numeric>
 #include <set>
 
 namespace loopscope::analysis {
@@ -30,8 +31,15 @@ namespace {
 /// Dimensions of a copy region the memcpy count handles (tensors have at most a few).
 constexpr size_t kMaxCopyDims = 8;
 
-/// Largest body (loopBodySize) of a two-iteration loop that GCC -O2 unrolls completely.
-constexpr int kSmallLoopBody = 18;
+/// Largest body (loopBodySize) of a two-iteration loop that GCC -O2 unrolls completely, when
+/// nothing of it folds away in the copies. GCC unrolls two iterations when 2/3 of the two copies'
+/// statements, less those folded away, is no more than the loop's (cunroll's
+/// estimated_unrolled_size, without growth at -O2): with loopBodySize standing for the body's
+/// statements and the loop's own four (counter, exit test) folded, a body of at most 14, and 4
+/// more per statement folded away (foldedByPeeling). Measured on the 500 random schedules of
+/// docs/performance.md with `-fdump-tree-cunroll-details` (the size was 18 for every loop before,
+/// which kept random #100262's 2x2 block around an accumulator in a static array: +118%).
+constexpr int kSmallLoopBody = 14;
 /// The same for a DSP loop of two steps. GCC keeps those with an accumulator in memory or a
 /// strided (packed) int8 operand as loops (sizes 16 to 22 here) and unrolls those of contiguous
 /// operands and a register accumulator (5 to 14): measured on the examples, 60 random schedules
@@ -201,10 +209,12 @@ private:
             const bool loopy = s.loopKind != sched::LoopKind::Unrolled && !in.writtenOut && in.trips > 1 && !in.memset;
             // GCC -O2 unrolls a two-iteration loop completely when that does not make the code
             // larger (cunroll: 2/3 of twice the body without the counter's statements, at most the
-            // body): an innermost loop around a few statements, guarded or not (measured on 528
-            // two-iteration loops of random schedules: kept above about 18 statements of loopBodySize).
-            in.kept = loopy
-                && (in.trips > 2 || in.keptInside || in.calls || in.size > (in.dsp ? kSmallDspBody : kSmallLoopBody));
+            // body): an innermost loop around a few statements, guarded or not, or around more
+            // whose index arithmetic folds away in the copies (kSmallLoopBody).
+            int small = kSmallDspBody;
+            if (loopy && !in.dsp && in.trips == 2 && !in.keptInside && !in.calls && in.size > kSmallLoopBody)
+                small = kSmallLoopBody + 4 * foldedByPeeling(id);
+            in.kept = loopy && (in.trips > 2 || in.keptInside || in.calls || in.size > small);
             break;
         }
         case Stmt::Kind::Block:
@@ -228,6 +238,99 @@ private:
         case Stmt::Kind::Matmul:
         case Stmt::Kind::Fill: in.size = 0; in.onlyZeroes = false; break;
         }
+    }
+
+    /// Index arithmetic of a loop's body that GCC's size estimate counts as folded away in the
+    /// copies of a complete unrolling (cunroll: "Induction variable computation will be folded
+    /// away"): the multiplications of the loop's counter by an index coefficient, and for an
+    /// offset of nothing but that counter and the copies' constants (an accumulator or cache in a
+    /// static array, read at a constant index in every copy) also its constant additions and
+    /// its scaling to bytes. GCC unrolls two iterations when 2/3 of the two copies without what
+    /// is folded (and the loop's own four statements of counter and exit) is no larger than the
+    /// loop: a body up to four statements larger per folded one (kSmallLoopBody).
+    int foldedByPeeling(int id) const
+    {
+        const Stmt& loop = m_n.stmts[id];
+        std::vector<int> inner;   // slots of the loops inside (unrolled: constants in each copy)
+        std::vector<std::pair<int, const std::vector<IndexId>*>> accesses;
+        std::vector<int64_t> copies;  // per access: the copies of the unrolled loops around it in the body
+        bool splits = false;  // a guard on the loop's counter
+        std::vector<int> read;
+        std::function<void(int, int64_t)> collect = [&](int c, int64_t times) {
+            const Stmt& b = m_n.stmts[c];
+            switch (b.kind) {
+            case Stmt::Kind::If:
+                for (const Cond& cond : b.conds) {
+                    read.clear();
+                    for (IndexId e : {cond.expr, cond.lo, cond.hi})
+                        if (e != kNoIndex)
+                            m_n.index.slotsOf(e, read);
+                    splits = splits || std::find(read.begin(), read.end(), loop.slot) != read.end();
+                }
+                break;
+            case Stmt::Kind::For: inner.push_back(b.slot); times *= std::max<int64_t>(1, m_info[c].trips); break;
+            case Stmt::Kind::Load: accesses.push_back({b.buffer, &b.index}); copies.push_back(times); break;
+            case Stmt::Kind::Compute:
+            case Stmt::Kind::AccInit:
+                if (m_n.buffers[b.buffer].level >= 0) {
+                    accesses.push_back({b.buffer, &b.index});
+                    copies.push_back(times);
+                }
+                if (b.kind == Stmt::Kind::AccInit && b.src >= 0) {
+                    accesses.push_back({b.src, &b.srcIndex});
+                    copies.push_back(times);
+                }
+                break;
+            case Stmt::Kind::AccStore:
+                if (m_n.buffers[b.src].level >= 0) {
+                    accesses.push_back({b.src, &b.srcIndex});
+                    copies.push_back(times);
+                }
+                accesses.push_back({b.buffer, &b.index});
+                copies.push_back(times);
+                break;
+            default: break;
+            }
+            for (int k : b.body)
+                collect(k, times);
+        };
+        for (int c : loop.body)
+            collect(c, 1);
+        // GCC's loop splitting divides a loop at a guard on its counter before complete
+        // unrolling, which then no longer knows the halves' iterations (lsk362 of the 500: a
+        // guarded two-iteration loop of size 32 kept).
+        if (splits)
+            return 0;
+        std::sort(inner.begin(), inner.end());
+        std::set<int64_t> multiplied;
+        std::set<std::pair<int, int64_t>> constantForms;  // (buffer, coefficient) of constant-index offsets
+        int folded = 0;
+        for (size_t a = 0; a < accesses.size(); ++a) {
+            const int buffer = accesses[a].first;
+            const codegen::BufferOffset off = codegen::bufferOffset(m_n, buffer, *accesses[a].second);
+            const int64_t c = off.coefficient(loop.slot);
+            if (c == 0 || !off.nonlinear.empty() || off.base)
+                continue;
+            // GCC factors the coefficients' common divisor out of the sum (the offset is
+            // (... + v) * 4 when every term is a multiple of 4): v is then not multiplied.
+            int64_t common = 0;
+            for (const auto& [slot, k] : off.coeff)
+                common = std::gcd(common, std::abs(k));
+            if (common != 0 && c / common != 1 && multiplied.insert(c / common).second)
+                ++folded;
+            bool constantIndex = true;
+            for (const auto& [slot, k] : off.coeff)
+                constantIndex = constantIndex && (slot == loop.slot || std::binary_search(inner.begin(), inner.end(), slot));
+            if (constantIndex && constantForms.insert({buffer, c}).second) {
+                const Buffer& b = m_n.buffers[buffer];
+                // One addition per copy (the copies' constants differ), one scaling per copy of a
+                // tensor's pointer argument wider than a byte (a static array is indexed directly).
+                const int64_t adds = off.constant != 0 ? copies[a] : copies[a] - 1;
+                const int64_t scalings = (b.role == Buffer::Role::Home && ir::dtypeBytes(b.dtype) > 1) ? copies[a] : 0;
+                folded += static_cast<int>(std::min<int64_t>(adds + scalings, 64));
+            }
+        }
+        return folded;
     }
 
     const LoopNest& m_n;
@@ -631,8 +734,15 @@ private:
         if ((copies.empty() && keptSlot < 0) || combos > 256)
             return all;
         auto isCopy = [&](int slot) { return std::any_of(copies.begin(), copies.end(), [&](const auto& u) { return u.first == slot; }); };
-        int64_t rest[2];
+        // rest: the bound's least value over what is not a copy (where a check is needed: below 0);
+        // most: its greatest (below 0, the condition never holds in the copy: GCC drops the check
+        // and the code it guards).
+        int64_t rest[2], most[2];
         for (int which = 0; which < 2; ++which) {
+            most[which] = forms[which].constant;
+            for (const auto& [slot, coeff] : forms[which].coeff)
+                if (!isCopy(slot) && coeff > 0)
+                    most[which] += coeff * (m_n.slotExtents[slot] - 1);
             // The first iteration's check is a constant only when nothing else varies in it.
             bool constantAtEntry = true;
             for (const auto& [slot, coeff] : forms[which].coeff)
@@ -649,18 +759,20 @@ private:
         }
         double total = 0;
         for (int64_t k = 0; k < combos; ++k) {
-            bool need[2] = {false, false};
+            bool need[2] = {false, false}, never = false;
             for (int which = 0; which < 2; ++which) {
                 if ((which == 0 ? c.lo : c.hi) == kNoIndex)
                     continue;
-                int64_t v = rest[which], r = k;
+                int64_t shift = 0, r = k;
                 for (const auto& [slot, trips] : copies) {
-                    v += forms[which].coefficient(slot) * (r % trips);
+                    shift += forms[which].coefficient(slot) * (r % trips);
                     r /= trips;
                 }
-                need[which] = v < 0;
+                need[which] = rest[which] + shift < 0;
+                never = never || most[which] + shift < 0;
             }
-            total += rangeTrick && need[0] && need[1] ? 1 : need[0] + need[1];
+            if (!never)
+                total += rangeTrick && need[0] && need[1] ? 1 : need[0] + need[1];
         }
         return total / static_cast<double>(combos);
     }
@@ -709,7 +821,7 @@ private:
                 ++live;
             if (hoisted || shared > 1) {
                 m_f[InsnFeature::Guard] += n / shared * perExecution;
-                if (hoisted) {
+                if (hoisted && perExecution > 0) {
                     flagTested = true;
                     flagTests = n;
                 }

@@ -110,6 +110,65 @@ TEST(InstructionModel, ATwoIterationLoopIsUnrolledUnlessItsBodyIsLarge)
     EXPECT_EQ(kept, 1);
 }
 
+namespace {
+
+lower::LoopNest dataNest(const std::string& name)
+{
+    auto o = sched::openSchedule(test::sourceDir() + "/tests/data/analysis/" + name + ".sched.yaml",
+                                 [](const std::string& n, const std::string& d) { return hw::resolveTarget(n, d); });
+    EXPECT_TRUE(o.ok()) << o.errorText();
+    return lower::lower(o->program);
+}
+
+/// How many two-iteration loops named `name` around a multiply-accumulate the nest has (not
+/// those that set or store the accumulators), and how many of them the model keeps.
+std::pair<int, int> twoTripLoopsKept(const lower::LoopNest& n, const std::string& name)
+{
+    std::function<bool(int)> accumulates = [&](int id) {
+        const lower::Stmt& b = n.stmts[id];
+        return (b.kind == lower::Stmt::Kind::Compute && b.accumulate) || std::any_of(b.body.begin(), b.body.end(), accumulates);
+    };
+    int found = 0, kept = 0;
+    for (size_t i = 0; i < n.stmts.size(); ++i) {
+        const lower::Stmt& s = n.stmts[i];
+        if (s.kind == lower::Stmt::Kind::For && s.extent == 2 && s.loopKind == sched::LoopKind::Serial && s.name == name
+            && accumulates(static_cast<int>(i))) {
+            ++found;
+            kept += analysis::compilerKeepsLoop(n, static_cast<int>(i)) ? 1 : 0;
+        }
+    }
+    return {found, kept};
+}
+
+} // namespace
+
+TEST(InstructionModel, ATwoIterationLoopWhoseIndexArithmeticFoldsAwayIsUnrolled)
+{
+    // w.inner around a 2x2 block of a static accumulator indexed by w.inner and constants: its
+    // body is large (above kSmallLoopBody), but GCC counts that index arithmetic as folded away in
+    // the copies and unrolls it (-fdump-tree-cunroll-details).
+    const lower::LoopNest folded = dataNest("two_trip_folded_index");
+    EXPECT_EQ(twoTripLoopsKept(folded, "w.inner"), std::make_pair(1, 0));
+    // The same kind of body behind a guard on the loop's own counter: GCC splits the loop at the
+    // guard first, and keeps it; the unguarded oh.inner inside it is unrolled.
+    const lower::LoopNest split = dataNest("two_trip_split_guard");
+    EXPECT_EQ(twoTripLoopsKept(split, "ow.inner"), std::make_pair(1, 1));
+    EXPECT_EQ(twoTripLoopsKept(split, "oh.inner"), std::make_pair(1, 0));
+}
+
+TEST(InstructionModel, AGuardThatIsAConstantInEveryCopyCostsNothing)
+{
+    // 0 <= ow*2 + s - 1 in the unrolled ow and s copies: true in 11 copies, false in one (its code
+    // is dropped). No check, no flag, and the accumulators stay in registers across the c loop:
+    // stored once per output and r, not per MAC.
+    const lower::LoopNest n = dataNest("constant_guard_copies");
+    const std::shared_ptr<const hw::Target> target = test::builtinTarget("cortex-m7");
+    const analysis::InsnFeatures f = analysis::instructionFeatures(n, analysis::statementExecutions(n, *target));
+    EXPECT_EQ(f[InsnFeature::GuardFlag], 0);
+    const double macs = static_cast<double>(analysis::analyze(n, *target).macs);
+    EXPECT_LT(f[InsnFeature::Store], macs / 8);
+}
+
 TEST(InstructionModel, UnrolledCopiesShareTheLoadsOfTheSameElement)
 {
     // matmul_int8_tiled: k loop, 2 x 2 unrolled register block: the lowered nest loads B[k, j]
