@@ -2,6 +2,7 @@
 // matmul example by default); `--screenshot OUT.png` renders the window offscreen at
 // 1440x900 and exits; `--bench-edits` times edits from the change to the repaint.
 #include "guarded_application.h"
+#include "icon_cache_style.h"
 #include "headless.h"
 #include "main_window.h"
 #include "search_screenshot.h"
@@ -49,6 +50,7 @@ int main(int argc, char** argv)
         g_previousHandler = qInstallMessageHandler(quietOffscreen);
 
     loopscope::ui::GuardedApplication app(argc, argv);
+    QApplication::setStyle(new loopscope::ui::IconCacheStyle);   // the default style, dock icons kept
     QApplication::setOrganizationName(QStringLiteral("Loopscope"));
     QApplication::setApplicationName(QStringLiteral("loopscope"));
     QApplication::setApplicationVersion(QStringLiteral("0.1.0"));

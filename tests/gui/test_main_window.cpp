@@ -8,6 +8,7 @@
 #include "code_view.h"
 #include "diagnostics_view.h"
 #include "headless.h"
+#include "icon_cache_style.h"
 #include "kernel_view.h"
 #include "loop_nest_view.h"
 #include "main_window.h"
@@ -231,6 +232,28 @@ private slots:
             QCOMPARE(shown, table->rowHeight(r));
         }
         QVERIFY(table->rowHeight(0) > table->verticalHeader()->sectionSizeHint(0));   // a wrapped message: taller than a line
+    }
+
+    void theAppStyleDrawsItsBaseStylesIconsAndKeepsTheTitleBarOnes()
+    {
+        // The title-bar icons, asked for on every dock relayout, are made once and are the
+        // base style's; every other icon comes from the base style as it is.
+        IconCacheStyle style;
+        QStyle* base = style.baseStyle();
+        QVERIFY(base);
+        for (QStyle::StandardPixmap icon : {QStyle::SP_TitleBarCloseButton, QStyle::SP_TitleBarNormalButton, QStyle::SP_DockWidgetCloseButton}) {
+            const QIcon first = style.standardIcon(icon);
+            QVERIFY(!first.isNull());
+            QCOMPARE(style.standardIcon(icon).cacheKey(), first.cacheKey());   // kept
+            QVERIFY(base->standardIcon(icon).cacheKey() != base->standardIcon(icon).cacheKey());   // the base makes it anew
+            QCOMPARE(first.pixmap(16).toImage(), base->standardIcon(icon).pixmap(16).toImage());
+        }
+        const QIcon file = style.standardIcon(QStyle::SP_FileIcon);
+        QCOMPARE(file.pixmap(16).toImage(), base->standardIcon(QStyle::SP_FileIcon).pixmap(16).toImage());
+        // A new palette or theme polishes the style again: the icons are made again.
+        const qint64 before = style.standardIcon(QStyle::SP_TitleBarCloseButton).cacheKey();
+        style.polish(qApp);
+        QVERIFY(style.standardIcon(QStyle::SP_TitleBarCloseButton).cacheKey() != before);
     }
 
     void historyEntriesShowTheirWholeText()
