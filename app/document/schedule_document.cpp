@@ -9,6 +9,7 @@
 #include "codegen/code_size.h"
 #include "codegen/export_writer.h"
 #include "codegen/gemmini_codegen.h"
+#include "common/text_file.h"
 #include "document_commands.h"
 #include "ir/kernel.h"
 #include "lower/loop_nest.h"
@@ -486,7 +487,7 @@ std::pair<Snapshot, double> buildSnapshotOf(const std::shared_ptr<const ir::Kern
     return {std::move(s), timer.nsecsElapsed() / 1e6};
 }
 
-int lineCount(const std::string& text) { return static_cast<int>(std::count(text.begin(), text.end(), '\n')); }
+int lineCount(const std::string& text) { return countLines(text); }
 
 /// buildSnapshotOf every step. When it throws (a bug in the core, or memory running out), the
 /// views show the program of the steps before the last one that builds, with that step marked

@@ -102,4 +102,12 @@ bool readTextFile(const std::string& path, std::string& out, std::string& error,
     return false;
 }
 
+int countLines(std::string_view text)
+{
+    int lines = 0;
+    for (const char *p = text.data(), *end = p + text.size(); (p = static_cast<const char*>(std::memchr(p, '\n', end - p))); ++p)
+        ++lines;
+    return lines;
+}
+
 } // namespace loopscope

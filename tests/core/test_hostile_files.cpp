@@ -178,3 +178,16 @@ TEST(SchedulePaths, RelativePathsStartFromTheSchedulesFolderAndAbsoluteOnesWarn)
     o = open((d.path / "link.sched.yaml").string());
     EXPECT_TRUE(o.ok()) << o.errorText();
 }
+
+TEST(TextLines, CountsNewlinesWhereverTheyAre)
+{
+    EXPECT_EQ(countLines(""), 0);
+    EXPECT_EQ(countLines("no newline"), 0);
+    EXPECT_EQ(countLines("a\nb\n"), 2);
+    EXPECT_EQ(countLines("\n\n\nx"), 3);
+    std::string big;
+    for (int i = 0; i < 5000; ++i)
+        big += "int x" + std::to_string(i) + " = 0;\n";
+    EXPECT_EQ(countLines(big), 5000);
+    EXPECT_EQ(countLines(std::string_view(big).substr(0, big.size() - 1)), 4999);
+}
