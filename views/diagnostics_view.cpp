@@ -2,6 +2,7 @@
 #include "diagnostics_view.h"
 
 #include "item_panel.h"
+#include "line_text_delegate.h"
 #include "live_label.h"
 #include "static_text_cache.h"
 
@@ -82,6 +83,7 @@ DiagnosticsView::DiagnosticsView(QWidget* parent) : QWidget(parent), m_model(new
     layout->addLayout(top);
     m_table = new QTableView(this);
     m_table->setModel(m_model);
+    m_table->setItemDelegate(new LineTextDelegate(m_table));   // severity, step, loops and tensors
     m_table->setItemDelegateForColumn(DiagnosticsModel::MessageColumn, new MessageDelegate(m_table));
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);

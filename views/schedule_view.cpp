@@ -1,9 +1,8 @@
 // Schedule view: table of steps, the spin-box delegate for split factors, delete/move.
 #include "schedule_view.h"
 
-#include "item_panel.h"
+#include "line_text_delegate.h"
 #include "live_label.h"
-#include "static_text_cache.h"
 
 #include <QAction>
 #include <QApplication>
@@ -28,9 +27,9 @@ QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 /// A spin box for split factors (each value is committed at once: the views follow the drag),
 /// a line edit with the schedule-file text for the other primitives.
-class StepDelegate : public QStyledItemDelegate {
+class StepDelegate : public LineTextDelegate {
 public:
-    using QStyledItemDelegate::QStyledItemDelegate;
+    using LineTextDelegate::LineTextDelegate;
 
     QWidget* createEditor(QWidget* parent, const QStyleOptionViewItem& option, const QModelIndex& index) const override
     {
@@ -91,63 +90,6 @@ public:
         }
         QStyledItemDelegate::setModelData(editor, model, index);
     }
-
-    // The step texts come shaped from caches: the table repaints rows after every edit and
-    // sizes three columns to their contents, and most cells read as before.
-    void paint(QPainter* p, const QStyleOptionViewItem& option, const QModelIndex& index) const override
-    {
-        QStyleOptionViewItem opt = option;
-        initStyleOption(&opt, index);
-        QRect textRect;
-        const QString text = drawItemBackground(p, opt, &textRect);
-        if (text.isEmpty())
-            return;
-        // As QCommonStyle draws an item's text: its margin, colour group, elision.
-        const int margin = itemTextMargin(opt);
-        const QRect r = textRect.adjusted(margin, 0, -margin, 0);
-        StaticTextCache& cache = opt.font.bold() ? m_boldTexts : m_texts;
-        const QStaticText* t = &cache.text(text, opt.font);
-        if (t->size().width() > r.width()) {
-            const QString key = text + QLatin1Char('\x1f') + QString::number(r.width()) + (opt.font.bold() ? u'b' : u'n');
-            auto it = m_elided.constFind(key);
-            if (it == m_elided.constEnd()) {
-                if (m_elided.size() > 2000)
-                    m_elided.clear();
-                it = m_elided.insert(key, QFontMetrics(opt.font).elidedText(text, opt.textElideMode, r.width()));
-            }
-            t = &cache.text(*it, opt.font);
-        }
-        p->save();
-        p->setClipRect(r);
-        p->setFont(opt.font);
-        p->setPen(itemTextColor(opt));
-        const double width = t->size().width();
-        const double x = (opt.displayAlignment & Qt::AlignRight) ? r.right() + 1 - width
-                         : (opt.displayAlignment & Qt::AlignHCenter) ? r.left() + (r.width() - width) / 2
-                                                                      : r.left();
-        p->drawStaticText(QPointF(x, r.top() + (r.height() - t->size().height()) / 2), *t);
-        p->restore();
-    }
-
-    QSize sizeHint(const QStyleOptionViewItem& option, const QModelIndex& index) const override
-    {
-        // The size of a text cell depends on its text and font only (no icons, no wrap).
-        const QVariant font = index.data(Qt::FontRole);
-        const QString key = index.data(Qt::DisplayRole).toString() + (font.isValid() && font.value<QFont>().bold() ? u'b' : u'n');
-        auto it = m_sizes.constFind(key);
-        if (it == m_sizes.constEnd()) {
-            if (m_sizes.size() > 2000)
-                m_sizes.clear();
-            it = m_sizes.insert(key, QStyledItemDelegate::sizeHint(option, index));
-        }
-        return *it;
-    }
-
-private:
-    mutable StaticTextCache m_texts;
-    mutable StaticTextCache m_boldTexts;
-    mutable QHash<QString, QString> m_elided;   ///< text, width, weight -> elided text
-    mutable QHash<QString, QSize> m_sizes;
 };
 } // namespace
 
