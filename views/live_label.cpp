@@ -71,6 +71,7 @@ const LiveLabel::Layout& LiveLabel::layoutAt(int width) const
     if (m_layouts.size() >= kMaxLayouts)
         m_layouts.clear();
     parse();
+    ++m_layoutsMade;
     Layout l;
     l.layout = std::make_unique<QTextLayout>(m_plain, font());
     QTextOption option;
@@ -94,8 +95,31 @@ const LiveLabel::Layout& LiveLabel::layoutAt(int width) const
     return m_layouts.emplace(width, std::move(l)).first->second;
 }
 
+void LiveLabel::replaceText(const QString& text)
+{
+    if (!m_previous.text.isNull() && text == m_previous.text) {
+        std::swap(m_previous.layouts, m_layouts);
+        std::swap(m_previous.parsed, m_parsed);
+        std::swap(m_previous.plain, m_plain);
+        std::swap(m_previous.formats, m_formats);
+        m_previous.text = m_text;
+    } else {
+        m_previous.text = m_text;
+        m_previous.layouts = std::move(m_layouts);
+        m_previous.parsed = m_parsed;
+        m_previous.plain = m_plain;
+        m_previous.formats = m_formats;
+        m_layouts.clear();
+        m_parsed = false;
+    }
+    m_text = text;
+    if (m_text.isEmpty() && !m_growOnly)
+        m_tallest.clear();
+}
+
 void LiveLabel::invalidateLayouts()
 {
+    m_previous = Previous();
     m_layouts.clear();
     m_parsed = false;
     if (m_text.isEmpty() && !m_growOnly)
@@ -183,8 +207,7 @@ void LiveLabel::setText(const QString& text)
     grow();
     if (!isVisible()) {
         // Nothing to compare with on screen: the next layout measures it anyway.
-        m_text = text;
-        invalidateLayouts();
+        replaceText(text);
         grow();
         ++m_geometryUpdates;
         updateGeometry();
@@ -197,14 +220,12 @@ void LiveLabel::setText(const QString& text)
         // its height at the hint width is measured when a layout asks).
         const int widthBefore = wrappedWidthHint();
         const int heightBefore = heightForWidth(width());
-        m_text = text;
-        invalidateLayouts();
+        replaceText(text);
         grow();
         changed = wrappedWidthHint() != widthBefore || heightForWidth(width()) != heightBefore;
     } else {
         const QSize hintBefore = sizeHint();
-        m_text = text;
-        invalidateLayouts();
+        replaceText(text);
         grow();
         changed = sizeHint() != hintBefore;
     }

@@ -47,6 +47,8 @@ public:
     void setGrowOnly(bool growOnly) { m_growOnly = growOnly; }
     /// How many times the label asked for a new layout (for tests of the cost per edit).
     int geometryUpdates() const { return m_geometryUpdates; }
+    /// How many times a text was laid out (at some width): what a new text costs.
+    int layoutsMade() const { return m_layoutsMade; }
 
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
@@ -75,6 +77,8 @@ private:
     int wrappedWidthHint() const;
     static constexpr int kWrapChars = 60;   ///< a wrapped label's width hint: at most this many average characters
     void invalidateLayouts();
+    /// Sets m_text for setText(): the text shown before keeps its layouts (see m_previous).
+    void replaceText(const QString& text);
 
     QString m_text;
     Qt::TextFormat m_format = Qt::PlainText;
@@ -84,11 +88,24 @@ private:
     bool m_growOnly = false;
     int m_grownWidth = 0;
     int m_geometryUpdates = 0;
+    mutable int m_layoutsMade = 0;
     mutable std::map<int, Layout> m_layouts;   ///< by text width; -1 = one line
     mutable std::map<int, int> m_tallest;      ///< grow-only wrapped: the tallest height per widget width
     mutable bool m_parsed = false;
     mutable QString m_plain;                                 ///< the text shown
     mutable QList<QTextLayout::FormatRange> m_formats;       ///< bold, colour... of its parts
+    /// The text shown before the current one, with what was laid out of it: edits go back and
+    /// forth (a factor dragged down and up, undo and redo, a step failing and applying again),
+    /// and a wrapped caption of a few hundred characters costs about 120,000 instructions to
+    /// lay out. Dropped whenever the layouts would be wrong (format, font, width rules).
+    struct Previous {
+        QString text;
+        std::map<int, Layout> layouts;
+        bool parsed = false;
+        QString plain;
+        QList<QTextLayout::FormatRange> formats;
+    };
+    mutable Previous m_previous;
 };
 
 } // namespace loopscope::ui

@@ -205,6 +205,42 @@ private slots:
         QVERIFY(plain.label->sizeHint().width() < hint.width() / 2);
     }
 
+    void goingBackToTheTextBeforeLaysNothingOut()
+    {
+        // A step failing and applying again, a factor dragged down and back: the caption
+        // alternates between two texts, and the one shown before keeps its layouts.
+        const QString a = QStringLiteral("<b>Step 15 (tensorize) fails</b>: the accumulator tile is 96 rows, the array takes 16 at a time; split j by 16 first.");
+        const QString b = QStringLiteral("15 steps, all applied. Double-click a step to edit it; drag rows to move.");
+        Shown s(a);
+        s.label->setTextFormat(Qt::RichText);
+        s.label->setWordWrap(true);
+        Shown::settle();
+        const QImage pictureOfA = s.picture();
+        s.label->setText(b);
+        Shown::settle();
+        const QImage pictureOfB = s.picture();
+        const int made = s.label->layoutsMade();
+        for (int i = 0; i < 3; ++i) {
+            s.label->setText(a);
+            Shown::settle();
+            QCOMPARE(s.picture(), pictureOfA);
+            s.label->setText(b);
+            Shown::settle();
+            QCOMPARE(s.picture(), pictureOfB);
+        }
+        QCOMPARE(s.label->layoutsMade(), made);
+        // A third text is laid out; so is the text before after a change of format.
+        s.label->setText(QStringLiteral("14 steps, all applied."));
+        Shown::settle();
+        QVERIFY(s.label->layoutsMade() > made);
+        const int third = s.label->layoutsMade();
+        s.label->setTextFormat(Qt::PlainText);
+        s.label->setText(b);
+        Shown::settle();
+        QVERIFY(s.label->layoutsMade() > third);
+        QCOMPARE(s.label->text(), b);
+    }
+
     void drawsInItsColour()
     {
         Shown s(QStringLiteral("23.7%"));
