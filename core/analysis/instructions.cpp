@@ -114,7 +114,15 @@ struct CodeLoop {
     /// Accumulators the code keeps in registers across its iterations, by buffer: the unrolled
     /// copies of the element (register pressure).
     std::map<int, double> accumulators;
+    /// DSP operands that do not change in the loop (dspBody): their events (kInvariantFeatures)
+    /// counted in every iteration and counted where they are hoisted to, and the registers they
+    /// would hold.
+    std::array<double, 4> invariantInLoop{}, invariantHoisted{};
+    double invariantRegisters = 0;
 };
+
+/// The events of a DSP operand's loads and unpacking or packing (CodeLoop::invariantInLoop).
+constexpr InsnFeature kInvariantFeatures[] = {InsnFeature::DspWord, InsnFeature::DspUnpack, InsnFeature::Load, InsnFeature::DspPack};
 
 /// An enclosing For of the statement being counted.
 struct Enclosing {
@@ -902,7 +910,7 @@ private:
         m_enclosingStmt.pop_back();
         m_charged.erase(id);
         if (kept) {
-            const CodeLoop L = m_code.back();
+            const CodeLoop L = std::move(m_code.back());
             m_code.pop_back();
             const double it = static_cast<double>(L.iterations);
             m_f[InsnFeature::LoopEntry] += entries;
@@ -915,6 +923,19 @@ private:
                 m_f[!st.second ? InsnFeature::WordStream : single ? InsnFeature::FoldedStream : InsnFeature::SharedStream] += it;
             }
             m_f[InsnFeature::GuardStream] += it * static_cast<double>(L.guardForms.size());
+            // Values live across an iteration: the loop's pointers and guard expressions, the
+            // counter and two temporaries, and the accumulators kept in registers.
+            double live = static_cast<double>(L.streams.size() + L.guardForms.size()) + 3;
+            for (const auto& [buffer, copies] : L.accumulators)
+                live += copies;
+            // DSP operands that do not change in the loop: GCC's loop-invariant motion (RTL,
+            // register-pressure aware) takes their loads and unpacks out of it when their registers
+            // fit beside what is live (random #100210: B's packed pairs out of the i loop, 9
+            // instructions per iteration instead of 17; +55.5% -> +6.6%), and leaves them in when
+            // they do not (conv2d_int8_tflite_dsp's 3x3 taps unrolled in its loop).
+            const bool hoists = live + L.invariantRegisters <= kAllocatableRegisters;
+            for (size_t i = 0; i < std::size(kInvariantFeatures); ++i)
+                m_f[kInvariantFeatures[i]] += (hoists ? L.invariantHoisted : L.invariantInLoop)[i];
             if (!m_shapes[id].keptInside) {
                 // Register pressure in the innermost kept loop: the accumulators kept in registers
                 // across its iterations, its pointers and guard expressions, the counter and two
@@ -923,9 +944,6 @@ private:
                 // accumulators, ldr/mla/str per MAC). Operands that unrolled copies share are not
                 // counted: GCC reloads or reorders them, and counting them predicted the 2x2 DSP
                 // blocks 20-45% high.
-                double live = static_cast<double>(L.streams.size() + L.guardForms.size()) + 3;
-                for (const auto& [buffer, copies] : L.accumulators)
-                    live += copies;
                 m_f[InsnFeature::Spill] += it * std::max(0.0, live - kAllocatableRegisters);
             }
             m_f[InsnFeature::StreamInit] += static_cast<double>(entries) * static_cast<double>(L.streams.size() + L.guardForms.size());
@@ -937,25 +955,46 @@ private:
     }
 
     /// The DSP loop's body, `steps` times in all (steps of `lanes` lanes). An operand that does
-    /// not depend on an unrolled copy is loaded and unpacked once for all copies; the compiler
-    /// does not take it out of a kept loop it does not depend on.
+    /// not depend on an unrolled copy is loaded and unpacked once for all copies; one that does
+    /// not depend on the innermost kept loop is taken out of it when the registers allow (decided
+    /// where that loop ends: CodeLoop::invariantRegisters).
     void dspBody(const codegen::DspLoop& d, double steps)
     {
+        CodeLoop* kept = nullptr;
+        for (size_t i = m_enclosing.size(); i-- > 0;)
+            if (m_enclosing[i].code >= 0) {
+                kept = &m_code[m_enclosing[i].code];
+                break;
+            }
         for (const codegen::DspOperand* o : {&d.x, &d.y}) {
             if (!o->load)
                 continue;  // a pair constant, set up outside the loop
             const codegen::BufferOffset off = codegen::bufferOffset(m_n, o->load->buffer, o->load->index);
-            const double distinct = evaluations(slotsOf(off), steps, false);
-            if (o->stride == 1) {
-                m_f[InsnFeature::DspWord] += distinct;
-                if (d.int8)
-                    m_f[InsnFeature::DspUnpack] += 2 * distinct;
-                access(o->load->buffer, off, distinct, true);
+            const std::vector<int> slots = slotsOf(off);
+            const double distinct = evaluations(slots, steps, false);
+            // A load under a guard inside the loop is not taken out (it might fault where the
+            // guard fails: random #100398 reloads and repacks F in its guarded ow.inner loop).
+            const double hoisted = kept && !conditionalInLoop() ? evaluations(slots, steps, true) : distinct;
+            // The events in kInvariantFeatures' order.
+            auto count = [&](double times) {
+                if (o->stride == 1)
+                    return std::array<double, 4>{times, d.int8 ? 2 * times : 0, 0, 0};
+                return std::array<double, 4>{0, 0, times * d.lanes, times * ((d.int8 ? 2 : 1) + (o->offset != 0 ? 2 : 0))};
+            };
+            if (hoisted < distinct) {
+                const std::array<double, 4> inLoop = count(distinct), out = count(hoisted);
+                for (size_t i = 0; i < inLoop.size(); ++i) {
+                    kept->invariantInLoop[i] += inLoop[i];
+                    kept->invariantHoisted[i] += out[i];
+                }
+                // Registers: an int8 word's two unpacked halves, or two packed pairs; one int16 word.
+                kept->invariantRegisters += (d.int8 ? 2 : 1) * distinct / static_cast<double>(std::max<int64_t>(1, kept->iterations));
             } else {
-                m_f[InsnFeature::Load] += distinct * d.lanes;
-                m_f[InsnFeature::DspPack] += distinct * ((d.int8 ? 2 : 1) + (o->offset != 0 ? 2 : 0));
-                access(o->load->buffer, off, distinct);
+                const std::array<double, 4> inLoop = count(distinct);
+                for (size_t i = 0; i < inLoop.size(); ++i)
+                    m_f[kInvariantFeatures[i]] += inLoop[i];
             }
+            access(o->load->buffer, off, distinct, o->stride == 1);
         }
         if (d.path == codegen::DspLoop::Path::Lanes) {
             // One SMLABB or SMLATT per lane, each lane its own accumulator.

@@ -169,6 +169,24 @@ TEST(InstructionModel, AGuardThatIsAConstantInEveryCopyCostsNothing)
     EXPECT_LT(f[InsnFeature::Store], macs / 8);
 }
 
+TEST(InstructionModel, DspOperandsThatDoNotChangeInTheLoopAreTakenOutOfIt)
+{
+    const std::shared_ptr<const hw::Target> target = test::builtinTarget("cortex-m7");
+    auto features = [&](const std::string& name) {
+        const lower::LoopNest n = dataNest(name);
+        return analysis::instructionFeatures(n, analysis::statementExecutions(n, *target));
+    };
+    // B's pairs (two PKHBT each) once per entry of the i loop: 4 j.outer x 3 j.inner x 4 k.outer
+    // copies, not once per SMLAD pair (2,304).
+    const analysis::InsnFeatures hoisted = features("dsp_invariant_hoisted");
+    EXPECT_EQ(hoisted[InsnFeature::DspPack], 4 * 3 * 4 * 2);
+    EXPECT_EQ(hoisted[InsnFeature::Smlad], 2304);
+    // Behind a guard inside the loop: packed again at every execution, two per SMLAD pair.
+    const analysis::InsnFeatures guarded = features("dsp_invariant_guarded");
+    EXPECT_GT(guarded[InsnFeature::Smlad], 0);
+    EXPECT_EQ(guarded[InsnFeature::DspPack], guarded[InsnFeature::Smlad]);
+}
+
 TEST(InstructionModel, UnrolledCopiesShareTheLoadsOfTheSameElement)
 {
     // matmul_int8_tiled: k loop, 2 x 2 unrolled register block: the lowered nest loads B[k, j]

@@ -13,12 +13,14 @@
 // coefficients, arm-none-eabi-gcc 12.2.1, qemu 7.2), so that it cannot get worse unnoticed:
 //   - the copies (default DMA hooks) predicted exactly, to one instruction per hook call (measured:
 //     off by 0 to 32 instructions, at most 0.8%);
-//   - Spearman >= 0.99 over all (met: 0.995; the issue asks 0.95);
+//   - Spearman >= 0.99 over all (met: 0.997; the issue asks 0.95);
 //   - every example within 10% except those in kExampleBounds, each within the bound it
 //     reaches (the issue's 10% is not met by them: see docs/cost-model.md);
 //   - random schedules: median, p95 and worst within kRandomBounds (measured 2026-12-05 with the
-//     input offset folded into the bias: M7 6.8% / 23.4% / 51.5%, M4 7.1% / 23.3% / 51.2%; the
-//     issue asks 5% / 10% / 25%).
+//     input offset folded into the bias: M7 6.8% / 23.4% / 51.5%, M4 7.1% / 23.3% / 51.2%; after
+//     the DSP-loop and register rules M7 6.8% / 22.2% / 51.5%, M4 6.6% / 22.2% / 51.2%; after DSP
+//     operands taken out of the loop, 2026-12-05: M7 6.2% / 22.2% / 51.5%, M4 5.9% / 22.2% / 51.2%;
+//     the issue asks 5% / 10% / 25%).
 // Tighten the bounds as the model improves; the goal is the issue's figures.
 // Needs arm-none-eabi-gcc and qemu-system-arm (./test.sh installs them); installs nothing.
 #include "support/test_paths.h"
@@ -95,7 +97,7 @@ const std::map<std::string, double> kSearchBounds = {
 struct RandomBounds {
     double median, p95, worst;
 };
-constexpr RandomBounds kRandomBounds{0.075, 0.23, 0.52};
+constexpr RandomBounds kRandomBounds{0.065, 0.23, 0.52};
 /// Spearman over all schedules (the issue: 0.95).
 constexpr double kSpearmanBound = 0.99;
 
