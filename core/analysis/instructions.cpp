@@ -1065,8 +1065,17 @@ private:
             return;
         }
         std::vector<Factor> bytes = guards();
-        bytes.push_back(memcpyFactor(s, shape));
-        m_f[InsnFeature::Memcpy] += sumOfProducts(slots, m_n.slotExtents, bytes);
+        std::vector<int> guardVars;
+        for (const Factor& g : bytes)
+            guardVars.insert(guardVars.end(), g.vars.begin(), g.vars.end());
+        std::vector<int> folded;
+        bytes.push_back(memcpyFactor(s, shape, guardVars, folded));
+        // The loops the factor sums over itself are not enumerated again.
+        std::vector<int> byteSlots;
+        for (int v : slots)
+            if (std::find(folded.begin(), folded.end(), v) == folded.end())
+                byteSlots.push_back(v);
+        m_f[InsnFeature::Memcpy] += sumOfProducts(byteSlots, m_n.slotExtents, bytes);
     }
 
     Factor nonEmptyFactor(IndexId e) const
@@ -1114,9 +1123,79 @@ private:
         out.erase(std::unique(out.begin(), out.end()), out.end());
     }
 
+    /// The slots of `s`'s region minima and its buffers' origins that enter where its rows start
+    /// only linearly, and nothing else (not a count, not a guard in `guardVars`, not inside a
+    /// division, modulo, min or max), with the bytes one step of each moves the source and the
+    /// destination: the memcpy factor sums over them in closed form (by remainders modulo 4)
+    /// instead of enumerating their values.
+    struct LinearSlot {
+        int slot;
+        int64_t srcBytes, dstBytes;
+    };
+    std::vector<LinearSlot> linearAlignmentSlots(const Stmt& s, const std::vector<int>& candidates, const std::vector<int>& countVars,
+                                                 const std::vector<int>& guardVars, const Placement& ps, const Placement& pd) const
+    {
+        const size_t dims = s.region.min.size();
+        const int64_t es = ir::dtypeBytes(m_n.buffers[s.buffer].dtype);
+        std::vector<int> excluded(countVars);
+        excluded.insert(excluded.end(), guardVars.begin(), guardVars.end());
+        // Net coefficient of each slot in (min - origin) per buffer and dimension.
+        std::vector<std::array<std::array<int64_t, kMaxCopyDims>, 2>> coeff;
+        std::vector<int> slots;
+        auto at = [&](int slot) -> std::array<std::array<int64_t, kMaxCopyDims>, 2>& {
+            for (size_t i = 0; i < slots.size(); ++i)
+                if (slots[i] == slot)
+                    return coeff[i];
+            slots.push_back(slot);
+            coeff.push_back({});
+            return coeff.back();
+        };
+        const Buffer* bufs[2] = {&m_n.buffers[s.src], &m_n.buffers[s.buffer]};
+        for (int b = 0; b < 2; ++b)
+            for (size_t d = 0; d < dims; ++d)
+                for (int sign : {1, -1}) {
+                    const IndexId e = sign > 0 ? s.region.min[d] : bufs[b]->origin[d];
+                    if (e == kNoIndex)
+                        continue;
+                    const lower::IndexPool::Node& nd = m_n.index.node(e);
+                    if (nd.op != lower::IndexPool::Node::Op::Linear) {
+                        addSlots(m_n.index, e, excluded);
+                        continue;
+                    }
+                    for (const auto& t : nd.terms) {
+                        if (t.atom < 0)
+                            addSlots(m_n.index, -t.atom - 1, excluded);
+                        else
+                            at(t.atom)[b][d] += sign * t.coeff;
+                    }
+                }
+        std::vector<LinearSlot> out;
+        for (int v : candidates) {
+            if (std::find(excluded.begin(), excluded.end(), v) != excluded.end()
+                || std::find(m_slots.begin(), m_slots.end(), v) == m_slots.end())
+                continue;
+            LinearSlot ls{v, 0, 0};
+            bool linear = true;
+            for (size_t i = 0; i < slots.size() && linear; ++i)
+                if (slots[i] == v)
+                    for (int b = 0; b < 2 && linear; ++b)
+                        for (size_t d = 0; d < dims && linear; ++d) {
+                            const int64_t c = coeff[i][b][d];
+                            linear = c % bufs[b]->step[d] == 0;
+                            (b == 0 ? ls.srcBytes : ls.dstBytes) += c / bufs[b]->step[d] * (b == 0 ? ps : pd).stride[d] * es;
+                        }
+            if (linear)
+                out.push_back(ls);
+        }
+        return out;
+    }
+
     /// memcpy instructions of one execution of the copy: per call and row, by the remainders
     /// modulo 4 of the source and destination addresses (buffers are at least 4-byte aligned).
-    Factor memcpyFactor(const Stmt& s, const codegen::CopyShape& shape) const
+    /// The slots that move the start only linearly are summed over here, in closed form: they
+    /// are left out of the factor's variables and listed in `folded` (the caller must not
+    /// enumerate them again).
+    Factor memcpyFactor(const Stmt& s, const codegen::CopyShape& shape, const std::vector<int>& guardVars, std::vector<int>& folded) const
     {
         Factor f;
         const Buffer& src = m_n.buffers[s.src];
@@ -1124,6 +1203,7 @@ private:
         const size_t dims = s.region.min.size();
         for (IndexId e : s.region.count)
             addSlots(m_n.index, e, f.vars);
+        const std::vector<int> countVars = f.vars;
         alignmentSlots(s, f.vars);
         std::sort(f.vars.begin(), f.vars.end());
         f.vars.erase(std::unique(f.vars.begin(), f.vars.end()), f.vars.end());
@@ -1139,12 +1219,19 @@ private:
             ps.unitBytes[d] = codegen::bufferStride(src, d, s.region.step[d]) * shape.elementBytes;
             pd.unitBytes[d] = codegen::bufferStride(dst, d, s.region.step[d]) * shape.elementBytes;
         }
+        const bool aligned = shape.elementBytes % 4 == 0;
+        std::vector<std::array<int64_t, 3>> linear;  // slot's extent, source and destination bytes per step
+        if (!aligned)
+            for (const LinearSlot& ls : linearAlignmentSlots(s, f.vars, countVars, guardVars, ps, pd)) {
+                folded.push_back(ls.slot);
+                linear.push_back({m_n.slotExtents[ls.slot], ls.srcBytes, ls.dstBytes});
+                f.vars.erase(std::find(f.vars.begin(), f.vars.end(), ls.slot));
+            }
         const LoopNest* n = &m_n;
         const Stmt* st = &s;
-        const bool aligned = shape.elementBytes % 4 == 0;
         const std::vector<int> vars = f.vars;
         const size_t slots = m_n.slotExtents.size();
-        f.eval = [n, st, shape, dims, ps, pd, aligned, &src, &dst, vars, slots](const int64_t* given) -> int64_t {
+        f.eval = [n, st, shape, dims, ps, pd, aligned, &src, &dst, vars, slots, linear](const int64_t* given) -> int64_t {
             // Only the factor's variables have values; the others add multiples of 4 bytes.
             std::array<int64_t, 128> small;
             std::vector<int64_t> large;
@@ -1204,6 +1291,8 @@ private:
                 spread(count[d], ps.unitBytes[d], pd.unitBytes[d]);
             if (shape.hasRowDim)
                 spread(rows, shape.srcRowStride * es, shape.dstRowStride * es);
+            for (const auto& l : linear)
+                spread(l[0], l[1], l[2]);
             int64_t total = 0;
             for (int a = 0; a < 16; ++a)
                 if (hist[a])

@@ -28,7 +28,7 @@ sched::Program kernelProgram(const std::string& kernel, const std::string& targe
     return sched::Program::initial(std::make_shared<const ir::Kernel>(std::move(*k)), std::make_shared<const hw::Target>(std::move(*t)));
 }
 
-/// 256 candidates of the conv2d_int8 space, drawn as the search draws its random samples.
+/// 256 candidates of a kernel's space, drawn as the search draws its random samples.
 std::vector<search::Candidate> samples(const search::SearchSpace& space)
 {
     std::mt19937_64 rng(7);
@@ -38,7 +38,7 @@ std::vector<search::Candidate> samples(const search::SearchSpace& space)
     return out;
 }
 
-const char* kKernels[] = {"conv2d_int8", "dwsep_conv", "matmul_int8"};
+const char* kKernels[] = {"conv2d_int8", "dwsep_conv", "matmul_int8", "matmul_f32"};
 
 void BM_SearchEvaluate(benchmark::State& state)
 {
@@ -54,7 +54,26 @@ void BM_SearchEvaluate(benchmark::State& state)
     state.SetItemsProcessed(state.iterations());
     state.SetLabel(kKernels[state.range(0)]);
 }
-BENCHMARK(BM_SearchEvaluate)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_SearchEvaluate)->Arg(0)->Arg(1)->Arg(2)->Arg(3)->Unit(benchmark::kMicrosecond);
+
+/// Every one of the 256 samples per iteration: the same candidates whatever the iteration
+/// count, so that callgrind's instructions per evaluation (Ir / 256 / iterations) compare
+/// exactly between builds.
+void BM_SearchEvaluateSet(benchmark::State& state)
+{
+    sched::Program base = kernelProgram(kKernels[state.range(0)], "cortex-m7");
+    search::SearchSpace space(base);
+    search::Evaluator ev(space);
+    auto cs = samples(space);
+    for (auto _ : state)
+        for (const auto& c : cs) {
+            search::Evaluation e = ev.evaluate(c);
+            benchmark::DoNotOptimize(e.figures.cycles);
+        }
+    state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(cs.size()));
+    state.SetLabel(kKernels[state.range(0)]);
+}
+BENCHMARK(BM_SearchEvaluateSet)->Arg(0)->Arg(1)->Arg(2)->Arg(3)->Unit(benchmark::kMillisecond);
 
 /// The steps applied and the occupancy bound (what is paid before lowering).
 void BM_SearchBuild(benchmark::State& state)
