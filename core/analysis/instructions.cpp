@@ -1069,7 +1069,10 @@ private:
         for (const Factor& g : bytes)
             guardVars.insert(guardVars.end(), g.vars.begin(), g.vars.end());
         std::vector<int> folded;
-        bytes.push_back(memcpyFactor(s, shape, guardVars, folded));
+        if (shape.elementBytes % 4 == 0 && s.region.count.size() <= kMaxCopyDims)
+            alignedMemcpyFactors(s, shape, bytes);
+        else
+            bytes.push_back(memcpyFactor(s, shape, guardVars, folded));
         // The loops the factor sums over itself are not enumerated again.
         std::vector<int> byteSlots;
         for (int v : slots)
@@ -1121,6 +1124,33 @@ private:
             }
         std::sort(out.begin(), out.end());
         out.erase(std::unique(out.begin(), out.end()), out.end());
+    }
+
+    /// memcpyFactor() of a copy of whole words (every row starts at a multiple of 4 bytes), as
+    /// one factor per region dimension: calls times rows times the instructions of one row are a
+    /// product of functions of one count each, so loops that set different counts are summed
+    /// apart (lattice_count.h) instead of over all their combinations.
+    void alignedMemcpyFactors(const Stmt& s, const codegen::CopyShape& shape, std::vector<Factor>& out) const
+    {
+        const int64_t rowElementBytes = shape.runInnerElements * shape.elementBytes;
+        for (size_t d = 0; d < s.region.count.size(); ++d) {
+            Factor f = countFactor(m_n.index, s.region.count[d]);
+            const bool call = d < shape.outerDims;
+            const bool row = shape.hasRowDim && d == shape.rowDim;
+            const bool run = shape.rowContiguous && d == shape.runStart;
+            auto count = f.eval;
+            f.eval = [count, call, row, run, rowElementBytes](const int64_t* v) -> int64_t {
+                const int64_t c = count(v);
+                if (c == 0)
+                    return 0;
+                return (call ? c : 1) * (row ? c : 1) * (run ? memcpyInstructions(c * rowElementBytes, 0, 0) : 1);
+            };
+            out.push_back(std::move(f));
+        }
+        if (!shape.rowContiguous) {
+            const int64_t perRow = memcpyInstructions(shape.elementBytes, 0, 0);
+            out.push_back(Factor{{}, [perRow](const int64_t*) -> int64_t { return perRow; }});
+        }
     }
 
     /// The slots of `s`'s region minima and its buffers' origins that enter where its rows start
