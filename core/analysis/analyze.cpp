@@ -576,11 +576,14 @@ private:
         size_t L = m_t.levels.size();
         Peak p{std::vector<int64_t>(L, 0), std::vector<std::vector<int>>(L)};
         for (int c : s.body) {
+            // A statement without a body holds nothing (and most are such leaves).
+            if (m_n.stmts[c].body.empty() && m_n.stmts[c].kind != Stmt::Kind::Alloc)
+                continue;
             Peak q = peak(c);
             for (size_t l = 0; l < L; ++l)
                 if (q.bytes[l] > p.bytes[l]) {
                     p.bytes[l] = q.bytes[l];
-                    p.buffers[l] = q.buffers[l];
+                    p.buffers[l] = std::move(q.buffers[l]);
                 }
         }
         if (s.kind == Stmt::Kind::Alloc) {

@@ -31,6 +31,11 @@ namespace {
 /// Dimensions of a copy region the memcpy count handles (tensors have at most a few).
 constexpr size_t kMaxCopyDims = 8;
 
+/// detail::EnumerateCopiesScope and detail::closedFormCopies().
+thread_local bool t_enumerateCopies = false;
+thread_local int64_t t_closedFormCopies = 0;
+thread_local int64_t t_enumeratedPoints = 0;
+
 /// Largest body (loopBodySize) of a two-iteration loop that GCC -O2 unrolls completely, when
 /// nothing of it folds away in the copies. GCC unrolls two iterations when 2/3 of the two copies'
 /// statements, less those folded away, is no more than the loop's (cunroll's
@@ -1069,10 +1074,18 @@ private:
         for (const Factor& g : bytes)
             guardVars.insert(guardVars.end(), g.vars.begin(), g.vars.end());
         std::vector<int> folded;
-        if (shape.elementBytes % 4 == 0 && s.region.count.size() <= kMaxCopyDims)
+        if (shape.elementBytes % 4 == 0 && s.region.count.size() <= kMaxCopyDims && !t_enumerateCopies) {
             alignedMemcpyFactors(s, shape, bytes);
-        else
+            ++t_closedFormCopies;
+        } else {
             bytes.push_back(memcpyFactor(s, shape, guardVars, folded));
+            if (!folded.empty())
+                ++t_closedFormCopies;
+            int64_t points = 1;
+            for (int v : bytes.back().vars)
+                points = satMul(points, m_n.slotExtents[v]);
+            t_enumeratedPoints = satAdd(t_enumeratedPoints, bytes.back().vars.empty() ? 0 : points);
+        }
         // The loops the factor sums over itself are not enumerated again.
         std::vector<int> byteSlots;
         for (int v : slots)
@@ -1251,7 +1264,7 @@ private:
         }
         const bool aligned = shape.elementBytes % 4 == 0;
         std::vector<std::array<int64_t, 3>> linear;  // slot's extent, source and destination bytes per step
-        if (!aligned)
+        if (!aligned && !t_enumerateCopies)
             for (const LinearSlot& ls : linearAlignmentSlots(s, f.vars, countVars, guardVars, ps, pd)) {
                 folded.push_back(ls.slot);
                 linear.push_back({m_n.slotExtents[ls.slot], ls.srcBytes, ls.dstBytes});
@@ -1363,6 +1376,18 @@ const char* insnFeatureName(InsnFeature f) { return info(f).name; }
 const char* insnFeatureCategory(InsnFeature f) { return info(f).category; }
 bool insnFeatureIsCopy(InsnFeature f) { return std::strcmp(info(f).category, "copies") == 0; }
 double defaultInsnCoefficient(InsnFeature f) { return info(f).coefficient; }
+
+namespace detail {
+
+EnumerateCopiesScope::EnumerateCopiesScope() : m_previous(t_enumerateCopies) { t_enumerateCopies = true; }
+
+EnumerateCopiesScope::~EnumerateCopiesScope() { t_enumerateCopies = m_previous; }
+
+int64_t closedFormCopies() { return t_closedFormCopies; }
+
+int64_t enumeratedPoints() { return t_enumeratedPoints; }
+
+} // namespace detail
 
 int64_t memcpyInstructions(int64_t n, int srcMod4, int dstMod4)
 {

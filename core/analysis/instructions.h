@@ -121,6 +121,29 @@ std::array<double, kInsnFeatureCount> insnCoefficients(const hw::Target& target)
 /// Weighs the features with the target's coefficients.
 InstructionReport predictInstructions(const InsnFeatures& features, const hw::Target& target);
 
+namespace detail {
+/// Tests only: while one is alive on a thread, the memcpy counts of that thread enumerate every
+/// value of the loops around a copy, as the general count does (lattice_count.h), instead of
+/// summing them in closed form: the reference the closed forms are tested against. Scopes nest.
+class EnumerateCopiesScope {
+public:
+    EnumerateCopiesScope();
+    ~EnumerateCopiesScope();
+    EnumerateCopiesScope(const EnumerateCopiesScope&) = delete;
+    EnumerateCopiesScope& operator=(const EnumerateCopiesScope&) = delete;
+
+private:
+    bool m_previous;
+};
+/// Tests only: the copies whose memcpy count this thread has summed in closed form so far (over
+/// at least one loop, or factorised by region dimension).
+int64_t closedFormCopies();
+/// Tests only: the loop values this thread's memcpy counts have enumerated so far, per copy
+/// statement the product of the extents of the loops its count was not summed over in closed
+/// form (a count or guard those loops set: partial tiles, padding halos).
+int64_t enumeratedPoints();
+} // namespace detail
+
 /// Instructions newlib's memcpy (arm, memcpy-armv7m.S, as linked by the export harness) takes for
 /// `bytes` bytes from and to addresses with the given remainders modulo 4.
 int64_t memcpyInstructions(int64_t bytes, int srcMod4, int dstMod4);
