@@ -2,6 +2,7 @@
 // which candidates are evaluated, and its parts (apply + occupancy bound, lower, analyse).
 // Figures and the command that produced them are in docs/performance.md.
 #include "analysis/cost_report.h"
+#include "analysis/instructions.h"
 #include "ir/kernel.h"
 #include "lower/loop_nest.h"
 #include "search/evaluator.h"
@@ -12,6 +13,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 
 using namespace loopscope;
 
@@ -58,22 +60,27 @@ BENCHMARK(BM_SearchEvaluate)->Arg(0)->Arg(1)->Arg(2)->Arg(3)->Unit(benchmark::kM
 
 /// Every one of the 256 samples per iteration: the same candidates whatever the iteration
 /// count, so that callgrind's instructions per evaluation (Ir / 256 / iterations) compare
-/// exactly between builds.
+/// exactly between builds. The second argument 1 evaluates them with the instruction model's
+/// memcpy counts enumerating every loop value (analysis::detail::EnumerateCopiesScope), as
+/// before their closed forms: both variants in one run.
 void BM_SearchEvaluateSet(benchmark::State& state)
 {
     sched::Program base = kernelProgram(kKernels[state.range(0)], "cortex-m7");
     search::SearchSpace space(base);
     search::Evaluator ev(space);
     auto cs = samples(space);
+    std::optional<analysis::detail::EnumerateCopiesScope> enumerate;
+    if (state.range(1))
+        enumerate.emplace();
     for (auto _ : state)
         for (const auto& c : cs) {
             search::Evaluation e = ev.evaluate(c);
             benchmark::DoNotOptimize(e.figures.cycles);
         }
     state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(cs.size()));
-    state.SetLabel(kKernels[state.range(0)]);
+    state.SetLabel(std::string(kKernels[state.range(0)]) + (state.range(1) ? " enumerating copies" : ""));
 }
-BENCHMARK(BM_SearchEvaluateSet)->Arg(0)->Arg(1)->Arg(2)->Arg(3)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SearchEvaluateSet)->ArgsProduct({{0, 1, 2, 3}, {0, 1}})->Unit(benchmark::kMillisecond);
 
 /// The steps applied and the occupancy bound (what is paid before lowering).
 void BM_SearchBuild(benchmark::State& state)
