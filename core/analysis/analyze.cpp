@@ -565,34 +565,58 @@ private:
 
     // ---- occupancy ------------------------------------------------------------------------
 
+    /// The peak of every level: its bytes, and the buffers live at it (outermost first).
     struct Peak {
         std::vector<int64_t> bytes;              ///< per level
         std::vector<std::vector<int>> buffers;   ///< per level: buffers live at the peak
     };
 
-    Peak peak(int id) const
+    /// Peak bytes per level of statement `id`'s subtree into bytes[id * L + l], and in
+    /// best[id * L + l] the child holding that peak (-1: none). Flat arrays filled once,
+    /// instead of a Peak with a list of buffers per level at every statement: that was an
+    /// eighth of a search evaluation. The buffers are listed once, at the root (peak()).
+    void peakBytes(int id, std::vector<int64_t>& bytes, std::vector<int>& best) const
     {
         const Stmt& s = m_n.stmts[id];
-        size_t L = m_t.levels.size();
-        Peak p{std::vector<int64_t>(L, 0), std::vector<std::vector<int>>(L)};
+        const size_t L = m_t.levels.size();
+        int64_t* p = bytes.data() + static_cast<size_t>(id) * L;
+        int* from = best.data() + static_cast<size_t>(id) * L;
+        std::fill_n(p, L, 0);
+        std::fill_n(from, L, -1);
         for (int c : s.body) {
             // A statement without a body holds nothing (and most are such leaves).
             if (m_n.stmts[c].body.empty() && m_n.stmts[c].kind != Stmt::Kind::Alloc)
                 continue;
-            Peak q = peak(c);
+            peakBytes(c, bytes, best);
+            const int64_t* q = bytes.data() + static_cast<size_t>(c) * L;
             for (size_t l = 0; l < L; ++l)
-                if (q.bytes[l] > p.bytes[l]) {
-                    p.bytes[l] = q.bytes[l];
-                    p.buffers[l] = std::move(q.buffers[l]);
+                if (q[l] > p[l]) {  // the first child with the largest peak holds it
+                    p[l] = q[l];
+                    from[l] = c;
                 }
         }
         if (s.kind == Stmt::Kind::Alloc) {
             const Buffer& b = m_n.buffers[s.buffer];
-            if (b.level >= 0) {
-                p.bytes[b.level] += alignedFootprint(b);
-                p.buffers[b.level].insert(p.buffers[b.level].begin(), s.buffer);
-            }
+            if (b.level >= 0)
+                p[b.level] += alignedFootprint(b);
         }
+    }
+
+    Peak peak(int id) const
+    {
+        const size_t L = m_t.levels.size();
+        std::vector<int64_t> bytes(m_n.stmts.size() * L);
+        std::vector<int> best(m_n.stmts.size() * L);
+        peakBytes(id, bytes, best);
+        Peak p{std::vector<int64_t>(bytes.begin() + static_cast<ptrdiff_t>(id * L), bytes.begin() + static_cast<ptrdiff_t>((id + 1) * L)),
+               std::vector<std::vector<int>>(L)};
+        // Down the chain of statements holding each level's peak: their allocations, outermost first.
+        for (size_t l = 0; l < L; ++l)
+            for (int at = id; at >= 0; at = best[static_cast<size_t>(at) * L + l]) {
+                const Stmt& s = m_n.stmts[at];
+                if (s.kind == Stmt::Kind::Alloc && m_n.buffers[s.buffer].level == static_cast<int>(l))
+                    p.buffers[l].push_back(s.buffer);
+            }
         return p;
     }
 
