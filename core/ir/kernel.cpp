@@ -161,26 +161,22 @@ int Stage::findAxis(const std::string& axisName) const
     return -1;
 }
 
-namespace {
-
-void collectLoads(const Expr* e, std::vector<Access>& out)
+void visitLoads(const Expr* e, const std::function<void(const Access&)>& f)
 {
     if (!e)
         return;
     if (e->kind == Expr::Kind::Load) {
-        out.push_back(e->access);
+        f(e->access);
         return;
     }
-    collectLoads(e->a.get(), out);
-    collectLoads(e->b.get(), out);
+    visitLoads(e->a.get(), f);
+    visitLoads(e->b.get(), f);
 }
-
-} // namespace
 
 std::vector<Access> Stage::loads() const
 {
     std::vector<Access> out;
-    collectLoads(value.get(), out);
+    visitLoads(value.get(), [&](const Access& a) { out.push_back(a); });
     return out;
 }
 
@@ -216,10 +212,10 @@ namespace {
 /// Whether a stage reads a tensor, through its value or its requantize parameters.
 bool stageReads(const Stage& s, int tensor)
 {
-    for (const Access& a : s.loads()) {
-        if (a.tensor == tensor)
-            return true;
-    }
+    bool reads = false;
+    visitLoads(s.value.get(), [&](const Access& a) { reads = reads || a.tensor == tensor; });
+    if (reads)
+        return true;
     if (s.requant) {
         const Requantize& q = *s.requant;
         if (q.bias == tensor || q.multiplier.tensor == tensor || q.shift.tensor == tensor)

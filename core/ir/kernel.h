@@ -4,6 +4,7 @@
 #include "common/diagnostic.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -135,6 +136,11 @@ struct Stage {
     /// All loads of the value expression, in evaluation order.
     std::vector<Access> loads() const;
 };
+
+/// Calls `f` on every load of `e`, depth-first, left to right (Stage::loads' order), without
+/// copying them: a copied access allocates its index expressions, which the search paid for at
+/// every step applied and every stage lowered.
+void visitLoads(const Expr* e, const std::function<void(const Access&)>& f);
 
 /// A kernel: named sizes, tensors and an ordered list of stages (a pipeline).
 struct Kernel {

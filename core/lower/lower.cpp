@@ -83,7 +83,7 @@ public:
 
 private:
     struct LoadInfo {
-        ir::Access access;
+        const ir::Access* access = nullptr;  ///< in Ctx::value, which holds it
         int reg = -1;
         int depth = -1;
         bool padded = false;   ///< may fall outside its tensor (zero padding)
@@ -123,25 +123,18 @@ private:
         const auto& st = m_k.stages[s];
         if (st.output.tensor == t)
             return true;
-        for (const auto& a : loadsOf(sched::effectiveValue(m_p, s)))
-            if (a.tensor == t)
-                return true;
+        bool reads = false;
+        sched::visitEffectiveLoads(m_p, s, [&](const ir::Access& a) { reads = reads || a.tensor == t; });
+        if (reads)
+            return true;
         return st.requant && (st.requant->bias == t || st.requant->multiplier.tensor == t || st.requant->shift.tensor == t);
     }
 
-    static void collectLoads(const ir::ExprPtr& e, std::vector<ir::Access>& out)
+    /// The loads of `e` (which holds them alive), in evaluation order, not copied.
+    static std::vector<const ir::Access*> loadsOf(const ir::ExprPtr& e)
     {
-        if (e->kind == ir::Expr::Kind::Load)
-            out.push_back(e->access);
-        if (e->a)
-            collectLoads(e->a, out);
-        if (e->b)
-            collectLoads(e->b, out);
-    }
-    static std::vector<ir::Access> loadsOf(const ir::ExprPtr& e)
-    {
-        std::vector<ir::Access> out;
-        collectLoads(e, out);
+        std::vector<const ir::Access*> out;
+        ir::visitLoads(e.get(), [&](const ir::Access& a) { out.push_back(&a); });
         return out;
     }
 
@@ -272,9 +265,9 @@ private:
 
     /// Box of all accesses `accs` (same tensor, same coefficients) over the loops inside
     /// `depth`. `clamp` clips to the tensor (zero padding); `unitStep` forces step 1.
-    Box box(Ctx& c, const std::vector<ir::Access>& accs, int depth, bool clamp, bool unitStep, bool capToTensor = true)
+    Box box(Ctx& c, const std::vector<const ir::Access*>& accs, int depth, bool clamp, bool unitStep, bool capToTensor = true)
     {
-        const ir::Tensor& t = m_k.tensors[accs[0].tensor];
+        const ir::Tensor& t = m_k.tensors[accs[0]->tensor];
         const ir::Stage& st = m_k.stages[c.s];
         Box b;
         std::vector<Interval> ax(st.axes.size());
@@ -282,7 +275,7 @@ private:
             ax[a] = axisInterval(c, static_cast<int>(a), depth);
         const bool clampAll = clamp;
         for (size_t d = 0; d < t.shape.size(); ++d) {
-            const ir::AffineExpr& e = accs[0].index[d];
+            const ir::AffineExpr& e = accs[0]->index[d];
             IndexId lo = ix().constant(0), hi = ix().constant(0);
             int64_t width = 0, step = 0;
             for (const auto& term : e.terms) {
@@ -299,10 +292,10 @@ private:
                     step = std::gcd(step, std::abs(term.coeff));
             }
             int64_t kmin = e.constant, kmax = e.constant;
-            for (const auto& a : accs) {
-                kmin = std::min(kmin, a.index[d].constant);
-                kmax = std::max(kmax, a.index[d].constant);
-                step = std::gcd(step, a.index[d].constant - e.constant);
+            for (const ir::Access* a : accs) {
+                kmin = std::min(kmin, a->index[d].constant);
+                kmax = std::max(kmax, a->index[d].constant);
+                step = std::gcd(step, a->index[d].constant - e.constant);
             }
             if (step == 0 || unitStep)
                 step = 1;
@@ -341,11 +334,11 @@ private:
         return b;
     }
 
-    std::vector<ir::Access> accessesOf(const Ctx& c, int tensor) const
+    std::vector<const ir::Access*> accessesOf(const Ctx& c, int tensor) const
     {
-        std::vector<ir::Access> out;
+        std::vector<const ir::Access*> out;
         for (const auto& l : c.loads)
-            if (l.access.tensor == tensor)
+            if (l.access->tensor == tensor)
                 out.push_back(l.access);
         return out;
     }
@@ -507,9 +500,10 @@ private:
                 if (int64_t off = sched::widenedOffset(m_p, s, cs.tensor))
                     c.foldedOffset[cs.tensor] = off;
         std::map<std::string, int> regUse;
-        for (const auto& acc : loadsOf(c.value)) {
+        for (const ir::Access* load : loadsOf(c.value)) {
+            const ir::Access& acc = *load;
             LoadInfo li;
-            li.access = acc;
+            li.access = load;
             const ir::Tensor& t = m_k.tensors[acc.tensor];
             std::string base = t.name;
             std::transform(base.begin(), base.end(), base.begin(), [](unsigned char ch) { return std::tolower(ch); });
@@ -672,16 +666,18 @@ private:
                 block = tensorizedAccumulator(c, depth, ci, block, writeBacks);
                 continue;
             }
-            std::vector<ir::Access> accs;
+            std::vector<const ir::Access*> accs;
             if (cs.write)
-                accs.push_back(st.output);
+                accs.push_back(&st.output);
             else
                 accs = accessesOf(c, cs.tensor);
             bool clamp = st.padZero && !cs.write;
             Box bx;
+            ir::Access quant;
             if (accs.empty()) {
                 // Requantize parameters: indexed by the channel axis only.
-                accs.push_back(quantAccess(st, cs.tensor));
+                quant = quantAccess(st, cs.tensor);
+                accs.push_back(&quant);
             }
             // A tensorized operand keeps its padding halo (filled with the pad value below).
             const bool halo = c.tensorized && clamp && cs.tensor == c.ops.a;
@@ -998,7 +994,7 @@ private:
         const sched::CacheStage& cs = m_p.caches[ci];
         const int n = static_cast<int>(sched.order.size());
         const int var = depth >= 0 ? sched.order[depth] : -1;
-        Box bx = box(c, {st.output}, depth, false, false);
+        Box bx = box(c, {&st.output}, depth, false, false);
         Buffer b;
         b.name = m_k.tensors[cs.tensor].name + "_" + levelName(cs.level);
         b.tensor = cs.tensor;
@@ -1073,12 +1069,12 @@ private:
                 in.guards.push_back(g.cond);
         const LoadInfo& la = c.loads[c.ops.loadA];
         const LoadInfo& lb = c.loads[c.ops.loadB];
-        in.a = lookup(la.access.tensor, c.s);
-        in.b = lookup(lb.access.tensor, c.s);
+        in.a = lookup(la.access->tensor, c.s);
+        in.b = lookup(lb.access->tensor, c.s);
         in.c = c.accBuffer;
-        for (const auto& e : la.access.index)
+        for (const auto& e : la.access->index)
             in.aIndex.push_back(accessIndex(c, e));
-        for (const auto& e : lb.access.index)
+        for (const auto& e : lb.access->index)
             in.bIndex.push_back(accessIndex(c, e));
         in.cIndex = c.accIndex;
         in.offsetA = c.ops.offsetA;
@@ -1176,8 +1172,8 @@ private:
         Stmt& s = m_n.stmts[ld];
         s.stage = c.s;
         s.reg = l.reg;
-        s.buffer = lookup(l.access.tensor, c.s);
-        for (const auto& e : l.access.index)
+        s.buffer = lookup(l.access->tensor, c.s);
+        for (const auto& e : l.access->index)
             s.index.push_back(accessIndex(c, e));
         append(block, ld);
     }

@@ -418,11 +418,15 @@ private:
     /// the tensor in the stage must share its coefficients (constants may differ).
     void requireOnePattern(int s, int t) const
     {
+        const ir::ExprPtr value = effectiveValue(m_p, s);  // holds the accesses
+        std::vector<const ir::Access*> loads;
+        ir::visitLoads(value.get(), [&](const ir::Access& a) {
+            if (a.tensor == t)
+                loads.push_back(&a);
+        });
         const ir::Access* first = nullptr;
-        const auto loads = effectiveLoads(m_p, s);
-        for (const auto& acc : loads) {
-            if (acc.tensor != t)
-                continue;
+        for (const ir::Access* a : loads) {
+            const ir::Access& acc = *a;
             if (!first) {
                 first = &acc;
                 continue;
@@ -441,9 +445,10 @@ private:
 
     bool stageReads(int s, int t) const
     {
-        for (const auto& acc : effectiveLoads(m_p, s))
-            if (acc.tensor == t)
-                return true;
+        bool reads = false;
+        visitEffectiveLoads(m_p, s, [&](const ir::Access& acc) { reads = reads || acc.tensor == t; });
+        if (reads)
+            return true;
         const auto& rq = kernel().stages[s].requant;
         return rq && (rq->bias == t || rq->multiplier.tensor == t || rq->shift.tensor == t);
     }

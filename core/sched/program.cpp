@@ -300,8 +300,15 @@ ir::ExprPtr substituteInlined(const Program& p, const ir::ExprPtr& e)
             byAxis[ps.output.index[d].terms[0].axis] = e->access.index[d];
         return inlineInto(p, ps.value, byAxis);
     }
-    case ir::Expr::Kind::Neg: return ir::Expr::makeNeg(substituteInlined(p, e->a));
-    default: return ir::Expr::makeBinary(e->kind, substituteInlined(p, e->a), substituteInlined(p, e->b));
+    case ir::Expr::Kind::Neg: {
+        ir::ExprPtr a = substituteInlined(p, e->a);
+        return a == e->a ? e : ir::Expr::makeNeg(std::move(a));
+    }
+    default: {
+        // Unchanged operands keep the node: nothing to rebuild when no load is inlined.
+        ir::ExprPtr a = substituteInlined(p, e->a), b = substituteInlined(p, e->b);
+        return a == e->a && b == e->b ? e : ir::Expr::makeBinary(e->kind, std::move(a), std::move(b));
+    }
     }
 }
 
@@ -315,17 +322,14 @@ ir::ExprPtr effectiveValue(const Program& p, int stage)
 std::vector<ir::Access> effectiveLoads(const Program& p, int stage)
 {
     std::vector<ir::Access> out;
-    // Keep evaluation order: depth-first, left to right.
-    std::function<void(const ir::ExprPtr&)> walk = [&](const ir::ExprPtr& e) {
-        if (e->kind == ir::Expr::Kind::Load)
-            out.push_back(e->access);
-        if (e->a)
-            walk(e->a);
-        if (e->b)
-            walk(e->b);
-    };
-    walk(effectiveValue(p, stage));
+    visitEffectiveLoads(p, stage, [&](const ir::Access& a) { out.push_back(a); });
     return out;
+}
+
+void visitEffectiveLoads(const Program& p, int stage, const std::function<void(const ir::Access&)>& f)
+{
+    const ir::ExprPtr value = effectiveValue(p, stage);  // holds the accesses while f sees them
+    ir::visitLoads(value.get(), f);
 }
 
 int64_t widenedOffset(const Program& p, int stage, int tensor)

@@ -6,6 +6,7 @@
 #include "ir/kernel.h"
 #include "sched/step.h"
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -126,6 +127,8 @@ struct Program {
 ir::ExprPtr effectiveValue(const Program& p, int stage);
 /// The loads of effectiveValue, in evaluation order.
 std::vector<ir::Access> effectiveLoads(const Program& p, int stage);
+/// Calls `f` on the loads of effectiveValue in effectiveLoads' order, without copying them.
+void visitEffectiveLoads(const Program& p, int stage, const std::function<void(const ir::Access&)>& f);
 
 /// The constant a widening cache of `tensor` for `stage` adds to every element: the `c` of
 /// `T[...] + c` (or `c + T[...]`) when every load of the tensor in the stage's effective value has

@@ -82,13 +82,15 @@ std::vector<int64_t> axisSpans(const sched::Program& p, int stage, int var)
 std::vector<int64_t> boxShape(const sched::Program& p, int stage, int var, int tensor, bool write, bool capAtTensor)
 {
     const ir::Tensor& t = p.kernel->tensors[tensor];
-    std::vector<ir::Access> accs;
+    const ir::ExprPtr value = write ? nullptr : sched::effectiveValue(p, stage);  // holds the accesses
+    std::vector<const ir::Access*> accs;
     if (write)
-        accs.push_back(p.kernel->stages[stage].output);
+        accs.push_back(&p.kernel->stages[stage].output);
     else
-        for (const auto& a : sched::effectiveLoads(p, stage))
+        ir::visitLoads(value.get(), [&](const ir::Access& a) {
             if (a.tensor == tensor)
-                accs.push_back(a);
+                accs.push_back(&a);
+        });
     std::vector<int64_t> span = axisSpans(p, stage, var);
     std::vector<int64_t> shape(t.shape.size(), 1);
     if (accs.empty()) {
@@ -96,8 +98,9 @@ std::vector<int64_t> boxShape(const sched::Program& p, int stage, int var, int t
         return shape;
     }
     for (size_t d = 0; d < t.shape.size(); ++d) {
-        int64_t width = 0, kmin = accs[0].index[d].constant, kmax = kmin;
-        for (const auto& a : accs) {
+        int64_t width = 0, kmin = accs[0]->index[d].constant, kmax = kmin;
+        for (const ir::Access* ap : accs) {
+            const ir::Access& a = *ap;
             int64_t w = 0;
             for (const auto& term : a.index[d].terms)
                 w += std::abs(term.coeff) * span[term.axis];
