@@ -92,6 +92,7 @@ constexpr FeatureInfo kFeatures[] = {
     {InsnFeature::CopyCall, "copy_call", "copy_calls", 10},
     {InsnFeature::WaitCall, "wait_call", "copy_calls", 1},
     {InsnFeature::Spill, "spill", "spills", 2},
+    {InsnFeature::SpillReload, "spill_reload", "spills", 1},
     {InsnFeature::HookCall, "hook_call", "copies", 9},
     {InsnFeature::HookRow, "hook_row", "copies", 9},
     {InsnFeature::Memcpy, "memcpy", "copies", 1},
@@ -119,6 +120,10 @@ struct CodeLoop {
     /// Accumulators the code keeps in registers across its iterations, by buffer: the unrolled
     /// copies of the element (register pressure).
     std::map<int, double> accumulators;
+    /// Operands that unrolled copies inside the loop share and that stay live across copies that
+    /// do not read them: the registers they hold at once, and the stack accesses per iteration of
+    /// the loop when one of those registers is spilled (sharedOperand).
+    std::vector<std::pair<double, double>> sharedOperands;
     /// DSP operands that do not change in the loop (dspBody): their events (kInvariantFeatures)
     /// counted in every iteration and counted where they are hoisted to, and the registers they
     /// would hold.
@@ -407,6 +412,50 @@ private:
         }
     }
 
+    /// An operand (`registers` per value) that depends on `slots`, in the straight-line code of
+    /// the unrolled copies inside the innermost kept loop. Copies that do not read an unrolled
+    /// loop's counter share its value (evaluations); when such a loop is outside one the operand
+    /// reads (a 2x2 block's B pair, reused by both rows), the values for every copy of the loops
+    /// inside it stay live across it: they hold registers, and GCC spills the surplus to the stack
+    /// and reloads it for each copy that uses it (search-found conv2d_int8: 16 packed F pairs of
+    /// 8 k copies reused by 8 oh copies, 74 reloads and 19 stores per iteration).
+    void sharedOperand(const std::vector<int>& slots, double registers)
+    {
+        size_t kept = m_enclosing.size();
+        for (size_t i = m_enclosing.size(); i-- > 0;)
+            if (m_enclosing[i].code >= 0) {
+                kept = i;
+                break;
+            }
+        if (kept == m_enclosing.size())
+            return;
+        auto reads = [&](const Enclosing& e) { return std::binary_search(slots.begin(), slots.end(), e.slot); };
+        double atOnce = 1, values = 1, reuse = 1;
+        bool shared = false;
+        for (size_t i = kept + 1; i < m_enclosing.size(); ++i) {
+            const Enclosing& e = m_enclosing[i];
+            if (e.trips <= 1)
+                continue;
+            const double t = static_cast<double>(e.trips);
+            if (!reads(e)) {
+                // Copies in one basic block are interleaved by GCC's scheduler, which keeps the
+                // live ranges short (dense_int8_dsp's 2x2 block: no spill on the M7); a guard
+                // inside each copy makes them blocks of their own, in order.
+                shared = shared || (!m_guardDepths.empty() && m_guardDepths.back() > i);
+                reuse *= t;
+            } else {
+                values *= t;
+                if (shared)
+                    atOnce *= t;
+            }
+        }
+        if (!shared)
+            return;
+        // Each spilled register holds values/atOnce of the values in turn: a store and a reload
+        // for every copy after the first that uses it.
+        m_code[m_enclosing[kept].code].sharedOperands.push_back({atOnce * registers, values / atOnce * reuse});
+    }
+
     std::vector<int> slotsOf(const codegen::BufferOffset& off) const
     {
         std::vector<int> out;
@@ -585,7 +634,9 @@ private:
         case Stmt::Kind::Load: {
             // Unrolled copies that load the same element share one load (and its offset).
             const codegen::BufferOffset off = codegen::bufferOffset(m_n, s.buffer, s.index);
-            const double loads = evaluations(slotsOf(off), n);
+            const std::vector<int> slots = slotsOf(off);
+            const double loads = evaluations(slots, n);
+            sharedOperand(slots, 1);
             m_f[InsnFeature::Load] += loads;
             if (m_offsetRegs.count(s.reg))
                 m_f[InsnFeature::Alu] += loads;
@@ -872,7 +923,11 @@ private:
             m_f[InsnFeature::GuardFlag] += flagTests;
         m_conds.insert(m_conds.end(), s.conds.begin(), s.conds.end());
         m_liveConds += live;
+        if (live > 0)
+            m_guardDepths.push_back(m_enclosing.size());
         body(s);
+        if (live > 0)
+            m_guardDepths.pop_back();
         m_liveConds -= live;
         m_conds.resize(m_conds.size() - s.conds.size());
     }
@@ -946,10 +1001,40 @@ private:
                 // across its iterations, its pointers and guard expressions, the counter and two
                 // temporaries. Beyond the allocatable registers GCC keeps the rest on the stack and
                 // reloads and stores each on every iteration (matmul_int8 found by the search: 64
-                // accumulators, ldr/mla/str per MAC). Operands that unrolled copies share are not
-                // counted: GCC reloads or reorders them, and counting them predicted the 2x2 DSP
-                // blocks 20-45% high.
-                m_f[InsnFeature::Spill] += it * std::max(0.0, live - kAllocatableRegisters);
+                // accumulators, ldr/mla/str per MAC). Operands that unrolled copies share count
+                // only where a guard in every copy keeps the copies in order (sharedOperand): in
+                // one basic block GCC's scheduler interleaves the copies, and counting them there
+                // predicted the 2x2 DSP blocks 20-45% high on the M7. GCC spills the values
+                // cheapest to keep on the stack first: an accumulator costs a load and a store
+                // per iteration, a shared operand a store and a reload for every copy using it.
+                double excess = live - kAllocatableRegisters;
+                for (const auto& [registers, accesses] : L.sharedOperands)
+                    excess += registers;
+                if (excess > 0) {
+                    struct Candidate {
+                        double accesses;   ///< stack accesses per iteration per spilled register
+                        double registers;
+                        bool accumulator;
+                    };
+                    std::vector<Candidate> candidates;
+                    double accumulators = 0;
+                    for (const auto& [buffer, copies] : L.accumulators)
+                        accumulators += copies;
+                    candidates.push_back({2, accumulators, true});
+                    for (const auto& [registers, accesses] : L.sharedOperands)
+                        candidates.push_back({accesses, registers, false});
+                    std::stable_sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) { return a.accesses < b.accesses; });
+                    for (const Candidate& c : candidates) {
+                        if (excess <= 0)
+                            break;
+                        const double spilled = std::min(excess, c.registers);
+                        if (c.accumulator)
+                            m_f[InsnFeature::Spill] += it * spilled;
+                        else
+                            m_f[InsnFeature::SpillReload] += it * spilled * c.accesses;
+                        excess -= spilled;
+                    }
+                }
             }
             m_f[InsnFeature::StreamInit] += static_cast<double>(entries) * static_cast<double>(L.streams.size() + L.guardForms.size());
             if (m_loopFeatures)
@@ -977,6 +1062,9 @@ private:
             const codegen::BufferOffset off = codegen::bufferOffset(m_n, o->load->buffer, o->load->index);
             const std::vector<int> slots = slotsOf(off);
             const double distinct = evaluations(slots, steps, false);
+            // Registers of one value: an int8 word's two unpacked halves or two packed pairs; an
+            // int16 word or pair.
+            sharedOperand(slots, d.int8 ? 2 : 1);
             // A load under a guard inside the loop is not taken out (it might fault where the
             // guard fails: random #100398 reloads and repacks F in its guarded ow.inner loop).
             const double hoisted = kept && !conditionalInLoop() ? evaluations(slots, steps, true) : distinct;
@@ -1356,6 +1444,8 @@ private:
     std::map<int, std::vector<IndexId>> m_charged;  ///< index computations charged, per enclosing For (-1: none)
     std::vector<int> m_slots;
     std::vector<Cond> m_conds;
+    /// Depth of m_enclosing at each guard around the statement that the code checks.
+    std::vector<size_t> m_guardDepths;
     size_t m_liveConds = 0;  ///< conditions around the statement that the code checks
     std::set<int> m_offsetRegs;
 };

@@ -50,6 +50,7 @@ enum class InsnFeature {
     CopyCall,       ///< a call of loopscope_dma_copy (its seven arguments)
     WaitCall,       ///< a call of loopscope_dma_wait
     Spill,          ///< an iteration of a loop times a value beyond the registers (spill and reload)
+    SpillReload,    ///< a store or reload of an operand that unrolled copies share, beyond the registers
     HookCall,       ///< copies: the default loopscope_dma_copy entered
     HookRow,        ///< copies: one row of it (the memcpy call)
     Memcpy,         ///< copies: an instruction of newlib's memcpy (counted exactly)

@@ -187,6 +187,27 @@ TEST(InstructionModel, DspOperandsThatDoNotChangeInTheLoopAreTakenOutOfIt)
     EXPECT_EQ(guarded[InsnFeature::DspPack], guarded[InsnFeature::Smlad]);
 }
 
+TEST(InstructionModel, OperandsThatGuardedCopiesShareBeyondTheRegistersAreSpilled)
+{
+    // The search's conv2d_int8 point (tests/data/instructions): 64 copies (oh.inner x k.inner)
+    // inside the ow.inner loop, each oh copy behind its padding guard. F's packed pairs (two
+    // registers per k copy) are shared by the 8 oh copies and stay live across them: 16 registers
+    // beside the loop's own 6 (its pointers and guard expression, the counter, two temporaries),
+    // 8 beyond the 14. Each spilled register is stored once and reloaded for each oh copy: 8
+    // stack accesses per iteration (measured: 74 reloads and 19 stores), 2,304 iterations.
+    auto o = sched::openSchedule(test::sourceDir() + "/tests/data/instructions/search_conv2d_int8_dsp_2.sched.yaml",
+                                 [](const std::string& n, const std::string& d) { return hw::resolveTarget(n, d); });
+    ASSERT_TRUE(o.ok()) << o.errorText();
+    const analysis::InsnFeatures spilled = featuresOf(o->program);
+    EXPECT_EQ(spilled[InsnFeature::SpillReload], 8.0 * 8 * 2304);
+    EXPECT_EQ(spilled[InsnFeature::Spill], 0);
+    // The 2x2 DSP block of dense_int8_dsp shares W's and x's pairs the same way, in one basic
+    // block: GCC's scheduler interleaves the copies and nothing is spilled (M7 profile).
+    const analysis::InsnFeatures block = featuresOf(example("dense_int8_dsp"));
+    EXPECT_EQ(block[InsnFeature::SpillReload], 0);
+    EXPECT_EQ(block[InsnFeature::Spill], 0);
+}
+
 TEST(InstructionModel, UnrolledCopiesShareTheLoadsOfTheSameElement)
 {
     // matmul_int8_tiled: k loop, 2 x 2 unrolled register block: the lowered nest loads B[k, j]

@@ -91,7 +91,10 @@ const std::map<std::string, double> kSearchBounds = {
     {"search_matmul_int8_dsp_1.sched.yaml", 0.10},                  //  -3.5% /  -3.5% (-55.7%)
     {"search_pointwise_conv_int8_tflite_dsp_1.sched.yaml", 0.10},   //  +2.8% /  +3.6% (-65.0% / -64.7%)
     {"search_pointwise_conv_int8_tflite_dsp_2.sched.yaml", 0.26},   // +24.3% / +17.1% (-54.5% / -57.2%)
-    {"search_depthwise_conv_int8_tflite_dsp_1.sched.yaml", 0.25},   // -20.4% / -23.8% (unchanged)
+    // F's pairs shared by guarded copies, spilled (sharedOperand): -20.4% / -23.8% before.
+    {"search_depthwise_conv_int8_tflite_dsp_1.sched.yaml", 0.18},   // -13.9% / -17.6%
+    // Found after the register rules: 64 guarded copies sharing F's pairs, spilled (sharedOperand).
+    {"search_conv2d_int8_dsp_2.sched.yaml", 0.21},                  // -18.3% / -20.6% (-29.6% / -31.6%)
 };
 /// What the random schedules reach today (the issue: median 5%, p95 10%, worst 25%).
 struct RandomBounds {
