@@ -456,6 +456,41 @@ private:
         m_code[m_enclosing[kept].code].sharedOperands.push_back({atOnce * registers, values / atOnce * reuse});
     }
 
+    /// A scalar load at `off`, executed `n` times, `loads` of them in the compiled code. One that
+    /// does not change in the innermost kept loop is taken out of it (GCC's tree-level invariant
+    /// motion, which does not weigh registers): its distinct values stay live across the loop, one
+    /// register each, and those beyond the registers are reloaded from the stack in every
+    /// iteration (search-found matmul_int8: 64 k copies of an 8-row block, 512 values of A
+    /// invariant in the j loop, a stack reload per MAC; conv2d_int8 with ow and s unrolled: the
+    /// 18 values of I[ow + s] out of the k loop, 17 reloads per iteration).
+    void hoistedOperand(const codegen::BufferOffset& off, const std::vector<int>& slots, double n, double loads)
+    {
+        const Enclosing* e = innermostKept();
+        if (!e || e->trips <= 1 || std::binary_search(slots.begin(), slots.end(), e->slot) || !off.nonlinear.empty() || conditionalInLoop())
+            return;
+        CodeLoop& L = m_code[e->code];
+        if (L.iterations <= 0 || loads >= evaluations(slots, n, false))
+            return;
+        // Distinct values in one iteration: the offsets the unrolled copies inside the loop give
+        // (copies whose counters add up to the same offset, as ow + s, share a value).
+        std::vector<int64_t> offsets{0};
+        for (size_t i = m_enclosing.size(); i-- > 0 && m_enclosing[i].code < 0;) {
+            const int64_t c = off.coefficient(m_enclosing[i].slot);
+            if (c == 0 || m_enclosing[i].trips <= 1)
+                continue;
+            if (offsets.size() * static_cast<size_t>(m_enclosing[i].trips) > 4096)
+                return;  // a block that large is beyond the registers anyway; left uncounted
+            std::vector<int64_t> next;
+            for (int64_t o : offsets)
+                for (int64_t v = 0; v < m_enclosing[i].trips; ++v)
+                    next.push_back(o + c * v);
+            std::sort(next.begin(), next.end());
+            next.erase(std::unique(next.begin(), next.end()), next.end());
+            offsets = std::move(next);
+        }
+        L.sharedOperands.push_back({static_cast<double>(offsets.size()), 1});
+    }
+
     std::vector<int> slotsOf(const codegen::BufferOffset& off) const
     {
         std::vector<int> out;
@@ -637,6 +672,7 @@ private:
             const std::vector<int> slots = slotsOf(off);
             const double loads = evaluations(slots, n);
             sharedOperand(slots, 1);
+            hoistedOperand(off, slots, n, loads);
             m_f[InsnFeature::Load] += loads;
             if (m_offsetRegs.count(s.reg))
                 m_f[InsnFeature::Alu] += loads;
@@ -737,7 +773,8 @@ private:
             if (e.code >= 0 && std::binary_search(slots.begin(), slots.end(), e.slot))
                 fixed = false;
         const double times = conditionalInLoop() && !fixed ? n : evaluations(slots, n);
-        if (times < n)
+        const Enclosing* kept = innermostKept();
+        if (times < n && !(kept && std::binary_search(slots.begin(), slots.end(), kept->slot)))
             liveAccumulator(buffer, slots);  // store motion: in a register across the loop
         m_f[InsnFeature::Load] += times;
         m_f[InsnFeature::Store] += times;

@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <numeric>
 
@@ -206,6 +207,29 @@ TEST(InstructionModel, OperandsThatGuardedCopiesShareBeyondTheRegistersAreSpille
     const analysis::InsnFeatures block = featuresOf(example("dense_int8_dsp"));
     EXPECT_EQ(block[InsnFeature::SpillReload], 0);
     EXPECT_EQ(block[InsnFeature::Spill], 0);
+}
+
+TEST(InstructionModel, LoadsTakenOutOfTheLoopBeyondTheRegistersAreReloaded)
+{
+    auto open = [](const std::string& name) {
+        auto o = sched::openSchedule(test::sourceDir() + "/tests/data/instructions/" + name + ".sched.yaml",
+                                     [](const std::string& n, const std::string& d) { return hw::resolveTarget(n, d); });
+        EXPECT_TRUE(o.ok()) << o.errorText();
+        return featuresOf(o->program);
+    };
+    // matmul_int8, i.inner (8) written out and k (64) unrolled inside the j loop: the 512 values
+    // of A do not change with j and are taken out of it; beside the loop's 8 accumulators, its
+    // two pointers, counter and two temporaries (13 registers) 511 of them are reloaded from the
+    // stack in each of the 512 iterations (measured: a reload per MAC).
+    const analysis::InsnFeatures matmul = open("search_matmul_int8_dsp_2");
+    EXPECT_EQ(matmul[InsnFeature::SpillReload], (512.0 + 13 - 14) * 512);
+    EXPECT_EQ(matmul[InsnFeature::Spill], 0);
+    // conv2d_int8 with ow (16) and s (3) unrolled inside the k loop: I[ow + s] takes 18 values,
+    // not 48. The accumulators O[k][ow] the s copies share change with k: not live across it.
+    const analysis::InsnFeatures conv = open("search_conv2d_int8_dsp_3");
+    EXPECT_GT(conv[InsnFeature::SpillReload], 0);
+    EXPECT_EQ(conv[InsnFeature::Spill], 0);
+    EXPECT_EQ(std::fmod(conv[InsnFeature::SpillReload], 18.0 + 5 - 14), 0);  // 9 reloads per iteration
 }
 
 TEST(InstructionModel, UnrolledCopiesShareTheLoadsOfTheSameElement)
