@@ -19,7 +19,8 @@
 //   - random schedules: median, p95 and worst within kRandomBounds (measured 2026-12-05 with the
 //     input offset folded into the bias: M7 6.8% / 23.4% / 51.5%, M4 7.1% / 23.3% / 51.2%; after
 //     the DSP-loop and register rules M7 6.8% / 22.2% / 51.5%, M4 6.6% / 22.2% / 51.2%; after DSP
-//     operands taken out of the loop, 2026-12-05: M7 6.2% / 22.2% / 51.5%, M4 5.9% / 22.2% / 51.2%;
+//     operands taken out of the loop, 2026-12-05: M7 6.2% / 22.2% / 51.5%, M4 5.9% / 22.2% / 51.2%,
+//     unchanged by the shared and hoisted operands beyond the registers (third session);
 //     the issue asks 5% / 10% / 25%).
 // Tighten the bounds as the model improves; the goal is the issue's figures.
 // Needs arm-none-eabi-gcc and qemu-system-arm (./test.sh installs them); installs nothing.
@@ -112,7 +113,7 @@ const std::map<std::string, double> kSearchBounds = {
 struct RandomBounds {
     double median, p95, worst;
 };
-constexpr RandomBounds kRandomBounds{0.065, 0.23, 0.52};
+constexpr RandomBounds kRandomBounds{0.063, 0.225, 0.52};
 /// Spearman over all schedules (the issue: 0.95).
 constexpr double kSpearmanBound = 0.99;
 
