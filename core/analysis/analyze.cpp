@@ -726,9 +726,10 @@ private:
                 continue;
             int64_t most = 0;
             for (const auto& st : m_k.stages) {
-                for (const auto& acc : st.loads())
+                ir::visitLoads(st.value.get(), [&](const ir::Access& acc) {
                     if (acc.tensor == static_cast<int>(t))
                         most = std::max(most, touched(st, acc));
+                });
                 if (st.requant && (st.requant->bias == static_cast<int>(t) || st.requant->multiplier.tensor == static_cast<int>(t) || st.requant->shift.tensor == static_cast<int>(t)))
                     most = std::max(most, ten.elements());
             }
@@ -903,8 +904,9 @@ private:
         auto& out = r.diagnostics;
         // A dtype the target has no MAC rate for.
         for (size_t st = 0; st < m_k.stages.size(); ++st) {
-            auto loads = m_k.stages[st].loads();
-            std::string dtype = loads.empty() ? "float32" : ir::dtypeName(m_k.tensors[loads[0].tensor].dtype);
+            int first = -1;  // the first load's tensor, not a copy of every load
+            ir::visitLoads(m_k.stages[st].value.get(), [&](const ir::Access& a) { first = first < 0 ? a.tensor : first; });
+            std::string dtype = first < 0 ? "float32" : ir::dtypeName(m_k.tensors[first].dtype);
             if (!m_t.compute.macsPerCycle.count(dtype))
                 out.push_back({Severity::Warning, "no-mac-rate",
                                m_t.name + " lists no " + dtype + " MAC rate (compute.macs_per_cycle); stage " + m_k.stages[st].name

@@ -103,6 +103,7 @@ IndexId IndexPool::add(IndexId a, IndexId b)
         }
     }
     std::vector<Term> t;
+    t.reserve(termsOf(a) + termsOf(b));  // one allocation, not one per doubling
     int64_t c = 0;
     linearize(a, 1, t, c);
     linearize(b, 1, t, c);
@@ -114,6 +115,7 @@ IndexId IndexPool::sub(IndexId a, IndexId b)
     if (m_nodes[a].op == Node::Op::Min || m_nodes[a].op == Node::Op::Max || m_nodes[b].op == Node::Op::Min || m_nodes[b].op == Node::Op::Max)
         return add(a, mul(b, -1));
     std::vector<Term> t;
+    t.reserve(termsOf(a) + termsOf(b));
     int64_t c = 0;
     linearize(a, 1, t, c);
     linearize(b, -1, t, c);
@@ -131,6 +133,7 @@ IndexId IndexPool::mul(IndexId a, int64_t k)
         return isMin ? min(x, y) : max(x, y);
     }
     std::vector<Term> t;
+    t.reserve(termsOf(a));
     int64_t c = 0;
     linearize(a, k, t, c);
     return linear(std::move(t), c);
@@ -138,14 +141,19 @@ IndexId IndexPool::mul(IndexId a, int64_t k)
 
 IndexId IndexPool::addConst(IndexId a, int64_t k)
 {
-    // min(x, c) + k = min(x + k, c + k), and the same for max: keeps bounds flat. A copy of
-    // the node, not a reference: the recursive calls append to m_nodes, which may reallocate.
-    const Node n = m_nodes[a];
-    if (k != 0 && (n.op == Node::Op::Min || n.op == Node::Op::Max) && (isConst(n.a) || isConst(n.b))) {
-        IndexId x = addConst(n.a, k), y = addConst(n.b, k);
-        return n.op == Node::Op::Min ? min(x, y) : max(x, y);
+    if (k == 0)
+        return a;  // x + 0 is x (nodes are in normal form already)
+    // min(x, c) + k = min(x + k, c + k), and the same for max: keeps bounds flat. Copies of
+    // the operands, not a reference to the node: the recursive calls append to m_nodes, which
+    // may reallocate.
+    const Node::Op op = m_nodes[a].op;
+    const IndexId na = m_nodes[a].a, nb = m_nodes[a].b;
+    if ((op == Node::Op::Min || op == Node::Op::Max) && (isConst(na) || isConst(nb))) {
+        IndexId x = addConst(na, k), y = addConst(nb, k);
+        return op == Node::Op::Min ? min(x, y) : max(x, y);
     }
     std::vector<Term> t;
+    t.reserve(termsOf(a));
     int64_t c = k;
     linearize(a, 1, t, c);
     return linear(std::move(t), c);

@@ -72,6 +72,8 @@ private:
     IndexId linear(std::vector<Term> terms, int64_t c);
     /// Linear view of any node (a non-linear node becomes one atom).
     void linearize(IndexId id, int64_t scale, std::vector<Term>& terms, int64_t& c) const;
+    /// Terms linearize() appends for `id`.
+    size_t termsOf(IndexId id) const { return m_nodes[id].op == Node::Op::Linear ? m_nodes[id].terms.size() : 1; }
     std::vector<Node> m_nodes;
 };
 

@@ -184,9 +184,9 @@ Evaluation Evaluator::evaluate(const Candidate& candidate) const
         e.reason = p.errorText();
         return e;
     }
-    e.steps = p->trace;
     lower::LoopNest nest = lower::lower(*p);
     analysis::CostReport report = analysis::analyze(nest, *p->target);
+    e.steps = std::move(nest.trace);  // the program's trace, which lower() copied: not copied again
     e.figures = figuresOf(report);
     for (const auto& d : report.diagnostics)
         if (d.severity == Severity::Error) {
