@@ -273,18 +273,24 @@ bool IndexPool::isConst(IndexId id, int64_t* value) const
 
 int64_t IndexPool::eval(IndexId id, const int64_t* slots) const
 {
-    const Node& n = m_nodes[id];
-    switch (n.op) {
-    case Node::Op::Linear: {
-        int64_t v = n.constant;
-        for (const Term& t : n.terms)
+    // The operands of min, max, division and modulo are mostly linear: evaluated here rather
+    // than by a call each (the instruction model's counts evaluate these millions of times).
+    const auto operand = [&](IndexId x) {
+        const Node& m = m_nodes[x];
+        if (m.op != Node::Op::Linear)
+            return eval(x, slots);
+        int64_t v = m.constant;
+        for (const Term& t : m.terms)
             v += t.coeff * (t.atom >= 0 ? slots[t.atom] : eval(-t.atom - 1, slots));
         return v;
-    }
-    case Node::Op::Div: return floorDiv(eval(n.a, slots), n.constant);
-    case Node::Op::Mod: return floorMod(eval(n.a, slots), n.constant);
-    case Node::Op::Min: return std::min(eval(n.a, slots), eval(n.b, slots));
-    case Node::Op::Max: return std::max(eval(n.a, slots), eval(n.b, slots));
+    };
+    const Node& n = m_nodes[id];
+    switch (n.op) {
+    case Node::Op::Linear: return operand(id);
+    case Node::Op::Div: return floorDiv(operand(n.a), n.constant);
+    case Node::Op::Mod: return floorMod(operand(n.a), n.constant);
+    case Node::Op::Min: return std::min(operand(n.a), operand(n.b));
+    case Node::Op::Max: return std::max(operand(n.a), operand(n.b));
     }
     return 0;
 }
