@@ -705,6 +705,10 @@ Candidate SearchSpace::mutate(const Candidate& c, std::mt19937_64& rng) const
 std::vector<sched::Step> SearchSpace::structureSteps(const Candidate& c) const
 {
     std::vector<sched::Step> out;
+    size_t most = m_stages.size() * 2;  // a reorder and a compute_at per stage, two splits per loop
+    for (const SpaceStage& sp : m_stages)
+        most += 2 * sp.loops.size();
+    out.reserve(most);  // a step is large: growing the vector moved every one of them
     for (size_t s = 0; s < m_stages.size(); ++s) {
         const SpaceStage& sp = m_stages[s];
         const Candidate::Stage& cs = c.stages[s];
@@ -805,13 +809,17 @@ std::vector<sched::Step> SearchSpace::arrayPlacementSteps(const Candidate& c, in
 std::vector<sched::Step> SearchSpace::placementSteps(const Candidate& c) const
 {
     std::vector<sched::Step> out;
+    size_t most = 0;  // a cache and a double buffer per tensor, an unroll per loop, a vectorize and a tensorize per stage
+    for (const SpaceStage& sp : m_stages)
+        most += 2 * sp.tensors.size() + sp.loops.size() + 2;
+    out.reserve(most);
     const std::string level = m_level >= 0 ? m_base.target->levels[m_level].name : "";
     for (size_t s = 0; s < m_stages.size(); ++s) {
         const SpaceStage& sp = m_stages[s];
         const Candidate::Stage& cs = c.stages[s];
         if (cs.tensorize >= 0) {
             std::vector<sched::Step> a = arrayPlacementSteps(c, static_cast<int>(s));
-            out.insert(out.end(), a.begin(), a.end());
+            std::move(a.begin(), a.end(), std::back_inserter(out));
             continue;
         }
         Bands b = bands(c, static_cast<int>(s));
