@@ -31,7 +31,7 @@ std::string_view embeddedTargetText(std::size_t i);
 namespace {
 
 const std::vector<std::string> kTopKeys = {"name", "kind", "description", "clock_mhz", "compute",
-                                           "memory", "constraints", "loop_overhead_cycles", "calibration"};
+                                           "memory", "constraints", "loop_overhead_cycles", "issue", "calibration"};
 const std::vector<std::string> kComputeKeys = {"macs_per_cycle", "simd_lanes", "dsp", "fpu",
                                                "registers", "energy_pj_per_mac", "pe_array", "cores"};
 const std::vector<std::string> kDtypes = {"int8", "int16", "int32", "float32"};
@@ -41,6 +41,8 @@ const std::vector<std::string> kDataflows = {"weight_stationary", "output_statio
 const std::vector<std::string> kLevelKeys = {"name", "size", "bandwidth_bytes_per_cycle", "latency_cycles",
                                              "energy_pj_per_byte", "buffer_count", "dma", "banks", "row_bytes"};
 const std::vector<std::string> kConstraintKeys = {"max_tile_size", "alignment_bytes"};
+const std::vector<std::string> kIssueKeys = {"width", "memory_cycles", "mac_cycles", "fpu_cycles",
+                                             "taken_branch_cycles", "loop_exit_cycles", "load_use_cycles"};
 const std::vector<std::string> kCalibrationKeys = {"compiler", "emulator", "date", "schedules", "coefficients"};
 
 /// The instruction model's feature names (analysis/instructions.h): the keys of
@@ -558,11 +560,44 @@ public:
         if (const Entry* e = find(top, "loop_overhead_cycles"))
             readNonNegative(*e, "loop_overhead_cycles", t.loopOverheadCycles);
 
+        if (const Entry* e = find(top, "issue")) {
+            if (t.kind == "accelerator")
+                error(e->keyNode.Mark(), "issue",
+                      "only a CPU target (kind: mcu) has an issue model; an accelerator's host is described by "
+                      "compute.pe_array.host_issue_cycles");
+            else if (expectMap(*e, "issue"))
+                readIssue(*e, t.issue);
+        }
+
         if (const Entry* e = find(top, "calibration"))
             if (expectMap(*e, "calibration"))
                 readCalibration(*e, t.calibration);
 
         return t;
+    }
+
+    /// `issue:` how the core turns instructions into cycles (docs/cost-model.md, "Cycles from
+    /// instructions"). Every key is optional; the defaults describe a single-issue core where
+    /// every instruction takes one cycle.
+    void readIssue(const Entry& section, IssueModel& m)
+    {
+        m.present = true;
+        m.loc = loc(section.keyNode.Mark());
+        const auto es = entries(section.value, "issue", kIssueKeys);
+        if (const Entry* e = find(es, "width"))
+            readPositive(*e, "issue.width", m.width);
+        if (const Entry* e = find(es, "memory_cycles"))
+            readPositive(*e, "issue.memory_cycles", m.memoryCycles);
+        if (const Entry* e = find(es, "mac_cycles"))
+            readPositive(*e, "issue.mac_cycles", m.macCycles);
+        if (const Entry* e = find(es, "fpu_cycles"))
+            readPositive(*e, "issue.fpu_cycles", m.fpuCycles);
+        if (const Entry* e = find(es, "taken_branch_cycles"))
+            readNonNegative(*e, "issue.taken_branch_cycles", m.takenBranchCycles);
+        if (const Entry* e = find(es, "loop_exit_cycles"))
+            readNonNegative(*e, "issue.loop_exit_cycles", m.loopExitCycles);
+        if (const Entry* e = find(es, "load_use_cycles"))
+            readNonNegative(*e, "issue.load_use_cycles", m.loadUseCycles);
     }
 
     /// `calibration:` (written by loopscope-cli calibrate): what the coefficients were fitted

@@ -245,6 +245,13 @@ int runAnalyze(const std::string& schedule, const std::string& target, bool json
     std::snprintf(line, sizeof line, "cycles   %14lld  (compute %lld, transfer %lld, %.0f%% of transfer hidden)\n", static_cast<long long>(r.cycles.total),
                   static_cast<long long>(r.cycles.compute), static_cast<long long>(r.cycles.transfer), r.cycles.overlapRatio * 100);
     out << line;
+    if (r.cycles.fromInstructions) {
+        const analysis::IssueCycles& c = r.cycles.issue;
+        std::snprintf(line, sizeof line,
+                      "         compute estimated from the predicted kernel instructions: issue %.0f + taken branches %.0f + loop exits %.0f + load-use %.0f\n",
+                      c.issue, c.taken, c.exits, c.loadUse);
+        out << line;
+    }
     std::snprintf(line, sizeof line, "bound    %14lld  compute cycles at peak (estimate is %.1fx the bound)\n", static_cast<long long>(r.bounds.computeCycles),
                   r.bounds.computeCycles > 0 ? static_cast<double>(r.cycles.total) / r.bounds.computeCycles : 0.0);
     out << line;

@@ -53,7 +53,7 @@ int main(int argc, char** argv)
     QApplication::setStyle(new loopscope::ui::IconCacheStyle);   // the default style, dock icons kept
     QApplication::setOrganizationName(QStringLiteral("Loopscope"));
     QApplication::setApplicationName(QStringLiteral("loopscope"));
-    QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+    QApplication::setApplicationVersion(QStringLiteral("0.2.0"));
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Schedule tensor kernels by hand and watch the loop nest, memory, cost and C code change."));

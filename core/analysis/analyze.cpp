@@ -82,7 +82,6 @@ std::string shapeStr(const std::vector<int64_t>& s)
 struct Sub {
     double compute = 0;
     double transfer = 0;
-    double hidden = 0;
     double array = 0;   ///< tensorized stages: cycles the PE array computes
     double host = 0;    ///< tensorized stages: host cycles issuing them, overlapped with the array
     double prepare = 0; ///< host work done once per set of weights (the initial row of an offset), not per call
@@ -142,8 +141,27 @@ public:
                     total.host += 3 * m_t.compute.peArray->hostIssueCycles;
                 }
         r.macs = m_macs;
-        const double busy = total.busy();
-        double hidden = std::min({total.hidden, total.transfer, busy});
+        double busy = total.busy();
+        // A CPU target stating its pipeline: compute is the instructions the exported kernel
+        // executes, through the issue model; the share of it each ping-pong tile overlaps scales
+        // with it (docs/cost-model.md, "Cycles from instructions").
+        double scale = 1;
+        if (m_t.kind != "accelerator") {
+            std::vector<LoopFeatures> loops;
+            const InsnFeatures features = instructionFeatures(m_n, m_execs, m_t.issue.present ? &loops : nullptr);
+            r.instructions = predictInstructions(features, m_t);
+            if (m_t.issue.present) {
+                r.cycles.fromInstructions = true;
+                r.cycles.issue = kernelIssueCycles(features, loops, insnCoefficients(m_t), m_t.issue);
+                // Never below the MACs at the peak rate, a bound the hardware cannot beat (a
+                // calibration could fit an MLA at under one instruction).
+                const double estimate = std::max(r.cycles.issue.cycles, computeBound());
+                scale = busy > 0 ? estimate / busy : 1.0;
+                busy = estimate;
+            }
+        }
+        const double hiddenTotal = hideTransfers(scale);
+        double hidden = std::min({hiddenTotal, total.transfer, busy});
         // Doubles past 2^63 cycles (a target of slow memories, a kernel of 2^48 points) become
         // the largest count, never a wrapped or undefined one; a diagnostic says so.
         r.cycles.compute = countOf(busy);
@@ -158,8 +176,6 @@ public:
         pj += static_cast<double>(m_macs + m_paddingMacs) * m_t.compute.energyPjPerMac;
         r.energyUj = pj * 1e-6;
         r.transfers = m_transfers;
-        if (m_t.kind != "accelerator")
-            r.instructions = predictInstructions(instructionFeatures(m_n, m_execs), m_t);
         bounds(r);
         diagnostics(r);
         m_array.finish(r, countOf(total.array), countOf(total.host), countOf(total.prepare));
@@ -359,17 +375,9 @@ private:
                 add(body, sub);
             }
             if (m_pingPong[s.buffer] && m_allocRuns[s.buffer] > 1) {
-                // Ping-pong: while one iteration computes, the next one's copy runs.
+                // Ping-pong: while one iteration computes, the next one's copy runs (hideTransfers).
                 double runs = static_cast<double>(m_allocRuns[s.buffer]);
-                double computePer = body.busy() / runs;
-                double transferPer = copyCycles / runs;
-                // Several ping-pong buffers of one loop share its compute: together they hide at
-                // most that much per iteration (one DMA engine moves their next tiles in turn).
-                double& shared = m_hiddenPerIteration[m_allocLoop[s.buffer]];
-                double hidePer = std::min(transferPer, std::max(0.0, computePer - shared));
-                shared += hidePer;
-                body.hidden += (runs - 1) * hidePer;
-                m_doubleBuffers.push_back({s.buffer, computePer, transferPer});
+                m_doubleBuffers.push_back({s.buffer, body.busy() / runs, copyCycles / runs, runs, m_allocLoop[s.buffer]});
             }
             add(out, body);
             break;
@@ -527,7 +535,6 @@ private:
     {
         a.compute += b.compute;
         a.transfer += b.transfer;
-        a.hidden += b.hidden;
         a.array += b.array;
         a.host += b.host;
         a.prepare += b.prepare;
@@ -704,16 +711,40 @@ private:
         return n;
     }
 
-    void bounds(CostReport& r) const
+    /// Every MAC at the peak rate of its dtype.
+    double computeBound() const
     {
-        // Compute: every MAC at the peak rate of its dtype.
         double cycles = 0;
         for (const auto& [stage, macs] : m_stageMacs) {
             auto loads = m_k.stages[stage].loads();
             std::string dtype = loads.empty() ? "float32" : ir::dtypeName(m_k.tensors[loads[0].tensor].dtype);
             cycles += macs / peakRate(dtype);
         }
-        r.bounds.computeCycles = countOf(std::floor(cycles));
+        return std::floor(cycles);
+    }
+
+    /// Transfer cycles the ping-pong buffers hide: while one tile computes, the next one's copy
+    /// runs. `scale` turns the compute the walk counted into the cycles reported (the issue
+    /// model's over the walk's).
+    double hideTransfers(double scale)
+    {
+        // Several ping-pong buffers of one loop share its compute: together they hide at most
+        // that much per iteration (one DMA engine moves their next tiles in turn).
+        std::map<int, double> hiddenPerIteration;  // per loop slot
+        double hidden = 0;
+        for (DoubleBufferInfo& d : m_doubleBuffers) {
+            d.computePer *= scale;
+            double& shared = hiddenPerIteration[d.loopSlot];
+            const double hidePer = std::min(d.transferPer, std::max(0.0, d.computePer - shared));
+            shared += hidePer;
+            hidden += (d.runs - 1) * hidePer;
+        }
+        return hidden;
+    }
+
+    void bounds(CostReport& r) const
+    {
+        r.bounds.computeCycles = countOf(computeBound());
         // Compulsory: inputs used, read once; outputs written once.
         int64_t bytes = 0;
         for (size_t t = 0; t < m_k.tensors.size(); ++t) {
@@ -1138,6 +1169,8 @@ private:
     struct DoubleBufferInfo {
         int buffer;
         double computePer, transferPer;
+        double runs;    ///< tiles the buffer holds in turn
+        int loopSlot;   ///< the loop whose iterations they are (-1: none)
     };
 
     const LoopNest& m_n;
@@ -1151,7 +1184,6 @@ private:
     std::map<int, int> m_allocLoop;
     std::map<int, int> m_slotStage;
     std::map<int, int64_t> m_allocRuns;
-    std::map<int, double> m_hiddenPerIteration;  ///< per loop slot: transfer per iteration its ping-pong buffers hide
     std::vector<bool> m_pingPong;  ///< per buffer: lower::pingPongBuffers()
     std::vector<CopyInfo> m_copies;
     std::vector<LoadInfo> m_loadsAt;

@@ -3,6 +3,7 @@
 
 #include "analysis/array_report.h"
 #include "analysis/instructions.h"
+#include "analysis/issue_model.h"
 #include "common/diagnostic.h"
 #include "lower/loop_nest.h"
 
@@ -52,9 +53,13 @@ struct TransferReport {
 
 struct Cycles {
     int64_t total = 0;
-    int64_t compute = 0;        ///< MACs over the throughput of the units used, plus loop overhead
+    /// A CPU target with an issue model: the predicted kernel instructions through it (`issue`);
+    /// otherwise MACs over the throughput of the units used, plus loop overhead.
+    int64_t compute = 0;
     int64_t transfer = 0;       ///< copies between levels and direct accesses to outer levels
     double overlapRatio = 0;    ///< share of transfer cycles hidden behind compute (double buffering)
+    bool fromInstructions = false;  ///< compute came from the instruction and issue models
+    IssueCycles issue;          ///< where those cycles go (when fromInstructions)
 };
 
 struct Bounds {

@@ -1003,7 +1003,8 @@ private:
         const InsnFeatures before = m_f;
         if (kept && m_loopFeatures) {
             record = m_loopFeatures->size();
-            m_loopFeatures->push_back({id, {}});
+            m_loopFeatures->push_back({id, {}, m_records.empty() ? -1 : m_records.back()});
+            m_records.push_back(static_cast<int>(record));
         }
         m_slots.push_back(s.slot);
         if (dsp)
@@ -1063,9 +1064,11 @@ private:
                 spill(L, it, true, fpAccumulators + 2 - kFpRegisters, fpAccumulators);
             }
             m_f[InsnFeature::StreamInit] += static_cast<double>(entries) * static_cast<double>(L.streams.size() + L.guardForms.size());
-            if (m_loopFeatures)
+            if (m_loopFeatures) {
                 for (int i = 0; i < kInsnFeatureCount; ++i)
                     (*m_loopFeatures)[record].features.count[i] = m_f.count[i] - before.count[i];
+                m_records.pop_back();
+            }
             m_f[InsnFeature::OuterStream] += it * static_cast<double>(L.outerStreams.size());
         }
     }
@@ -1491,6 +1494,7 @@ private:
     const LoopNest& m_n;
     const std::vector<int64_t>& m_execs;
     std::vector<LoopFeatures>* m_loopFeatures;
+    std::vector<int> m_records;  ///< m_loopFeatures records of the kept loops being walked, outermost first
     LoopShapes m_shapes;
     InsnFeatures m_f;
     std::vector<CodeLoop> m_code;

@@ -95,6 +95,7 @@ struct InstructionReport {
 struct LoopFeatures {
     int stmt = -1;              ///< the For statement
     InsnFeatures features;
+    int parent = -1;            ///< the record of the kept loop around it (-1: none)
 };
 
 /// Counts the events of the code generated for `nest`. `executions` gives, per statement of the

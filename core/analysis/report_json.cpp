@@ -1,6 +1,8 @@
 // The JSON form of a CostReport (what `analyze --json` prints and the workspace keeps).
 #include "analysis/report_json.h"
 
+#include <cmath>
+
 #include <nlohmann/json.hpp>
 
 namespace loopscope::analysis {
@@ -17,6 +19,15 @@ std::string reportJson(const CostReport& r, int indent)
     j["target"] = r.target;
     j["macs"] = r.macs;
     j["cycles"] = {{"total", r.cycles.total}, {"compute", r.cycles.compute}, {"transfer", r.cycles.transfer}, {"overlap_ratio", r.cycles.overlapRatio}};
+    if (r.cycles.fromInstructions) {
+        // Where the compute estimate comes from: the issue model over the predicted instructions.
+        const IssueCycles& c = r.cycles.issue;
+        nlohmann::ordered_json units;
+        for (int u = 0; u < kIssueUnitCount; ++u)
+            units[issueUnitName(static_cast<IssueUnit>(u))] = std::llround(c.unit[u]);
+        j["cycles"]["issue_model"] = {{"issue", std::llround(c.issue)}, {"taken_branches", std::llround(c.taken)},
+                                      {"loop_exits", std::llround(c.exits)}, {"load_use", std::llround(c.loadUse)}, {"units", units}};
+    }
     j["latency_ms"] = r.latencyMs;
     j["energy_uj"] = r.energyUj;
     j["levels"] = nlohmann::ordered_json::array();

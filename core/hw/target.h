@@ -54,16 +54,20 @@ struct Compute {
     std::optional<PeArray> peArray;
 };
 
-/// How instructions become cycles on a CPU target (target file: `issue_model`). The emulator
-/// counts instructions exactly but no cycles; these figures turn the predicted instructions into
-/// an estimate of the cycles a real core takes.
+/// How the exported code's instructions become cycles on a CPU target (target file: `issue`,
+/// docs/cost-model.md "Cycles from instructions"). The emulator counts instructions exactly but
+/// no cycles; these figures of the core's pipeline turn the predicted instructions into an
+/// estimate of the cycles a real core takes. Without the section a CPU target's compute cycles
+/// are its MACs at the peak rate plus loop_overhead_cycles per iteration.
 struct IssueModel {
     bool present = false;
-    double issueWidth = 1;          ///< instructions issued per cycle at best (2: dual issue)
-    double pairedFraction = 0;      ///< share of instruction pairs that dual-issue (0..1)
-    double loadUseCycles = 0;       ///< stall when a load's result feeds the next instruction
-    double takenBranchCycles = 0;   ///< extra cycles of a taken branch (a loop's back edge)
-    double macCycles = 1;           ///< cycles of one MLA/SMLAD/VFMA-class instruction
+    double width = 1;               ///< instructions issued per cycle at most (2: dual issue)
+    double memoryCycles = 1;        ///< cycles of the load/store unit per load or store
+    double macCycles = 1;           ///< cycles of the multiplier per MLA, SMLAD or multiply of a requantization
+    double fpuCycles = 1;           ///< cycles of the FPU per floating-point operation
+    double takenBranchCycles = 0;   ///< extra cycles of a taken branch (a loop's back edge, a call, a return)
+    double loopExitCycles = 0;      ///< extra cycles when a loop is left (its exit branch mispredicted)
+    double loadUseCycles = 0;       ///< stall per load, on average, while its result is awaited
     SourceLoc loc;
 };
 
@@ -91,7 +95,7 @@ struct Target {
     Compute compute;
     std::vector<MemoryLevel> levels;  ///< outermost first
     Constraints constraints;
-    double loopOverheadCycles = 0;   ///< per iteration of a loop that is not unrolled
+    double loopOverheadCycles = 0;   ///< per iteration of a loop that is not unrolled (unless `issue` is given)
     IssueModel issue;                ///< CPU targets: instructions -> cycles
     Calibration calibration;         ///< CPU targets: the instruction model's coefficients
     std::string path;                ///< file it came from

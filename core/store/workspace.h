@@ -148,7 +148,7 @@ private:
     std::unique_ptr<Impl> m_d;
 };
 
-/// The version of Loopscope that writes figures and measurements ("0.1.0").
+/// The version of Loopscope that writes figures and measurements ("0.2.0": compute cycles of CPU targets from instructions).
 std::string projectVersion();
 /// Milliseconds since the Unix epoch, now.
 Millis nowMillis();

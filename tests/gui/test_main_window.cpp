@@ -919,9 +919,12 @@ private slots:
             QVERIFY2(w->openFile(source("docs/tutorial/") + f), qPrintable(f));
             QVERIFY2(!w->document()->snapshot().failedStep, qPrintable(f));
         }
-        // the last step ends within 10 % of the compute bound
+        // the last step's transfers are almost all hidden: what is left is the compute of the
+        // exported code (the tutorial: 2.6x the compute bound, two FPU operations a MAC)
         const auto& r = *w->document()->snapshot().report;
-        QVERIFY(r.cycles.total < r.bounds.computeCycles * 11 / 10);
+        QVERIFY(r.cycles.overlapRatio > 0.9);
+        QVERIFY(r.cycles.total < r.cycles.compute * 11 / 10);
+        QVERIFY(r.cycles.total < r.bounds.computeCycles * 3);
 
         // exercise of step 3: B's cache moved to the root reaches the compulsory traffic
         QVERIFY(w->openFile(source("docs/tutorial/matmul_3_hoisted.sched.yaml")));

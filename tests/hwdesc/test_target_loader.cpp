@@ -497,7 +497,7 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"unknown_top_key", "clock_mhz: 100", "clock_mhz: 100\nclock: 3",
                   "cortex-m7.yaml:3:1: error: clock: unknown key 'clock' (did you mean 'clock_mhz'?); allowed keys "
                   "at top level: name, kind, description, clock_mhz, compute, memory, constraints, "
-                  "loop_overhead_cycles, calibration"},
+                  "loop_overhead_cycles, issue, calibration"},
         ErrorCase{"unknown_level_key", "    size: 512 KiB", "    size: 512 KiB\n    speed: 3",
                   "cortex-m7.yaml:11:5: error: memory[1].speed: unknown key 'speed'; allowed keys in memory[1]: name, "
                   "size, bandwidth_bytes_per_cycle, latency_cycles, energy_pj_per_byte, buffer_count, dma, banks, row_bytes"},
@@ -583,7 +583,7 @@ INSTANTIATE_TEST_SUITE_P(
                   "first)\n"
                   "cortex-m7.yaml:5:1: error: memories: unknown key 'memories'; allowed keys "
                   "at top level: name, kind, description, clock_mhz, compute, memory, constraints, "
-                  "loop_overhead_cycles, calibration"},
+                  "loop_overhead_cycles, issue, calibration"},
         ErrorCase{"memory_empty", "", "name: t\nclock_mhz: 1\ncompute: {macs_per_cycle: {int8: 1}}\nmemory: []\n",
                   "cortex-m7.yaml:4:9: error: memory: expected a list of at least one memory level (outermost first), "
                   "got an empty sequence"},
@@ -904,4 +904,59 @@ TEST(Calibration, UnknownOrNegativeCoefficientsAreLocatedErrors)
     EXPECT_NE(negative.errorText().find("calibration.coefficients.load"), std::string::npos) << negative.errorText();
     // The copies are counted exactly (newlib's memcpy): they take no coefficient.
     expectLocatedErrors(parseTarget(replaced(base, "load: 1", "memcpy: 1"), "cal.yaml"), "cal.yaml", "copy feature");
+}
+
+// ---------------------------------------------------------------------------------------------
+// issue: how a CPU target's instructions become cycles (docs/cost-model.md, "Cycles from instructions")
+
+TEST(IssueSection, GivesThePipelineFiguresAndDefaultsTheRest)
+{
+    const std::string text = std::string(kMinimal) +
+                             "issue:\n"
+                             "  width: 2\n"
+                             "  memory_cycles: 1.5\n"
+                             "  loop_exit_cycles: 4\n";
+    const auto r = parseTarget(text, "issue.yaml");
+    ASSERT_TRUE(r.ok()) << r.errorText();
+    EXPECT_TRUE(r->issue.present);
+    EXPECT_DOUBLE_EQ(r->issue.width, 2);
+    EXPECT_DOUBLE_EQ(r->issue.memoryCycles, 1.5);
+    EXPECT_DOUBLE_EQ(r->issue.loopExitCycles, 4);
+    EXPECT_DOUBLE_EQ(r->issue.macCycles, 1);
+    EXPECT_DOUBLE_EQ(r->issue.takenBranchCycles, 0);
+    EXPECT_FALSE(parseTarget(kMinimal, "plain.yaml")->issue.present);
+}
+
+TEST(IssueSection, TheShippedCpuTargetsStateTheirPipelines)
+{
+    const auto m7 = loadBuiltinTarget("cortex-m7");
+    const auto m4 = loadBuiltinTarget("cortex-m4");
+    ASSERT_TRUE(m7.ok() && m4.ok());
+    EXPECT_TRUE(m7->issue.present);
+    EXPECT_DOUBLE_EQ(m7->issue.width, 2);     // dual issue
+    EXPECT_DOUBLE_EQ(m4->issue.width, 1);     // single issue
+    EXPECT_GT(m4->issue.takenBranchCycles, m7->issue.takenBranchCycles);  // no branch predictor on the M4
+    EXPECT_FALSE(loadBuiltinTarget("gemmini-16x16")->issue.present);
+}
+
+TEST(IssueSection, BadFiguresAndUnknownKeysAreLocatedErrors)
+{
+    const std::string base = std::string(kMinimal) + "issue:\n  width: 2\n";
+    const auto zero = parseTarget(replaced(base, "width: 2", "width: 0"), "issue.yaml");
+    expectLocatedErrors(zero, "issue.yaml", "zero width");
+    EXPECT_NE(zero.errorText().find("issue.width: expected a number > 0"), std::string::npos) << zero.errorText();
+    const auto negative = parseTarget(replaced(base, "width: 2", "load_use_cycles: -1"), "issue.yaml");
+    expectLocatedErrors(negative, "issue.yaml", "negative stall");
+    EXPECT_NE(negative.errorText().find("issue.load_use_cycles"), std::string::npos) << negative.errorText();
+    const auto unknown = parseTarget(replaced(base, "width: 2", "widht: 2"), "issue.yaml");
+    expectLocatedErrors(unknown, "issue.yaml", "unknown key");
+    EXPECT_NE(unknown.errorText().find("did you mean 'width'"), std::string::npos) << unknown.errorText();
+}
+
+TEST(IssueSection, AnAcceleratorHasNone)
+{
+    std::string text = builtinText("gemmini-16x16") + "\nissue:\n  width: 2\n";
+    const auto r = parseTarget(text, "g.yaml");
+    expectLocatedErrors(r, "g.yaml", "issue on an accelerator");
+    EXPECT_NE(r.errorText().find("only a CPU target"), std::string::npos) << r.errorText();
 }

@@ -369,6 +369,8 @@ void CostView::setHeadline(Figure figure, const QString& value, const QString& b
         l->setToolTip(note);
 }
 
+QString CostView::figureToolTip(Figure figure) const { return m_headlines[static_cast<int>(figure)].value->toolTip(); }
+
 QString CostView::caveatText() const { return m_caveat->text(); }
 
 QString CostView::chartCaption(int chart) const
@@ -394,6 +396,14 @@ void CostView::updateHeadlines()
         m_caveat->setText(tr("What these count: cycles = the PE array's computes and the preloads it cannot hide, the mvin/mvout rows over "
                              "the DMA bus (less what double buffering hides), and the host issuing the instructions and requantizing, "
                              "overlapped with the array (docs/cost-model.md, Gemmini; timings from the target file)."));
+    else if (target && r.cycles.fromInstructions)
+        m_caveat->setText(tr("What these count: compute cycles = the instructions the exported kernel executes (the Instructions row, "
+                             "the instruction model) through %1's issue model: %2 a cycle at most, the busiest unit, taken branches, "
+                             "loop exits and load-use stalls; + copies (bytes over bandwidth, plus latency), less what double "
+                             "buffering hides. An estimate: no board is here and the emulator counts instructions, not cycles "
+                             "(docs/cost-model.md, Cycles from instructions); Schedule > Measure counts the instructions on qemu.")
+                              .arg(QString::fromStdString(target->name))
+                              .arg(target->issue.width));
     else if (target)
         m_caveat->setText(tr("What these count: cycles = MACs at %1's peak rate + %2 cycles per iteration of a loop not unrolled "
                              "+ copies (bytes over bandwidth, plus latency), less what double buffering hides. Address arithmetic, "
@@ -409,8 +419,14 @@ void CostView::updateHeadlines()
     const double bound = double(r.bounds.computeCycles);
     setHeadline(Figure::Cycles, grouped(r.cycles.total), tr("%1 compute bound").arg(grouped(r.bounds.computeCycles)),
                 share(bound, total),
-                tr("Compute bound: MACs over the peak MAC rate of the target. Estimate %1x the bound.")
-                    .arg(bound > 0 ? QString::number(total / bound, 'f', 1) : QStringLiteral("—")));
+                tr("Compute bound: MACs over the peak MAC rate of the target. Estimate %1x the bound.%2")
+                    .arg(bound > 0 ? QString::number(total / bound, 'f', 1) : QStringLiteral("—"),
+                         r.cycles.fromInstructions
+                             ? tr(" Compute %1 cycles from the predicted instructions: issue %2, taken branches %3, loop exits %4, "
+                                  "load-use %5.")
+                                   .arg(grouped(r.cycles.compute), grouped(int64_t(r.cycles.issue.issue)), grouped(int64_t(r.cycles.issue.taken)),
+                                        grouped(int64_t(r.cycles.issue.exits)), grouped(int64_t(r.cycles.issue.loadUse)))
+                             : QString()));
 
     if (target && target->clockMhz > 0) {
         double boundMs = bound / (target->clockMhz * 1000.0);

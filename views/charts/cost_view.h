@@ -56,6 +56,8 @@ public:
     bool figureShown(Figure figure) const;
     /// The headline row of a figure as shown: "cycles | 1,107,752 | 262,144 compute bound | 23.7%".
     QString figureText(Figure figure) const;
+    /// The tooltip of a figure's row: what the figure and its bound are made of.
+    QString figureToolTip(Figure figure) const;
     /// The line under a chart that carries its figures (they change with every edit, so they
     /// are not in the chart's title or axis labels, whose change relays the chart out):
     /// 0 traffic ("DRAM 144 KiB, SRAM 2.25 MiB"), 1 cycles, 2 history, 3 instructions.
