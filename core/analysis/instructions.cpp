@@ -1597,6 +1597,9 @@ const std::array<double, kInsnFeatureCount>& defaultCoefficients()
 
 std::array<double, kInsnFeatureCount> insnCoefficients(const hw::Target& target)
 {
+    // No calibration (the shipped targets): no name to look up (analyze asks on every call).
+    if (target.calibration.coefficients.empty())
+        return defaultCoefficients();
     std::array<double, kInsnFeatureCount> c{};
     for (int i = 0; i < kInsnFeatureCount; ++i) {
         c[i] = kFeatures[i].coefficient;
