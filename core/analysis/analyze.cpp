@@ -98,6 +98,14 @@ public:
         m_execs.assign(n.stmts.size(), 0);
         m_read.assign(levels, std::vector<int64_t>(m_k.tensors.size(), 0));
         m_write = m_read;
+        // Each stage's MAC rate, from the dtype of its first load: looked up once, not at every
+        // statement (each lookup copied the stage's loads and compared dtype names).
+        m_stagePeak.reserve(m_k.stages.size());
+        for (const ir::Stage& st : m_k.stages) {
+            int first = -1;
+            ir::visitLoads(st.value.get(), [&](const ir::Access& a) { first = first < 0 ? a.tensor : first; });
+            m_stagePeak.push_back(peakRate(first < 0 ? "float32" : ir::dtypeName(m_k.tensors[first].dtype)));
+        }
     }
 
     CostReport run()
@@ -195,29 +203,25 @@ private:
         int stmt;
     };
 
-    std::vector<int> enclosingSlots() const
-    {
-        std::vector<int> out;
-        for (const Loop& l : m_loops)
-            out.push_back(l.slot);
-        return out;
-    }
-
-    std::vector<Factor> guardFactors() const
-    {
-        std::vector<Factor> fs;
-        for (const Cond* c : m_conds)
-            fs.push_back(condFactor(m_n.index, *c));
-        return fs;
-    }
-
     /// Executions of the current statement (enclosing loops, guards holding). Every statement
     /// of one body shares the figure: it is counted once per context (m_execsHere).
     int64_t executions() const
     {
         if (m_execsHere < 0)
-            m_execsHere = sumOfProducts(enclosingSlots(), m_n.slotExtents, guardFactors());
+            m_execsHere = sumOfProducts(m_loopSlots, m_n.slotExtents, m_guards);
         return m_execsHere;
+    }
+
+    /// sumOfProducts over the enclosing loops of the guards' factors and `extra` (appended to
+    /// m_guards for the call and taken off again: no copy of the guards' factors).
+    int64_t countWith(std::vector<Factor>&& extra) const
+    {
+        const size_t guards = m_guards.size();
+        for (Factor& f : extra)
+            m_guards.push_back(std::move(f));
+        const int64_t n = sumOfProducts(m_loopSlots, m_n.slotExtents, m_guards);
+        m_guards.resize(guards);
+        return n;
     }
 
     bool readsSlot(const std::vector<const Cond*>& conds, int slot) const
@@ -233,21 +237,17 @@ private:
     /// Elements moved by a region statement over all its executions.
     int64_t regionElements(const lower::Region& reg) const
     {
-        std::vector<Factor> fs = guardFactors();
+        std::vector<Factor> fs;
+        fs.reserve(reg.count.size());
         for (IndexId e : reg.count)
             fs.push_back(countFactor(m_n.index, e));
-        return sumOfProducts(enclosingSlots(), m_n.slotExtents, fs);
+        return countWith(std::move(fs));
     }
 
     /// Counts executions of the statement being visited weighted by extra factors (the array model's view).
     detail::Counter counter() const
     {
-        return [this](std::vector<Factor> extra) {
-            std::vector<Factor> fs = guardFactors();
-            for (auto& f : extra)
-                fs.push_back(std::move(f));
-            return sumOfProducts(enclosingSlots(), m_n.slotExtents, fs);
-        };
+        return [this](std::vector<Factor> extra) { return countWith(std::move(extra)); };
     }
 
     /// A DMA statement of a tensorized stage: its cycles on the bus, its instructions issued.
@@ -281,12 +281,7 @@ private:
 
     double macRate(int stage) const
     {
-        const ir::Stage& st = m_k.stages[stage];
-        std::string dtype = "float32";
-        auto loads = st.loads();
-        if (!loads.empty())
-            dtype = ir::dtypeName(m_k.tensors[loads[0].tensor].dtype);
-        double peak = peakRate(dtype);
+        double peak = m_stagePeak[stage];
         int64_t lanes = 1, rows = 1;
         if (!m_loops.empty() && m_loops.back().kind == sched::LoopKind::Vectorized)
             lanes = m_loops.back().extent;
@@ -340,6 +335,7 @@ private:
                     out.host += overhead;
             }
             m_loops.push_back({s.slot, s.extent, s.loopKind, id});
+            m_loopSlots.push_back(s.slot);
             // The guards around a loop cannot read its counter: inside, every point of the
             // context outside runs once per value of it.
             m_execsHere = readsSlot(m_conds, s.slot) ? -1 : m_execs[id] * m_n.slotExtents[s.slot];
@@ -347,17 +343,21 @@ private:
             for (int c : s.body)
                 add(out, walk(c));
             m_loops.pop_back();
+            m_loopSlots.pop_back();
             m_execsHere = m_execs[id];
             break;
         }
         case Stmt::Kind::If:
             m_execs[id] = executions();
-            for (const Cond& c : s.conds)
+            for (const Cond& c : s.conds) {
                 m_conds.push_back(&c);
+                m_guards.push_back(condFactor(m_n.index, c));
+            }
             m_execsHere = -1;
             for (int c : s.body)
                 add(out, walk(c));
             m_conds.resize(m_conds.size() - s.conds.size());
+            m_guards.resize(m_conds.size());
             m_execsHere = m_execs[id];
             break;
         case Stmt::Kind::Alloc: {
@@ -674,14 +674,16 @@ private:
                 p.buffers[buf.level].insert(p.buffers[buf.level].begin(), static_cast<int>(b));
             }
         }
+        r.levels.reserve(m_t.levels.size());
         for (size_t l = 0; l < m_t.levels.size(); ++l) {
             LevelReport lr;
             lr.name = m_t.levels[l].name;
             lr.capacityBytes = m_t.levels[l].sizeBytes;
             lr.usedBytes = p.bytes[l];
+            lr.buffers.reserve(p.buffers[l].size());
             for (int b : p.buffers[l])
                 lr.buffers.push_back(use(b));
-            r.levels.push_back(lr);
+            r.levels.push_back(std::move(lr));
         }
     }
 
@@ -715,11 +717,8 @@ private:
     double computeBound() const
     {
         double cycles = 0;
-        for (const auto& [stage, macs] : m_stageMacs) {
-            auto loads = m_k.stages[stage].loads();
-            std::string dtype = loads.empty() ? "float32" : ir::dtypeName(m_k.tensors[loads[0].tensor].dtype);
-            cycles += macs / peakRate(dtype);
-        }
+        for (const auto& [stage, macs] : m_stageMacs)
+            cycles += macs / m_stagePeak[stage];
         return std::floor(cycles);
     }
 
@@ -984,7 +983,7 @@ private:
                 m_n.index.slotsOf(e, used);
             // Loops of the cache's own stage enclosing the copy, outermost first (a cache
             // can only be placed at loops of its stage).
-            std::vector<std::pair<int, std::string>> all, loops;
+            std::vector<std::pair<int, const std::string*>> all, loops;  // (slot, name), names not copied
             collectEnclosing(m_n.root, c.stmt, all);
             for (const auto& l : all)
                 if (m_slotStage.count(l.first) && m_slotStage.at(l.first) == cacheBuf.ownerStage)
@@ -996,12 +995,12 @@ private:
             std::vector<std::string> idle;
             for (size_t i = innermostUsed + 1; i < loops.size(); ++i)
                 if (m_n.slotExtents[loops[i].first] > 1)
-                    idle.push_back(loops[i].second);
+                    idle.push_back(*loops[i].second);
             if (idle.empty())
                 continue;
             std::string tn = m_k.tensors[cacheBuf.tensor].name;
             std::string lvl = m_t.levels[cacheBuf.level].name;
-            std::string where = innermostUsed >= 0 ? bareLoopName(loops[innermostUsed].second) : "root";
+            std::string where = innermostUsed >= 0 ? bareLoopName(*loops[innermostUsed].second) : "root";
             std::string idleList;
             for (const auto& n : idle)
                 idleList += (idleList.empty() ? "" : ", ") + n;
@@ -1136,13 +1135,13 @@ private:
         }
     }
 
-    bool collectEnclosing(int id, int target, std::vector<std::pair<int, std::string>>& loops) const
+    bool collectEnclosing(int id, int target, std::vector<std::pair<int, const std::string*>>& loops) const
     {
         if (id == target)
             return true;
         const Stmt& s = m_n.stmts[id];
         if (s.kind == Stmt::Kind::For)
-            loops.push_back({s.slot, s.name});
+            loops.push_back({s.slot, &s.name});
         for (int c : s.body)
             if (collectEnclosing(c, target, loops))
                 return true;
@@ -1177,7 +1176,10 @@ private:
     const hw::Target& m_t;
     const ir::Kernel& m_k;
     std::vector<Loop> m_loops;
+    std::vector<int> m_loopSlots;  ///< the slots of m_loops
     std::vector<const Cond*> m_conds;
+    /// condFactor of each of m_conds, built once per guard (countWith appends to it for a call).
+    mutable std::vector<Factor> m_guards;
     std::vector<std::vector<int64_t>> m_read, m_write;
     int64_t m_macs = 0;
     std::map<int, int64_t> m_stageMacs;
@@ -1193,6 +1195,7 @@ private:
     detail::ArrayModel m_array;
     int64_t m_paddingMacs = 0;  ///< MACs the array does beyond the kernel's (the padding halo): its MACs minus the kernel's
     std::vector<int64_t> m_execs;  ///< per statement: executions (a For: entries)
+    std::vector<double> m_stagePeak;  ///< per stage: peakRate of its first load's dtype
     mutable int64_t m_execsHere = -1;  ///< executions() in the current loops and guards (-1: not counted yet)
 };
 

@@ -967,6 +967,8 @@ private:
         if (flagTested)
             m_f[InsnFeature::GuardFlag] += flagTests;
         m_conds.insert(m_conds.end(), s.conds.begin(), s.conds.end());
+        for (const Cond& c : s.conds)
+            m_guards.push_back(condFactor(m_n.index, c));
         m_liveConds += live;
         if (live > 0)
             m_guardDepths.push_back(m_enclosing.size());
@@ -975,6 +977,7 @@ private:
             m_guardDepths.pop_back();
         m_liveConds -= live;
         m_conds.resize(m_conds.size() - s.conds.size());
+        m_guards.resize(m_conds.size());
     }
 
     void loop(int id, const Stmt& s, int64_t entries)
@@ -1164,12 +1167,16 @@ private:
 
     // ---- copies ---------------------------------------------------------------------------
 
-    std::vector<Factor> guards() const
+    /// sumOfProducts over `slots` of the guards' factors and `extra` (appended to m_guards for
+    /// the call and taken off again: the guards' factors are built once per guard, not per sum).
+    int64_t guardedSum(const std::vector<int>& slots, std::vector<Factor>&& extra)
     {
-        std::vector<Factor> fs;
-        for (const Cond& c : m_conds)
-            fs.push_back(condFactor(m_n.index, c));
-        return fs;
+        const size_t guards = m_guards.size();
+        for (Factor& f : extra)
+            m_guards.push_back(std::move(f));
+        const int64_t n = sumOfProducts(slots, m_n.slotExtents, m_guards);
+        m_guards.resize(guards);
+        return n;
     }
 
     void copy(const Stmt& s, int64_t n)
@@ -1189,35 +1196,35 @@ private:
         }
         // Calls and rows: sums over the copy's executions of products of its runtime counts.
         const std::vector<int>& slots = m_slots;
-        std::vector<Factor> calls = guards();
+        std::vector<Factor> calls;
         for (size_t d = 0; d < s.region.count.size(); ++d)
             if (d < shape.outerDims)
                 calls.push_back(countFactor(m_n.index, s.region.count[d]));
             else
                 calls.push_back(nonEmptyFactor(s.region.count[d]));
-        const int64_t callCount = sumOfProducts(slots, m_n.slotExtents, calls);
+        const int64_t callCount = guardedSum(slots, std::move(calls));
         m_f[InsnFeature::CopyCall] += callCount;
         m_f[widen ? InsnFeature::WidenCall : InsnFeature::HookCall] += callCount;
         const InsnFeature row = widen ? InsnFeature::WidenRow : InsnFeature::HookRow;
         if (shape.hasRowDim) {
-            std::vector<Factor> rows = guards();
+            std::vector<Factor> rows;
             for (size_t d = 0; d < s.region.count.size(); ++d)
                 rows.push_back(d < shape.outerDims || d == shape.rowDim ? countFactor(m_n.index, s.region.count[d]) : nonEmptyFactor(s.region.count[d]));
-            m_f[row] += sumOfProducts(slots, m_n.slotExtents, rows);
+            m_f[row] += guardedSum(slots, std::move(rows));
         } else {
             m_f[row] += callCount;
         }
         if (widen) {
             // Every element of the region, one by one.
-            std::vector<Factor> elements = guards();
+            std::vector<Factor> elements;
             for (IndexId e : s.region.count)
                 elements.push_back(countFactor(m_n.index, e));
-            m_f[InsnFeature::WidenElement] += sumOfProducts(slots, m_n.slotExtents, elements);
+            m_f[InsnFeature::WidenElement] += guardedSum(slots, std::move(elements));
             return;
         }
-        std::vector<Factor> bytes = guards();
+        std::vector<Factor> bytes;
         std::vector<int> guardVars;
-        for (const Factor& g : bytes)
+        for (const Factor& g : m_guards)
             guardVars.insert(guardVars.end(), g.vars.begin(), g.vars.end());
         std::vector<int> folded;
         if (shape.elementBytes % 4 == 0 && s.region.count.size() <= kMaxCopyDims && !t_enumerateCopies) {
@@ -1237,16 +1244,10 @@ private:
         for (int v : slots)
             if (std::find(folded.begin(), folded.end(), v) == folded.end())
                 byteSlots.push_back(v);
-        m_f[InsnFeature::Memcpy] += sumOfProducts(byteSlots, m_n.slotExtents, bytes);
+        m_f[InsnFeature::Memcpy] += guardedSum(byteSlots, std::move(bytes));
     }
 
-    Factor nonEmptyFactor(IndexId e) const
-    {
-        Factor f = countFactor(m_n.index, e);
-        auto inner = f.eval;
-        f.eval = [inner](const int64_t* v) -> int64_t { return inner(v) > 0 ? 1 : 0; };
-        return f;
-    }
+    Factor nonEmptyFactor(IndexId e) const { return analysis::nonEmptyFactor(m_n.index, e); }
 
     /// Where one copy's rows start, as the cost of memcpy needs it: the byte offset of the first
     /// element in a buffer and the bytes per unit of each region dimension.
@@ -1297,9 +1298,11 @@ private:
             const bool call = d < shape.outerDims;
             const bool row = shape.hasRowDim && d == shape.rowDim;
             const bool run = shape.rowContiguous && d == shape.runStart;
-            auto count = f.eval;
-            f.eval = [count, call, row, run, rowElementBytes](const int64_t* v) -> int64_t {
-                const int64_t c = count(v);
+            const lower::IndexPool* ix = &m_n.index;
+            const IndexId e = s.region.count[d];
+            f.plain = nullptr;  // eval below (countFactor's count, not a copy of its function)
+            f.eval = [ix, e, call, row, run, rowElementBytes](const int64_t* v) -> int64_t {
+                const int64_t c = std::max<int64_t>(0, ix->eval(e, v));
                 if (c == 0)
                     return 0;
                 return (call ? c : 1) * (row ? c : 1) * (run ? memcpyInstructions(c * rowElementBytes, 0, 0) : 1);
@@ -1503,6 +1506,7 @@ private:
     std::map<int, std::vector<IndexId>> m_charged;  ///< index computations charged, per enclosing For (-1: none)
     std::vector<int> m_slots;
     std::vector<Cond> m_conds;
+    std::vector<Factor> m_guards;  ///< condFactor of each of m_conds
     /// Depth of m_enclosing at each guard around the statement that the code checks.
     std::vector<size_t> m_guardDepths;
     size_t m_liveConds = 0;  ///< conditions around the statement that the code checks
@@ -1521,9 +1525,42 @@ int loopBodySize(const LoopNest& n, int stmt) { return LoopShapes(n)[stmt].size;
 bool isMemsetLoop(const LoopNest& n, int stmt) { return LoopShapes(n)[stmt].memset; }
 bool compilerKeepsLoop(const LoopNest& n, int stmt) { return LoopShapes(n)[stmt].kept; }
 
+namespace {
+
+/// Per feature: the index of its category in the order of the categories' first features, and
+/// whether it is a copy's. Computed once: the issue model and every prediction ask per feature
+/// (string comparisons were 5% of an analysis).
+struct CategoryTable {
+    std::array<int, kInsnFeatureCount> index{};
+    std::array<const char*, kInsnFeatureCount> names{};
+    std::array<bool, kInsnFeatureCount> copy{};
+    int count = 0;
+};
+
+const CategoryTable& categoryTable()
+{
+    static const CategoryTable t = [] {
+        CategoryTable c;
+        for (int i = 0; i < kInsnFeatureCount; ++i) {
+            const char* cat = kFeatures[i].category;
+            int k = 0;
+            while (k < c.count && std::strcmp(c.names[k], cat) != 0)
+                ++k;
+            if (k == c.count)
+                c.names[c.count++] = cat;
+            c.index[i] = k;
+            c.copy[i] = std::strcmp(cat, "copies") == 0;
+        }
+        return c;
+    }();
+    return t;
+}
+
+} // namespace
+
 const char* insnFeatureName(InsnFeature f) { return info(f).name; }
 const char* insnFeatureCategory(InsnFeature f) { return info(f).category; }
-bool insnFeatureIsCopy(InsnFeature f) { return std::strcmp(info(f).category, "copies") == 0; }
+bool insnFeatureIsCopy(InsnFeature f) { return categoryTable().copy[static_cast<int>(f)]; }
 double defaultInsnCoefficient(InsnFeature f) { return info(f).coefficient; }
 
 namespace detail {
@@ -1618,27 +1655,20 @@ InstructionReport predictInstructions(const InsnFeatures& features, const hw::Ta
     r.calibration = target.calibration.compiler;
     const auto c = target.calibration.coefficients.empty() ? defaultCoefficients() : insnCoefficients(target);
     double kernel = 0, copies = 0;
-    // Categories in the order of their first feature (the features' names are static strings).
-    std::array<std::pair<const char*, double>, kInsnFeatureCount> byCategory{};
-    size_t categories = 0;
+    // Categories in the order of their first feature (categoryTable()).
+    const CategoryTable& table = categoryTable();
+    std::array<double, kInsnFeatureCount> byCategory{};
     for (int i = 0; i < kInsnFeatureCount; ++i) {
         const double v = features.count[i] * c[i];
-        const InsnFeature f = static_cast<InsnFeature>(i);
-        (insnFeatureIsCopy(f) ? copies : kernel) += v;
-        const char* cat = insnFeatureCategory(f);
-        size_t k = 0;
-        while (k < categories && std::strcmp(byCategory[k].first, cat) != 0)
-            ++k;
-        if (k == categories)
-            byCategory[categories++] = {cat, 0.0};
-        byCategory[k].second += v;
+        (table.copy[i] ? copies : kernel) += v;
+        byCategory[table.index[i]] += v;
     }
     r.kernel = countOf(std::round(kernel));
     r.copies = countOf(std::round(copies));
     r.predicted = r.kernel + r.copies;
-    r.breakdown.reserve(categories);
-    for (size_t k = 0; k < categories; ++k)
-        r.breakdown.push_back({byCategory[k].first, countOf(std::round(byCategory[k].second))});
+    r.breakdown.reserve(table.count);
+    for (int k = 0; k < table.count; ++k)
+        r.breakdown.push_back({table.names[k], countOf(std::round(byCategory[k]))});
     return r;
 }
 

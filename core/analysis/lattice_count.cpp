@@ -92,7 +92,7 @@ int64_t sumOfProducts(const std::vector<int>& vars, const std::vector<int64_t>& 
     // Factors without variables are constants.
     for (const Factor& f : factors)
         if (f.vars.empty())
-            total = satMul(total, f.eval(nullptr));
+            total = satMul(total, f(nullptr));
     Scratch<int64_t> values(n, 0);
     Scratch<char> done(n, 0);
     std::vector<int> group;
@@ -124,7 +124,7 @@ int64_t sumOfProducts(const std::vector<int>& vars, const std::vector<int64_t>& 
         while (!empty) {
             int64_t prod = 1;
             for (const Factor* f : fs) {
-                prod = satMul(prod, f->eval(values.data()));
+                prod = satMul(prod, (*f)(values.data()));
                 if (prod == 0)
                     break;
             }

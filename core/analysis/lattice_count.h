@@ -1,6 +1,7 @@
 // Exact sums over integer boxes of products of factors, factorised by independent variables.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -11,6 +12,15 @@ namespace loopscope::analysis {
 struct Factor {
     std::vector<int> vars;
     std::function<int64_t(const int64_t* values)> eval;  ///< values indexed by variable id
+    /// When set, called instead of `eval` with `context` and `ids`: the common factors (a guard,
+    /// a count) without a std::function, whose state would be allocated at every factor built
+    /// and copied (the analysis builds thousands per search evaluation).
+    int64_t (*plain)(const Factor& self, const int64_t* values) = nullptr;
+    const void* context = nullptr;
+    std::array<int, 3> ids{};
+
+    /// The factor's value at `values`.
+    int64_t operator()(const int64_t* values) const { return plain ? plain(*this, values) : eval(values); }
 };
 
 /// The most points one group of connected variables is enumerated over: 2^24, a fraction of a

@@ -11,6 +11,8 @@ namespace loopscope::analysis {
 Factor condFactor(const lower::IndexPool& index, const lower::Cond& cond);
 /// max(0, e) at each point.
 Factor countFactor(const lower::IndexPool& index, lower::IndexId e);
+/// 1 where e > 0, 0 elsewhere.
+Factor nonEmptyFactor(const lower::IndexPool& index, lower::IndexId e);
 /// Appends the slots `e` depends on to `out`, sorted and without repetitions.
 void addSlots(const lower::IndexPool& index, lower::IndexId e, std::vector<int>& out);
 
