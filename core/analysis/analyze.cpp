@@ -98,6 +98,19 @@ public:
         m_execs.assign(n.stmts.size(), 0);
         m_read.assign(levels, std::vector<int64_t>(m_k.tensors.size(), 0));
         m_write = m_read;
+        m_stageMacs.assign(m_k.stages.size(), 0);
+        m_stageTouched.assign(m_k.stages.size(), false);
+        m_allocLoop.assign(n.buffers.size(), -1);
+        m_allocRuns.assign(n.buffers.size(), 0);
+        m_slotStage.assign(n.slotExtents.size(), -1);
+        // The walk's stacks, reserved once rather than grown by doublings.
+        m_loops.reserve(n.slotExtents.size());
+        m_loopSlots.reserve(n.slotExtents.size());
+        m_conds.reserve(16);
+        m_guards.reserve(16);
+        m_copies.reserve(8);
+        m_loadsAt.reserve(16);
+        m_transfers.reserve(8);
         // Each stage's MAC rate, from the dtype of its first load: looked up once, not at every
         // statement (each lookup copied the stage's loads and compared dtype names).
         m_stagePeak.reserve(m_k.stages.size());
@@ -130,6 +143,7 @@ public:
                 lr.writeBytes += m_write[l][t];
             }
         }
+        r.tensors.reserve(m_k.tensors.size() * m_t.levels.size());
         for (size_t t = 0; t < m_k.tensors.size(); ++t)
             for (size_t l = 0; l < m_t.levels.size(); ++l)
                 if (m_read[l][t] || m_write[l][t])
@@ -141,7 +155,8 @@ public:
                     const int64_t useful = m_array.usefulMacs(static_cast<int>(s));
                     m_macs += useful;
                     m_paddingMacs -= useful;
-                    m_stageMacs[static_cast<int>(s)] += useful;
+                    m_stageMacs[s] += useful;
+                    m_stageTouched[s] = true;
                     // A flush and config_ex to start, a fence at the end.
                     m_array.instructions().flush += 1;
                     m_array.instructions().config += 1;
@@ -226,7 +241,8 @@ private:
 
     bool readsSlot(const std::vector<const Cond*>& conds, int slot) const
     {
-        std::vector<int> slots;
+        std::vector<int>& slots = m_scratchSlots;  // reused: no allocation per loop
+        slots.clear();
         for (const Cond* c : conds)
             for (IndexId e : {c->expr, c->lo, c->hi})
                 if (e != kNoIndex)
@@ -476,6 +492,7 @@ private:
                 out.transfer += accessCycles(s.buffer, n);
                 m_macs += n;
                 m_stageMacs[s.stage] += n;
+                m_stageTouched[s.stage] = true;
             }
             countAccess(s.buffer, true, n);
             out.transfer += accessCycles(s.buffer, n);
@@ -717,8 +734,9 @@ private:
     double computeBound() const
     {
         double cycles = 0;
-        for (const auto& [stage, macs] : m_stageMacs)
-            cycles += macs / m_stagePeak[stage];
+        for (size_t stage = 0; stage < m_stageMacs.size(); ++stage)
+            if (m_stageTouched[stage])  // the stages that counted MACs, in order, as a map held them
+                cycles += m_stageMacs[stage] / m_stagePeak[stage];
         return std::floor(cycles);
     }
 
@@ -776,13 +794,14 @@ private:
         if (m_k.stages.size() != 1)
             return std::nullopt;
         const ir::Stage& st = m_k.stages[0];
-        auto loads = st.loads();
+        std::vector<const ir::Access*> loads;  // visited, not copied
+        ir::visitLoads(st.value.get(), [&](const ir::Access& a) { loads.push_back(&a); });
         if (!st.accumulate || loads.size() != 2)
             return std::nullopt;
         int spatial = st.spatialCount();
         std::vector<int> owner(st.axes.size(), 0);  // bit 1: A, bit 2: B
         for (int which = 0; which < 2; ++which)
-            for (const auto& e : loads[which].index) {
+            for (const auto& e : loads[which]->index) {
                 if (e.terms.size() != 1 || e.terms[0].coeff != 1 || e.constant != 0)
                     return std::nullopt;
                 owner[e.terms[0].axis] |= 1 << which;
@@ -986,7 +1005,7 @@ private:
             std::vector<std::pair<int, const std::string*>> all, loops;  // (slot, name), names not copied
             collectEnclosing(m_n.root, c.stmt, all);
             for (const auto& l : all)
-                if (m_slotStage.count(l.first) && m_slotStage.at(l.first) == cacheBuf.ownerStage)
+                if (m_slotStage[l.first] >= 0 && m_slotStage[l.first] == cacheBuf.ownerStage)
                     loops.push_back(l);
             int innermostUsed = -1;
             for (size_t i = 0; i < loops.size(); ++i)
@@ -1180,12 +1199,14 @@ private:
     std::vector<const Cond*> m_conds;
     /// condFactor of each of m_conds, built once per guard (countWith appends to it for a call).
     mutable std::vector<Factor> m_guards;
+    mutable std::vector<int> m_scratchSlots;  ///< readsSlot's
     std::vector<std::vector<int64_t>> m_read, m_write;
     int64_t m_macs = 0;
-    std::map<int, int64_t> m_stageMacs;
-    std::map<int, int> m_allocLoop;
-    std::map<int, int> m_slotStage;
-    std::map<int, int64_t> m_allocRuns;
+    std::vector<int64_t> m_stageMacs;  ///< per stage
+    std::vector<bool> m_stageTouched;  ///< per stage: MACs counted (even 0)
+    std::vector<int> m_allocLoop;      ///< per buffer: the slot of the loop around its allocation (-1: none)
+    std::vector<int> m_slotStage;      ///< per slot: the stage of its loop (-1: not seen)
+    std::vector<int64_t> m_allocRuns;  ///< per buffer: executions of its allocation
     std::vector<bool> m_pingPong;  ///< per buffer: lower::pingPongBuffers()
     std::vector<CopyInfo> m_copies;
     std::vector<LoadInfo> m_loadsAt;

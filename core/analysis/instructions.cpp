@@ -109,19 +109,59 @@ static_assert(sizeof kFeatures / sizeof kFeatures[0] == kInsnFeatureCount);
 
 const FeatureInfo& info(InsnFeature f) { return kFeatures[static_cast<int>(f)]; }
 
+/// A std::map of a few entries in one sorted array: the same order and lookups, one allocation
+/// instead of one per entry (the code loops' streams were a twentieth of an analysis in malloc).
+template <typename K, typename V>
+class FlatMap {
+public:
+    V& operator[](const K& k)
+    {
+        auto it = std::lower_bound(m_items.begin(), m_items.end(), k, [](const std::pair<K, V>& a, const K& b) { return a.first < b; });
+        if (it == m_items.end() || it->first != k)
+            it = m_items.insert(it, {k, V{}});
+        return it->second;
+    }
+    size_t size() const { return m_items.size(); }
+    bool empty() const { return m_items.empty(); }
+    auto begin() const { return m_items.begin(); }
+    auto end() const { return m_items.end(); }
+
+private:
+    std::vector<std::pair<K, V>> m_items;
+};
+
+/// A std::set of a few keys in one sorted array (see FlatMap).
+template <typename K>
+class FlatSet {
+public:
+    void insert(const K& k)
+    {
+        auto it = std::lower_bound(m_items.begin(), m_items.end(), k);
+        if (it == m_items.end() || *it != k)
+            m_items.insert(it, k);
+    }
+    size_t size() const { return m_items.size(); }
+    bool empty() const { return m_items.empty(); }
+    auto begin() const { return m_items.begin(); }
+    auto end() const { return m_items.end(); }
+
+private:
+    std::vector<K> m_items;
+};
+
 /// A loop the compiled code keeps: not unrolled, more than one iteration.
 struct CodeLoop {
     int slot = -1;
     int64_t iterations = 0;    ///< over the whole run
     /// Pointers advancing per iteration, by (buffer, elements per iteration): how many accesses
     /// use it in all iterations, and whether a post-indexed load can advance it.
-    std::map<std::pair<int, int64_t>, std::pair<double, bool>> streams;
-    std::set<std::pair<int, int64_t>> outerStreams;
+    FlatMap<std::pair<int, int64_t>, std::pair<double, bool>> streams;
+    FlatSet<std::pair<int, int64_t>> outerStreams;
     std::vector<codegen::SlotCoefficients> guardForms;  ///< distinct guard expressions advancing in it
     size_t condsAtEntry = 0;   ///< guards around the loop (those inside make its accesses conditional)
     /// Accumulators the code keeps in registers across its iterations, by buffer: the unrolled
     /// copies of the element (register pressure).
-    std::map<int, double> accumulators;
+    FlatMap<int, double> accumulators;
     /// Operands that unrolled copies inside the loop share and that stay live across copies that
     /// do not read them: the registers they hold at once, and the stack accesses per iteration of
     /// the loop when one of those registers is spilled (sharedOperand).
@@ -367,6 +407,17 @@ public:
     Counter(const LoopNest& n, const std::vector<int64_t>& execs, std::vector<LoopFeatures>* loops)
         : m_n(n), m_execs(execs), m_loopFeatures(loops), m_shapes(n)
     {
+        // The walk's stacks, reserved once rather than grown by doublings.
+        const size_t depth = n.slotExtents.size() + 1;
+        m_code.reserve(depth);
+        m_enclosing.reserve(depth);
+        m_enclosingStmt.reserve(depth);
+        m_slots.reserve(depth);
+        m_records.reserve(depth);
+        m_conds.reserve(16);
+        m_guards.reserve(16);
+        if (m_loopFeatures)
+            m_loopFeatures->reserve(m_loopFeatures->size() + n.slotExtents.size());
         findSharedOffsets();
     }
 
@@ -1197,6 +1248,7 @@ private:
         // Calls and rows: sums over the copy's executions of products of its runtime counts.
         const std::vector<int>& slots = m_slots;
         std::vector<Factor> calls;
+        calls.reserve(s.region.count.size());
         for (size_t d = 0; d < s.region.count.size(); ++d)
             if (d < shape.outerDims)
                 calls.push_back(countFactor(m_n.index, s.region.count[d]));
@@ -1208,6 +1260,7 @@ private:
         const InsnFeature row = widen ? InsnFeature::WidenRow : InsnFeature::HookRow;
         if (shape.hasRowDim) {
             std::vector<Factor> rows;
+            rows.reserve(s.region.count.size());
             for (size_t d = 0; d < s.region.count.size(); ++d)
                 rows.push_back(d < shape.outerDims || d == shape.rowDim ? countFactor(m_n.index, s.region.count[d]) : nonEmptyFactor(s.region.count[d]));
             m_f[row] += guardedSum(slots, std::move(rows));
@@ -1223,6 +1276,7 @@ private:
             return;
         }
         std::vector<Factor> bytes;
+        bytes.reserve(s.region.count.size() + 1);
         std::vector<int> guardVars;
         for (const Factor& g : m_guards)
             guardVars.insert(guardVars.end(), g.vars.begin(), g.vars.end());

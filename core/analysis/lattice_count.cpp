@@ -95,41 +95,42 @@ int64_t sumOfProducts(const std::vector<int>& vars, const std::vector<int64_t>& 
             total = satMul(total, f(nullptr));
     Scratch<int64_t> values(n, 0);
     Scratch<char> done(n, 0);
-    std::vector<int> group;
-    std::vector<const Factor*> fs;
+    // The group's variables and factors, on the stack for the usual few (no allocation per sum).
+    Scratch<int> group(vars.size(), 0);
+    Scratch<const Factor*> fs(factors.size(), nullptr);
     for (int v : vars) {
         if (!inFactor[v] || done[find(v)])
             continue;
         int root = find(v);
         done[root] = 1;
-        group.clear();
+        size_t groupSize = 0;
         for (int w : vars)
             if (inFactor[w] && find(w) == root)
-                group.push_back(w);
-        fs.clear();
+                group[groupSize++] = w;
+        size_t factorCount = 0;
         for (const Factor& f : factors)
             if (!f.vars.empty() && find(f.vars[0]) == root)
-                fs.push_back(&f);
+                fs[factorCount++] = &f;
         int64_t sum = 0;
-        for (int w : group)
-            values[w] = 0;
-        bool empty = std::any_of(group.begin(), group.end(), [&](int w) { return extents[w] <= 0; });
+        for (size_t i = 0; i < groupSize; ++i)
+            values[group[i]] = 0;
+        bool empty = std::any_of(group.data(), group.data() + groupSize, [&](int w) { return extents[w] <= 0; });
         int64_t points = 1;
-        for (int w : group)
-            points = satMul(points, std::max<int64_t>(0, extents[w]));
+        for (size_t i = 0; i < groupSize; ++i)
+            points = satMul(points, std::max<int64_t>(0, extents[group[i]]));
         if (!empty && points > kMaxEnumeratedPoints) {
-            CountBudgetScope::note(points, group);
+            CountBudgetScope::note(points, std::vector<int>(group.data(), group.data() + groupSize));
             return 0;
         }
         while (!empty) {
             int64_t prod = 1;
-            for (const Factor* f : fs) {
-                prod = satMul(prod, (*f)(values.data()));
+            for (size_t k = 0; k < factorCount; ++k) {
+                prod = satMul(prod, (*fs[k])(values.data()));
                 if (prod == 0)
                     break;
             }
             sum = satAdd(sum, prod);
-            size_t i = group.size();
+            size_t i = groupSize;
             while (i > 0) {
                 --i;
                 if (++values[group[i]] < extents[group[i]])
@@ -138,7 +139,7 @@ int64_t sumOfProducts(const std::vector<int>& vars, const std::vector<int64_t>& 
                 if (i == 0)
                     empty = true;
             }
-            if (group.empty())
+            if (groupSize == 0)
                 break;
         }
         total = satMul(total, sum);

@@ -10,6 +10,8 @@ using lower::kNoIndex;
 
 void addSlots(const lower::IndexPool& index, IndexId e, std::vector<int>& out)
 {
+    if (out.capacity() < 8)
+        out.reserve(8);  // one allocation, not one per doubling
     if (e != kNoIndex)
         index.slotsOf(e, out);
     std::sort(out.begin(), out.end());
