@@ -455,9 +455,9 @@ private:
 
     /// An accumulator kept in a register across the innermost kept loop (store motion, or a local
     /// of the generated C): one register per unrolled copy of its element inside that loop.
-    void liveAccumulator(int buffer, const std::vector<int>& slots)
+    void liveAccumulator(int buffer, const std::vector<int>& slots, double registers = 1)
     {
-        double copies = 1;
+        double copies = registers;
         for (size_t i = m_enclosing.size(); i-- > 0;) {
             const Enclosing& e = m_enclosing[i];
             if (e.code >= 0) {
@@ -828,13 +828,18 @@ private:
         const codegen::BufferOffset off = codegen::bufferOffset(m_n, buffer, index);
         const std::vector<int> slots = slotsOf(off);
         bool fixed = true;
-        for (const Enclosing& e : m_enclosing)
-            if (e.code >= 0 && std::binary_search(slots.begin(), slots.end(), e.slot))
-                fixed = false;
-        const double times = conditionalInLoop() && !fixed ? n : evaluations(slots, n);
+        if (const Enclosing* k = innermostKept())
+            fixed = !std::binary_search(slots.begin(), slots.end(), k->slot);
+        const bool conditional = conditionalInLoop();
+        const double times = conditional && !fixed ? n : evaluations(slots, n);
         const Enclosing* kept = innermostKept();
-        if (times < n && !(kept && std::binary_search(slots.begin(), slots.end(), kept->slot)))
-            liveAccumulator(buffer, slots);  // store motion: in a register across the loop
+        if (times < n && !(kept && std::binary_search(slots.begin(), slots.end(), kept->slot))) {
+            // store motion: in a register across the loop; under a guard with a flag beside it
+            // (set at each update, tested after the loop).
+            liveAccumulator(buffer, slots, conditional ? 2 : 1);
+            if (conditional)
+                m_f[InsnFeature::Alu] += n;
+        }
         m_f[InsnFeature::Load] += times;
         m_f[InsnFeature::Store] += times;
         access(buffer, off, times);
