@@ -821,8 +821,10 @@ private:
 
     /// An accumulator in memory: loaded and stored where it changes. In a loop that does not
     /// move it the compiler keeps it in a register (store motion) and touches memory around it;
-    /// a guard inside the loop prevents that, unless the element is the same in every kept
-    /// loop (a constant index after unrolling), which the compiler promotes with a flag.
+    /// under a guard inside the innermost kept loop it does the same when the element is the
+    /// same in every iteration of that loop, with a flag (a second register, set at each update)
+    /// that says after the loop whether to store; an element that changes in that loop is loaded
+    /// and stored at each update.
     void memoryAccumulator(int buffer, const std::vector<IndexId>& index, double n)
     {
         const codegen::BufferOffset off = codegen::bufferOffset(m_n, buffer, index);
