@@ -159,6 +159,7 @@ struct CodeLoop {
     FlatSet<std::pair<int, int64_t>> outerStreams;
     std::vector<codegen::SlotCoefficients> guardForms;  ///< distinct guard expressions advancing in it
     size_t condsAtEntry = 0;   ///< guards around the loop (those inside make its accesses conditional)
+    bool dsp = false;          ///< a DSP loop (its word loads step by the lanes)
     /// Accumulators the code keeps in registers across its iterations, by buffer: the unrolled
     /// copies of the element (register pressure).
     FlatMap<int, double> accumulators;
@@ -1055,6 +1056,7 @@ private:
             L.slot = s.slot;
             L.iterations = entries * trips;
             L.condsAtEntry = m_liveConds;
+            L.dsp = dsp.has_value();
             m_code.push_back(L);
             e.code = static_cast<int>(m_code.size() - 1);
         }
@@ -1084,10 +1086,18 @@ private:
             m_f[InsnFeature::LoopIteration] += it;
             if (L.streams.empty() && L.outerStreams.empty())
                 m_f[InsnFeature::LoopCounter] += it;
+            bool wordCounter = false;
             for (const auto& [key, st] : L.streams) {
                 // One access per iteration: its load advances the pointer; several: one of them can.
                 const bool single = st.first <= it * 1.01;
-                m_f[!st.second ? InsnFeature::WordStream : single ? InsnFeature::FoldedStream : InsnFeature::SharedStream] += it;
+                const InsnFeature kind = !st.second ? InsnFeature::WordStream : single ? InsnFeature::FoldedStream : InsnFeature::SharedStream;
+                // A DSP loop's word loads share one induction variable (register-offset addressing).
+                if (L.dsp && kind == InsnFeature::WordStream) {
+                    if (wordCounter)
+                        continue;
+                    wordCounter = true;
+                }
+                m_f[kind] += it;
             }
             m_f[InsnFeature::GuardStream] += it * static_cast<double>(L.guardForms.size());
             // Values live across an iteration: the loop's pointers and guard expressions, the
