@@ -191,3 +191,41 @@ TEST(SearchCli, RunStreamsIntoAWorkspaceAndResumes)
     EXPECT_EQ(d.rc, cli::kExitBadInput);
     EXPECT_NE(d.err.find("--resume needs --workspace"), std::string::npos) << d.err;
 }
+
+TEST(SearchCli, MeasureTopRanksPointsOfTheFrontByTheMeasurement)
+{
+    // dense_int8 on qemu's Cortex-M7: two points of the front measured (which ones:
+    // Search.MeasureChoiceTakesOnePointPerLoopStructureFirst), ranked by the measured
+    // instructions, each with the model's prediction and error beside it; --out writes the
+    // measured best. Needs qemu-system-arm and arm-none-eabi-gcc
+    // (./test.sh installs them).
+    const fs::path outFile = scratch() / "measured_best.sched.yaml";
+    CliResult r = runSearchCli({"search", src("examples/kernels/dense_int8.kernel.yaml"), "--target", "cortex-m7", "--objective", "instructions",
+                                "--budget", "512", "--threads", "1", "--seed", "1", "--measure-top", "2", "--json", "--out", outFile.string()});
+    ASSERT_EQ(r.rc, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    ASSERT_EQ(j["measured"].size(), 2u) << r.out;
+    std::vector<std::string> traces;
+    long long previous = 0;
+    for (const auto& m : j["measured"]) {
+        const long long insns = m["kernel_instructions"].get<long long>() + m["copy_instructions"].get<long long>();
+        EXPECT_GT(m["kernel_instructions"].get<long long>(), 0);
+        EXPECT_GE(insns, previous) << "ranked by the measurement";
+        previous = insns;
+        const auto& point = j["front"][m["point"].get<int>()];
+        EXPECT_EQ(m["predicted_instructions"].get<long long>(), point["instructions"].get<long long>());
+        EXPECT_NEAR(m["model_error"].get<double>(), (point["instructions"].get<double>() - static_cast<double>(insns)) / static_cast<double>(insns), 1e-12);
+        std::string trace;
+        for (const auto& s : point["trace"])
+            trace += s.get<std::string>() + "\n";
+        traces.push_back(trace);
+    }
+    EXPECT_NE(j["measured"][0]["point"], j["measured"][1]["point"]);
+    // The measured best is what --out wrote.
+    auto o = sched::openSchedule(outFile.string(), [](const std::string& n, const std::string& d) { return hw::resolveTarget(n, d); });
+    ASSERT_TRUE(o.ok()) << o.errorText();
+    std::string written;
+    for (const auto& s : o->program.trace)
+        written += sched::describe(s) + "\n";
+    EXPECT_EQ(written, traces.front());
+}
