@@ -7,7 +7,6 @@
 #include "lower/loop_nest.h"
 #include "sched/schedule_file.h"
 #include "search/explain.h"
-#include "search/measure_choice.h"
 #include "search/search.h"
 #include "search_workspace.h"
 #include "store/workspace.h"
@@ -269,15 +268,20 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
     const search::SearchPoint& best = r.front[static_cast<size_t>(r.best)];
     search::Figures current = search::explainPoint(in->program, in->program.trace).current;
 
-    // --measure-top N: the N best for the objective, one per loop structure first (pointsToMeasure),
-    // measured on qemu, ranked by the measurement.
+    // --measure-top N: the N best for the objective, measured on qemu, ranked by the measurement.
     struct Measured {
         int point;
         codegen::Measurement m;
     };
     std::vector<Measured> measured;
     if (a.measureTop > 0) {
-        const std::vector<int> order = search::pointsToMeasure(r.front, opt.objective, a.measureTop);
+        std::vector<int> order(r.front.size());
+        for (size_t i = 0; i < order.size(); ++i)
+            order[i] = static_cast<int>(i);
+        std::stable_sort(order.begin(), order.end(), [&](int x, int y) {
+            return search::objectiveValue(opt.objective, r.front[x].figures) < search::objectiveValue(opt.objective, r.front[y].figures);
+        });
+        order.resize(std::min<size_t>(order.size(), static_cast<size_t>(a.measureTop)));
         std::vector<lower::LoopNest> nests;
         for (int i : order)
             nests.push_back(lower::lower(sched::replay(in->base.kernel, in->base.target, r.front[i].trace).program()));
@@ -426,7 +430,7 @@ Subcommand addSearchCommand(CLI::App& app, std::ostream& out, std::ostream& err)
     cmd->add_option("--budget", a.budget, "candidates at most (with a budget the result is the same for any --threads)");
     cmd->add_option("--threads", a.threads, "worker threads (default: every core)")->check(CLI::NonNegativeNumber);
     cmd->add_option("--seed", a.seed, "seed of the search");
-    cmd->add_option("--measure-top", a.measureTop, "measure the N best on qemu (cortex-m7/m4), one per loop structure before a second of the same, and rank them by instructions")->check(CLI::NonNegativeNumber);
+    cmd->add_option("--measure-top", a.measureTop, "measure the N best on qemu (cortex-m7/m4) and rank them by instructions")->check(CLI::NonNegativeNumber);
     cmd->add_flag("--partial-tiles", a.partialTiles, "also split by factors that do not divide the extent");
     cmd->add_flag("--json", a.json, "print JSON (the front with figures and traces)");
     cmd->add_option("--workspace", a.workspace, "stream the run into this workspace (created if missing): the run, its progress, its points as variants");

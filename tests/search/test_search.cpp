@@ -10,7 +10,6 @@
 #include "lower/loop_nest.h"
 #include "search/evaluator.h"
 #include "search/explain.h"
-#include "search/measure_choice.h"
 #include "search/occupancy_bound.h"
 #include "search/search.h"
 #include "sched/schedule_file.h"
@@ -484,32 +483,4 @@ TEST(SearchErrors, AnExceptionInAWorkerRejectsTheCandidateAndTheRunGoesOn)
     EXPECT_EQ(r.defects[0], "internal error: evaluation failed");
     EXPECT_TRUE(r.feasible);
     EXPECT_FALSE(r.front.empty());
-}
-
-TEST(Search, MeasureChoiceTakesOnePointPerLoopStructureFirst)
-{
-    // --measure-top N: the best for the objective, one per loop structure (the steps without their
-    // factors) before a second point of a structure already taken.
-    auto point = [](int64_t factor, const char* loop, int64_t instructions) {
-        search::SearchPoint p;
-        sched::Step split;
-        split.primitive = sched::Primitive::Split;
-        split.loops = {loop};
-        split.factor = factor;
-        p.trace = {split};
-        p.figures.instructions = instructions;
-        p.figures.cycles = 1000 - instructions;  // the other order for cycles
-        return p;
-    };
-    const std::vector<search::SearchPoint> front = {point(8, "i", 110), point(4, "i", 100), point(4, "j", 120), point(16, "i", 105), point(2, "k", 130)};
-    EXPECT_EQ(search::structureKey(front[0].trace), search::structureKey(front[1].trace));
-    EXPECT_NE(search::structureKey(front[0].trace), search::structureKey(front[2].trace));
-    using search::Objective;
-    EXPECT_EQ(search::pointsToMeasure(front, Objective::Instructions, 3), (std::vector<int>{1, 2, 4}));
-    // Fewer structures than asked: then the next best of any structure, best first.
-    EXPECT_EQ(search::pointsToMeasure(front, Objective::Instructions, 5), (std::vector<int>{1, 2, 4, 3, 0}));
-    EXPECT_EQ(search::pointsToMeasure(front, Objective::Instructions, 9).size(), 5u);
-    EXPECT_EQ(search::pointsToMeasure(front, Objective::Cycles, 2), (std::vector<int>{4, 2}));
-    EXPECT_TRUE(search::pointsToMeasure(front, Objective::Instructions, 0).empty());
-    EXPECT_TRUE(search::pointsToMeasure({}, Objective::Instructions, 3).empty());
 }

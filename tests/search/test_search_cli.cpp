@@ -194,10 +194,9 @@ TEST(SearchCli, RunStreamsIntoAWorkspaceAndResumes)
 
 TEST(SearchCli, MeasureTopRanksPointsOfTheFrontByTheMeasurement)
 {
-    // dense_int8 on qemu's Cortex-M7: two points of the front measured (which ones:
-    // Search.MeasureChoiceTakesOnePointPerLoopStructureFirst), ranked by the measured
-    // instructions, each with the model's prediction and error beside it; --out writes the
-    // measured best. Needs qemu-system-arm and arm-none-eabi-gcc
+    // dense_int8 on qemu's Cortex-M7: the front's two best points for the objective measured,
+    // ranked by the measured instructions, each with the model's prediction and error beside it;
+    // --out writes the measured best. Needs qemu-system-arm and arm-none-eabi-gcc
     // (./test.sh installs them).
     const fs::path outFile = scratch() / "measured_best.sched.yaml";
     CliResult r = runSearchCli({"search", src("examples/kernels/dense_int8.kernel.yaml"), "--target", "cortex-m7", "--objective", "instructions",
