@@ -117,8 +117,12 @@ public:
     V& operator[](const K& k)
     {
         auto it = std::lower_bound(m_items.begin(), m_items.end(), k, [](const std::pair<K, V>& a, const K& b) { return a.first < b; });
-        if (it == m_items.end() || it->first != k)
-            it = m_items.insert(it, {k, V{}});
+        if (it == m_items.end() || it->first != k) {
+            const auto at = it - m_items.begin();
+            if (m_items.empty())
+                m_items.reserve(4);  // a loop's few streams: one allocation
+            it = m_items.insert(m_items.begin() + at, {k, V{}});
+        }
         return it->second;
     }
     size_t size() const { return m_items.size(); }
@@ -137,8 +141,12 @@ public:
     void insert(const K& k)
     {
         auto it = std::lower_bound(m_items.begin(), m_items.end(), k);
-        if (it == m_items.end() || *it != k)
-            m_items.insert(it, k);
+        if (it == m_items.end() || *it != k) {
+            const auto at = it - m_items.begin();
+            if (m_items.empty())
+                m_items.reserve(4);
+            m_items.insert(m_items.begin() + at, k);
+        }
     }
     size_t size() const { return m_items.size(); }
     bool empty() const { return m_items.empty(); }
@@ -1525,6 +1533,8 @@ private:
             auto first = [&](const Buffer& b, const Placement& p) {
                 int64_t off = 0;
                 for (size_t d = 0; d < dims; ++d) {
+                    if (b.origin[d] == st->region.min[d])
+                        continue;  // a cache filled from its origin (the same expression): 0, not evaluated twice
                     const int64_t origin = b.origin[d] == kNoIndex ? 0 : n->index.eval(b.origin[d], v);
                     off += (n->index.eval(st->region.min[d], v) - origin) / b.step[d] * p.stride[d];
                 }
@@ -1541,12 +1551,19 @@ private:
                     return;
                 }
                 std::array<int64_t, 16> out{};
+                // The remainders present, listed once (a few of the 16), not tested at every j.
+                std::array<int, 16> present;
+                int count = 0;
+                for (int a = 0; a < 16; ++a)
+                    if (hist[a])
+                        present[count++] = a;
                 for (int j = 0; j < 4 && j < extent; ++j) {
                     const int64_t times = (extent - j + 3) / 4;
                     const int rs = static_cast<int>(((j * ds) % 4 + 4) % 4), rd = static_cast<int>(((j * dd2) % 4 + 4) % 4);
-                    for (int a = 0; a < 16; ++a)
-                        if (hist[a])
-                            out[((a / 4 + rs) % 4) * 4 + (a % 4 + rd) % 4] += hist[a] * times;
+                    for (int i = 0; i < count; ++i) {
+                        const int a = present[i];
+                        out[((a / 4 + rs) % 4) * 4 + (a % 4 + rd) % 4] += hist[a] * times;
+                    }
                 }
                 hist = out;
             };

@@ -67,6 +67,8 @@ public:
     std::string str(IndexId id, const std::vector<std::string>& slotNames) const;
     const Node& node(IndexId id) const { return m_nodes[id]; }
     size_t size() const { return m_nodes.size(); }
+    /// Room for `n` nodes (a lowering makes hundreds: one allocation instead of one per doubling).
+    void reserve(size_t n) { m_nodes.reserve(n); }
 
 private:
     IndexId linear(std::vector<Term> terms, int64_t c);
@@ -267,6 +269,9 @@ struct LoopNest {
 
 /// Lowers a scheduled program to its loop nest.
 LoopNest lower(const sched::Program& program);
+/// The same for a program not needed afterwards: its trace is moved into the nest, not copied
+/// (the search lowers every candidate once).
+LoopNest lower(sched::Program&& program);
 
 /// The name of the loop a sliding cache's buffer slides along (Buffer::rollDim >= 0).
 std::string slideLoopName(const LoopNest& nest, const Buffer& buffer);

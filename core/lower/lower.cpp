@@ -34,16 +34,21 @@ struct Box {
 
 class Lowerer {
 public:
-    explicit Lowerer(const Program& p) : m_p(p), m_k(*p.kernel)
+    explicit Lowerer(const Program& p) : Lowerer(p, std::vector<sched::Step>(p.trace)) {}
+
+    /// With the program's trace given (moved by lower(Program&&)): lowering does not read it.
+    Lowerer(const Program& p, std::vector<sched::Step>&& trace) : m_p(p), m_k(*p.kernel)
     {
         m_n.kernel = p.kernel;
         m_n.target = p.target;
-        m_n.trace = p.trace;
+        m_n.trace = std::move(trace);
         m_n.caches = p.caches;
     }
 
     LoopNest run()
     {
+        m_n.index.reserve(256);
+        m_n.stmts.reserve(64);
         // Home buffers: every materialised tensor in the outermost level, except
         // intermediates whose producer is computed inside a consumer loop.
         m_home.assign(m_k.tensors.size(), -1);
@@ -274,6 +279,12 @@ private:
         for (size_t a = 0; a < st.axes.size(); ++a)
             ax[a] = axisInterval(c, static_cast<int>(a), depth);
         const bool clampAll = clamp;
+        // One allocation per vector, not one per doubling (a box per cache and access, every lowering).
+        b.region.min.reserve(t.shape.size());
+        b.hi.reserve(t.shape.size());
+        b.region.count.reserve(t.shape.size());
+        b.region.step.reserve(t.shape.size());
+        b.shape.reserve(t.shape.size());
         for (size_t d = 0; d < t.shape.size(); ++d) {
             const ir::AffineExpr& e = accs[0]->index[d];
             IndexId lo = ix().constant(0), hi = ix().constant(0);
@@ -1118,10 +1129,11 @@ private:
             if (sched.vars[v].reduction)
                 reductionSlots.push_back(c.slot[v]);
         std::vector<Cond> conds;
+        std::vector<int> slots;  // one vector for every guard
         for (const auto& g : c.guards) {
             if (g.cond.why == Cond::Why::Padding || g.depth <= depth)
                 continue;
-            std::vector<int> slots;
+            slots.clear();
             m_n.index.slotsOf(g.cond.expr, slots);
             bool spatial = std::none_of(slots.begin(), slots.end(), [&](int sl) {
                 return std::find(reductionSlots.begin(), reductionSlots.end(), sl) != reductionSlots.end();
@@ -1222,6 +1234,15 @@ private:
 LoopNest lower(const sched::Program& program)
 {
     LoopNest nest = Lowerer(program).run();
+    findOffsetFolds(nest);
+    return nest;
+}
+
+LoopNest lower(sched::Program&& program)
+{
+    std::vector<sched::Step> trace = std::move(program.trace);
+    program.trace.clear();
+    LoopNest nest = Lowerer(program, std::move(trace)).run();
     findOffsetFolds(nest);
     return nest;
 }

@@ -184,9 +184,10 @@ Evaluation Evaluator::evaluate(const Candidate& candidate) const
         e.reason = p.errorText();
         return e;
     }
-    lower::LoopNest nest = lower::lower(*p);
-    analysis::CostReport report = analysis::analyze(nest, *p->target);
-    e.steps = std::move(nest.trace);  // the program's trace, which lower() copied: not copied again
+    const hw::Target* target = p->target.get();
+    lower::LoopNest nest = lower::lower(std::move(*p));  // the trace moved into the nest, not copied
+    analysis::CostReport report = analysis::analyze(nest, *target);
+    e.steps = std::move(nest.trace);  // and on into the evaluation
     e.figures = figuresOf(report);
     for (const auto& d : report.diagnostics)
         if (d.severity == Severity::Error) {
