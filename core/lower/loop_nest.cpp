@@ -12,7 +12,14 @@ IndexId IndexPool::linear(std::vector<Term> terms, int64_t c)
 {
     // Sorted by atom, equal atoms merged and zero coefficients dropped, in place: every Linear
     // node is in this normal form, which the fast paths of add() and mul() rely on.
-    std::sort(terms.begin(), terms.end(), [](const Term& x, const Term& y) { return x.atom < y.atom; });
+    // Insertion sort: a node has a handful of terms, and std::sort's call overhead was a tenth
+    // of a lowering. Equal atoms are merged below, so their order among themselves is immaterial.
+    if (terms.size() > 32)
+        std::sort(terms.begin(), terms.end(), [](const Term& x, const Term& y) { return x.atom < y.atom; });
+    else
+        for (size_t i = 1; i < terms.size(); ++i)
+            for (size_t j = i; j > 0 && terms[j].atom < terms[j - 1].atom; --j)
+                std::swap(terms[j], terms[j - 1]);
     size_t kept = 0;
     for (size_t i = 0; i < terms.size(); ++i) {
         if (kept > 0 && terms[kept - 1].atom == terms[i].atom)
@@ -27,6 +34,7 @@ IndexId IndexPool::linear(std::vector<Term> terms, int64_t c)
         return -terms[0].atom - 1;
     Node n;
     n.op = Node::Op::Linear;
+    n.slotsOnly = std::all_of(terms.begin(), terms.end(), [](const Term& t) { return t.atom >= 0; });
     n.terms = std::move(terms);
     n.constant = c;
     m_nodes.push_back(std::move(n));
@@ -271,7 +279,7 @@ bool IndexPool::isConst(IndexId id, int64_t* value) const
     return true;
 }
 
-int64_t IndexPool::eval(IndexId id, const int64_t* slots) const
+int64_t IndexPool::evalNode(IndexId id, const int64_t* slots) const
 {
     // The operands of min, max, division and modulo are mostly linear: evaluated here rather
     // than by a call each (the instruction model's counts evaluate these millions of times).

@@ -33,6 +33,7 @@ public:
     struct Node {
         enum class Op { Linear, Div, Mod, Min, Max };
         Op op = Op::Linear;
+        bool slotsOnly = false;   ///< Linear over slots only (set by linear()): eval() inline
         std::vector<Term> terms;  ///< Linear
         int64_t constant = 0;     ///< Linear: constant part; Div/Mod: the divisor
         IndexId a = kNoIndex, b = kNoIndex;
@@ -61,7 +62,18 @@ public:
     /// Interval of values when every slot s ranges over slots[s] (slots past the end: 0).
     /// bounds() is range() with every slot over [0, extent).
     Interval range(IndexId id, const std::vector<Interval>& slots) const;
-    int64_t eval(IndexId id, const int64_t* slots) const;
+    /// The value at slot values `slots`. A linear combination of slots is evaluated inline,
+    /// without a call (the analysis evaluates these hundreds of thousands of times per search).
+    int64_t eval(IndexId id, const int64_t* slotValues) const
+    {
+        const Node& n = m_nodes[id];
+        if (!n.slotsOnly)
+            return evalNode(id, slotValues);
+        int64_t v = n.constant;
+        for (const Term& t : n.terms)
+            v += t.coeff * slotValues[t.atom];
+        return v;
+    }
     /// Slots the expression depends on (appended, unsorted, may repeat).
     void slotsOf(IndexId id, std::vector<int>& out) const;
     std::string str(IndexId id, const std::vector<std::string>& slotNames) const;
@@ -71,6 +83,7 @@ public:
     void reserve(size_t n) { m_nodes.reserve(n); }
 
 private:
+    int64_t evalNode(IndexId id, const int64_t* slotValues) const;
     IndexId linear(std::vector<Term> terms, int64_t c);
     /// Linear view of any node (a non-linear node becomes one atom).
     void linearize(IndexId id, int64_t scale, std::vector<Term>& terms, int64_t& c) const;
