@@ -122,6 +122,27 @@ int64_t sumOfProducts(const std::vector<int>& vars, const std::vector<int64_t>& 
             CountBudgetScope::note(points, std::vector<int>(group.data(), group.data() + groupSize));
             return 0;
         }
+        // One factor that sums in closed form along a variable: enumerate the others only.
+        if (!empty && factorCount == 1 && fs[0]->along && groupSize > 0) {
+            const int last = group[groupSize - 1];
+            --groupSize;
+            for (;;) {
+                sum = satAdd(sum, fs[0]->along(*fs[0], values.data(), last, extents[last]));
+                size_t i = groupSize;
+                bool done = true;
+                while (i > 0) {
+                    --i;
+                    if (++values[group[i]] < extents[group[i]]) {
+                        done = false;
+                        break;
+                    }
+                    values[group[i]] = 0;
+                }
+                if (done)
+                    break;
+            }
+            empty = true;  // summed
+        }
         while (!empty) {
             int64_t prod = 1;
             for (size_t k = 0; k < factorCount; ++k) {

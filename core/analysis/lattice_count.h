@@ -16,6 +16,10 @@ struct Factor {
     /// a count) without a std::function, whose state would be allocated at every factor built
     /// and copied (the analysis builds thousands per search evaluation).
     int64_t (*plain)(const Factor& self, const int64_t* values) = nullptr;
+    /// When set: the factor summed over variable `var`'s values [0, extent), the others at
+    /// `values` (values[var] is 0), in closed form. sumOfProducts uses it for a group of one
+    /// factor instead of enumerating the group's last variable.
+    int64_t (*along)(const Factor& self, const int64_t* values, int var, int64_t extent) = nullptr;
     const void* context = nullptr;
     std::array<int, 3> ids{};
 

@@ -31,6 +31,41 @@ int64_t condValue(const Factor& f, const int64_t* v)
     return 1;
 }
 
+/// Floor and ceiling of a / b for b > 0.
+__int128 floorDiv128(__int128 a, __int128 b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+__int128 ceilDiv128(__int128 a, __int128 b) { return -floorDiv128(-a, b); }
+
+/// condValue summed over `var` in [0, extent): the guard's expression is linear in the slots and
+/// its bounds constant (condFactor checks), so the values of `var` where it holds are one
+/// interval.
+int64_t condAlong(const Factor& f, const int64_t* v, int var, int64_t extent)
+{
+    const auto* ix = static_cast<const lower::IndexPool*>(f.context);
+    const lower::IndexPool::Node& e = ix->node(f.ids[0]);
+    int64_t c = 0;
+    for (const auto& t : e.terms)
+        if (t.atom == var)
+            c += t.coeff;
+    const __int128 k = ix->eval(f.ids[0], v);  // at var = 0
+    const bool hasLo = f.ids[1] != kNoIndex, hasHi = f.ids[2] != kNoIndex;
+    const __int128 lo = hasLo ? ix->node(f.ids[1]).constant : 0, hi = hasHi ? ix->node(f.ids[2]).constant : 0;
+    if (c == 0)
+        return (hasLo && k < lo) || (hasHi && k > hi) ? 0 : extent;
+    __int128 first = 0, last = extent - 1;
+    if (c > 0) {
+        if (hasLo)
+            first = std::max(first, ceilDiv128(lo - k, c));
+        if (hasHi)
+            last = std::min(last, floorDiv128(hi - k, c));
+    } else {
+        if (hasLo)
+            last = std::min(last, floorDiv128(k - lo, -static_cast<__int128>(c)));
+        if (hasHi)
+            first = std::max(first, ceilDiv128(k - hi, -static_cast<__int128>(c)));
+    }
+    return last < first ? 0 : static_cast<int64_t>(last - first + 1);
+}
+
 int64_t countValue(const Factor& f, const int64_t* v)
 {
     return std::max<int64_t>(0, static_cast<const lower::IndexPool*>(f.context)->eval(f.ids[0], v));
@@ -49,6 +84,12 @@ Factor condFactor(const lower::IndexPool& index, const lower::Cond& cond)
     f.plain = condValue;
     f.context = &index;
     f.ids = {cond.expr, cond.lo, cond.hi};
+    // Linear in the slots between constant bounds (the padding and partial-tile guards): its
+    // sum along one slot is an interval's length.
+    const bool linear = index.isPureLinear(cond.expr);
+    const bool constantBounds = (cond.lo == kNoIndex || index.isConst(cond.lo)) && (cond.hi == kNoIndex || index.isConst(cond.hi));
+    if (linear && constantBounds)
+        f.along = condAlong;
     return f;
 }
 

@@ -17,6 +17,7 @@
 
 #include "analysis/cost_report.h"
 #include "analysis/lattice_count.h"
+#include "analysis/nest_count.h"
 #include "ir/kernel.h"
 #include "lower/loop_nest.h"
 #include "sched/program.h"
@@ -34,6 +35,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <random>
 #include <set>
 #include <sstream>
 
@@ -200,6 +202,67 @@ TEST(SumOfProducts, SharedVariablesAreEnumeratedTogether)
     std::vector<analysis::Factor> mixed = {factor({0, 1}, [](const int64_t* v) { return v[0] + v[1]; }),
                                            factor({2}, [](const int64_t* v) { return v[2]; })};
     EXPECT_EQ(analysis::sumOfProducts({0, 1, 2}, {2, 3, 4}, mixed), 54);
+}
+
+TEST(SumOfProducts, AGuardSummedInClosedFormEqualsItsEnumeration)
+{
+    // condFactor of a guard linear in the slots between constant bounds sums along its last
+    // variable in closed form (Factor::along); the same guard evaluated point by point must give
+    // the same count: positive, negative and zero coefficients, one or both bounds, bounds that
+    // cut the box anywhere or nowhere, alone and beside a second guard of the same variables.
+    std::mt19937 rng(11);
+    auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+    int closedForms = 0;
+    for (int trial = 0; trial < 400; ++trial) {
+        lower::IndexPool ix;
+        const int slots = pick(1, 4);
+        std::vector<int64_t> extents;
+        std::vector<int> vars;
+        for (int s = 0; s < slots; ++s) {
+            extents.push_back(pick(1, 7));
+            vars.push_back(s);
+        }
+        lower::IndexId expr = ix.constant(pick(-6, 6));
+        for (int s = 0; s < slots; ++s)
+            expr = ix.add(expr, ix.mul(ix.slot(s), pick(-3, 3)));
+        lower::Cond cond;
+        cond.expr = expr;
+        const int bounds = pick(1, 3);  // 1: lo, 2: hi, 3: both
+        if (bounds & 1)
+            cond.lo = ix.constant(pick(-8, 8));
+        if (bounds & 2)
+            cond.hi = ix.constant(pick(-8, 12));
+        analysis::Factor closed = analysis::condFactor(ix, cond);
+        closedForms += closed.along != nullptr;
+        analysis::Factor enumerated = closed;
+        enumerated.along = nullptr;
+        const int64_t expected = analysis::sumOfProducts(vars, extents, {enumerated});
+        EXPECT_EQ(analysis::sumOfProducts(vars, extents, {closed}), expected) << "trial " << trial;
+        // Brute force, independently of sumOfProducts.
+        int64_t brute = 0;
+        std::vector<int64_t> v(slots, 0);
+        for (;;) {
+            const int64_t x = ix.eval(expr, v.data());
+            int64_t lo = 0, hi = 0;
+            const bool holds = (cond.lo == lower::kNoIndex || (ix.isConst(cond.lo, &lo), x >= lo))
+                               && (cond.hi == lower::kNoIndex || (ix.isConst(cond.hi, &hi), x <= hi));
+            brute += holds;
+            int s = 0;
+            while (s < slots && ++v[s] == extents[s])
+                v[s++] = 0;
+            if (s == slots)
+                break;
+        }
+        EXPECT_EQ(expected, brute) << "trial " << trial;
+        // With a second guard on the same variables the group has two factors: enumerated.
+        lower::Cond other;
+        other.expr = ix.slot(0);
+        other.hi = ix.constant(pick(0, 5));
+        EXPECT_EQ(analysis::sumOfProducts(vars, extents, {closed, analysis::condFactor(ix, other)}),
+                  analysis::sumOfProducts(vars, extents, {enumerated, analysis::condFactor(ix, other)}))
+            << "trial " << trial;
+    }
+    EXPECT_EQ(closedForms, 400);  // every guard here is linear between constants
 }
 
 TEST(SumOfProducts, ZeroExtentsAndZeroFactorsGiveZero)
