@@ -231,12 +231,7 @@ private:
     /// m_guards for the call and taken off again: no copy of the guards' factors).
     int64_t countWith(std::vector<Factor>&& extra) const
     {
-        const size_t guards = m_guards.size();
-        for (Factor& f : extra)
-            m_guards.push_back(std::move(f));
-        const int64_t n = sumOfProducts(m_loopSlots, m_n.slotExtents, m_guards);
-        m_guards.resize(guards);
-        return n;
+        return sumOfProductsWith(m_loopSlots, m_n.slotExtents, m_guards, std::move(extra));
     }
 
     bool readsSlot(const std::vector<const Cond*>& conds, int slot) const

@@ -1247,12 +1247,7 @@ private:
     /// the call and taken off again: the guards' factors are built once per guard, not per sum).
     int64_t guardedSum(const std::vector<int>& slots, std::vector<Factor>&& extra)
     {
-        const size_t guards = m_guards.size();
-        for (Factor& f : extra)
-            m_guards.push_back(std::move(f));
-        const int64_t n = sumOfProducts(slots, m_n.slotExtents, m_guards);
-        m_guards.resize(guards);
-        return n;
+        return sumOfProductsWith(slots, m_n.slotExtents, m_guards, std::move(extra));
     }
 
     void copy(const Stmt& s, int64_t n)

@@ -170,4 +170,15 @@ int64_t sumOfProducts(const std::vector<int>& vars, const std::vector<int64_t>& 
     return total;
 }
 
+int64_t sumOfProductsWith(const std::vector<int>& vars, const std::vector<int64_t>& extents,
+                          std::vector<Factor>& factors, std::vector<Factor>&& extra)
+{
+    const size_t kept = factors.size();
+    for (Factor& f : extra)
+        factors.push_back(std::move(f));
+    const int64_t n = sumOfProducts(vars, extents, factors);
+    factors.resize(kept);
+    return n;
+}
+
 } // namespace loopscope::analysis

@@ -40,6 +40,12 @@ inline constexpr int64_t kMaxEnumeratedPoints = int64_t(1) << 24;
 int64_t sumOfProducts(const std::vector<int>& vars, const std::vector<int64_t>& extents,
                       const std::vector<Factor>& factors);
 
+/// sumOfProducts of `factors` and `extra` together: `extra` is appended to `factors` for the call
+/// and taken off again, so that factors kept for a whole walk (the guards around a statement)
+/// are not copied for every sum.
+int64_t sumOfProductsWith(const std::vector<int>& vars, const std::vector<int64_t>& extents,
+                          std::vector<Factor>& factors, std::vector<Factor>&& extra);
+
 /// While alive, collects on this thread the groups sumOfProducts left uncounted (over its point
 /// budget), so that the analysis can say which figures miss them. Scopes nest.
 class CountBudgetScope {
