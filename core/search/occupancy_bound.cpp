@@ -201,6 +201,8 @@ OccupancyBound boundOccupancy(const sched::Program& p)
         b.level = cs.level;
         // A tensorized stage's operand holds its padding halo too (the array reads whole rows).
         b.shape = boxShape(p, cs.stage, cs.var, cs.tensor, cs.write, !p.stages[cs.stage].tensorize.has_value());
+        if (cs.dtype)
+            b.elementBytes = ir::dtypeBytes(*cs.dtype);  // a widened cache (int8 held as int16)
         place(std::move(b), cs.doubleBuffer, cs.layout);
     }
     for (size_t s = 0; s < p.stages.size(); ++s) {

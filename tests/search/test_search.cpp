@@ -190,6 +190,36 @@ TEST_P(SearchOnArray, DrawnCandidatesTensorizeApplyAndTheBoundNeverUndercounts)
 
 INSTANTIATE_TEST_SUITE_P(Gemmini, SearchOnArray, ::testing::Values("matmul_int8_sym", "matmul_int8", "conv2d_int8", "pointwise_conv_int8"));
 
+TEST(Search, TheDspOperandsMayBeCachedWidenedToInt16)
+{
+    // An int8 operand of a stage the DSP path takes may be cached widened (cache_read dtype
+    // int16, as conv2d_int8_tflite_dsp does by hand): drawn candidates do so, with no double
+    // buffer (a widening copy is the core's own), and the occupancy bound counts two bytes an
+    // element (checkCandidates: never below analyze). Not for int32 tensors, outputs, floats.
+    auto widened = [](const sched::Program& base, int draws) {
+        search::SearchSpace space(base);
+        std::mt19937_64 rng(5);
+        int count = 0;
+        for (int i = 0; i < draws; ++i) {
+            const search::Candidate c = space.sample(rng);
+            for (const auto& st : space.steps(c))
+                if (st.primitive == sched::Primitive::CacheRead && st.dtype == "int16") {
+                    ++count;
+                    for (const auto& other : space.steps(c))
+                        EXPECT_FALSE(other.primitive == sched::Primitive::DoubleBuffer && other.tensor == st.tensor) << st.tensor;
+                }
+        }
+        return count;
+    };
+    const sched::Program conv = program("conv2d_int8_tflite", {{"H", 8}, {"W", 8}, {"C", 8}, {"K", 8}});
+    EXPECT_GT(widened(conv, 200), 0);
+    search::SearchSpace space(conv);
+    for (const auto& t : space.stages()[0].tensors)
+        EXPECT_EQ(t.widenable, t.name == "I" || t.name == "F") << t.name;
+    EXPECT_EQ(widened(program("matmul_f32", {}), 200), 0);
+    checkCandidates(conv, "conv2d_int8_tflite");
+}
+
 TEST(Search, DramAndInstructionObjectivesJoinTheFront)
 {
     for (search::Objective o : {search::Objective::Dram, search::Objective::Instructions}) {
