@@ -65,9 +65,6 @@ uint64_t Candidate::hash() const
         for (int a : s.cacheAt) mix(a);
         for (uint8_t d : s.doubleBuffer) mix(d);
         for (uint8_t v : s.vectorLast) mix(v);
-        for (size_t t = 0; t < s.widen.size(); ++t)
-            if (s.widen[t])
-                mix(1000 + static_cast<int64_t>(t));  // only when set: hashes of candidates without it unchanged
         mix(s.unroll);
         mix(s.vectorize);
         mix(s.computeAt);
@@ -170,8 +167,6 @@ SearchSpace::SearchSpace(const sched::Program& base, SpaceOptions options)
         }
         sp.operandsInt = allInt && tgt.compute.dsp;
         sp.lanes = sp.operandsInt ? (dt == ir::DType::Int8 ? 4 : 2) : 1;
-        for (SpaceTensor& t : sp.tensors)
-            t.widenable = sp.operandsInt && !t.write && k.tensors[t.tensor].dtype == ir::DType::Int8;
         if (ss.tensorize) {
             // Its operands are cached where the tensorize needs them; the block stays as it is.
             sp.tensorizedByPin = true;
@@ -319,7 +314,6 @@ Candidate SearchSpace::identity() const
         s.cacheAt.assign(sp.tensors.size(), -1);
         s.doubleBuffer.assign(sp.tensors.size(), 0);
         s.vectorLast.assign(sp.tensors.size(), 0);
-        s.widen.assign(sp.tensors.size(), 0);
         s.tile2.assign(sp.loops.size(), 0);
         c.stages.push_back(std::move(s));
     }
@@ -410,7 +404,6 @@ void SearchSpace::canonicalize(Candidate& c) const
             }
         cs.tensorize = std::clamp(cs.tensorize, -1, static_cast<int>(sp.arrayMappings.size()) - 1);
         if (cs.tensorize >= 0) {
-            std::fill(cs.widen.begin(), cs.widen.end(), 0);  // the accelerator reads int8 operands
             canonicalizeArray(c, static_cast<int>(s));
             continue;
         }
@@ -446,11 +439,7 @@ void SearchSpace::canonicalize(Candidate& c) const
             for (size_t q = 0; q < m_stages.size(); ++q)
                 if (m_stages[q].stage == prod && c.stages[q].computeAt > 0)
                     at = -1;
-            // A widened cache is a copy the core makes (no DMA widens): nothing to double-buffer.
-            const bool widen = t < cs.widen.size() && cs.widen[t] && st.widenable && at >= 0;
-            if (t < cs.widen.size())
-                cs.widen[t] = widen;
-            bool db = cs.doubleBuffer[t] && at > 0 && !st.write && !widen && tgt.levels[m_level].bufferCount >= 2;
+            bool db = cs.doubleBuffer[t] && at > 0 && !st.write && tgt.levels[m_level].bufferCount >= 2;
             cs.doubleBuffer[t] = db;
             bool vl = false;
             if (cs.vectorLast[t] && at >= 0 && vecAxis >= 0 && st.dims.size() >= 2) {
@@ -615,8 +604,6 @@ Candidate SearchSpace::sample(std::mt19937_64& rng) const
             cs.cacheAt[t] = randomInt(rng, -1, nOuter);
             cs.doubleBuffer[t] = rng() & 1;
             cs.vectorLast[t] = rng() & 1;
-            if (sp.tensors[t].widenable)  // a draw only where it applies: other kernels' samples unchanged
-                cs.widen[t] = rng() & 1;
         }
         cs.unroll = randomInt(rng, 0, 3);
         cs.vectorize = rng() & 1;
@@ -672,10 +659,7 @@ void SearchSpace::mutateOnce(Candidate& c, std::mt19937_64& rng) const
     case 5:
         if (nt > 0) {
             int t = randomInt(rng, 0, nt - 1);
-            if (sp.tensors[t].widenable && (rng() & 1))
-                cs.widen[t] ^= 1;
-            else
-                cs.doubleBuffer[t] ^= 1;
+            cs.doubleBuffer[t] ^= 1;
         }
         break;
     case 6: cs.unroll += (rng() & 1) ? 1 : -1; cs.unroll = std::max(cs.unroll, 0); break;
@@ -850,8 +834,6 @@ std::vector<sched::Step> SearchSpace::placementSteps(const Candidate& c) const
             st.tensor = tn.name;
             st.level = level;
             st.at = cs.cacheAt[t] == 0 ? "root" : outerName(c, static_cast<int>(s), b.outer[cs.cacheAt[t] - 1]);
-            if (t < cs.widen.size() && cs.widen[t])
-                st.dtype = "int16";
             if (cs.vectorLast[t]) {
                 int d = static_cast<int>(std::find(tn.dims.begin(), tn.dims.end(), vecAxis) - tn.dims.begin());
                 for (int i = 0; i < static_cast<int>(tn.dims.size()); ++i)

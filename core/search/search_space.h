@@ -48,7 +48,6 @@ struct SpaceTensor {
     int tensor = -1;
     std::string name;
     bool write = false;              ///< the stage's output (cache_write)
-    bool widenable = false;          ///< an int8 operand of a DSP stage: its cache may widen it to int16
     std::vector<int> dims;           ///< per tensor dimension: the stage axis of a single-axis index, or -1
 };
 
@@ -74,10 +73,6 @@ struct Candidate {
         std::vector<int> cacheAt;        ///< per SpaceTensor: -1 not cached, 0 at the stage's root, p > 0 in the body of the p-th outer loop
         std::vector<uint8_t> doubleBuffer;  ///< per SpaceTensor
         std::vector<uint8_t> vectorLast; ///< per SpaceTensor: store the vectorized loop's dimension last
-        /// Per SpaceTensor: cache it widened to int16 (cache_read with dtype int16: the DSP path
-        /// then loads int16 pairs with no unpacking; twice the bytes, no double buffer). Empty
-        /// or all zero: none.
-        std::vector<uint8_t> widen;
         int unroll = 0;                  ///< innermost inner loops unrolled (after the vectorized one)
         bool vectorize = false;          ///< vectorize the innermost inner loop
         int computeAt = -1;              ///< producer stages: -1 not computed at, p > 0 at the p-th outer loop of the consumer

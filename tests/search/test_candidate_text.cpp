@@ -45,15 +45,6 @@ TEST(CandidateText, EveryDrawnCandidateReadsBackEqual)
                 EXPECT_EQ(search::candidateToText(back), text);
             }
         }
-    // Widened caches ("w=", only written when one is set): a text without it, as written before
-    // the search could widen, reads back with none.
-    search::SearchSpace sp = space("matmul_int8");
-    search::Candidate c = sp.identity();
-    const std::string plain = search::candidateToText(c);
-    EXPECT_EQ(plain.find("w="), std::string::npos) << plain;
-    search::Candidate back;
-    ASSERT_TRUE(search::candidateFromText(plain, sp, back));
-    EXPECT_EQ(back, c);
 }
 
 TEST(CandidateText, TextThatIsNotACandidateOfTheSpaceIsRefused)
