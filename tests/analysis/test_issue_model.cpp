@@ -169,8 +169,9 @@ TEST(IssueModel, EveryExampleOnBothCoresIsAtLeastItsBoundsAndTheM7NeverSlowerTha
             EXPECT_GE(r.cycles.total, std::max(r.cycles.compute, r.cycles.transfer));
             (std::string(target) == "cortex-m7" ? m7Cycles : m4Cycles) = r.cycles.compute;
         }
-        if (m7Cycles && m4Cycles)
+        if (m7Cycles && m4Cycles) {
             EXPECT_LE(m7Cycles, m4Cycles) << path;
+        }
         ++checked;
     }
     EXPECT_GE(checked, 25);
