@@ -838,13 +838,12 @@ private:
     {
         const codegen::BufferOffset off = codegen::bufferOffset(m_n, buffer, index);
         const std::vector<int> slots = slotsOf(off);
-        bool fixed = true;
-        if (const Enclosing* k = innermostKept())
-            fixed = !std::binary_search(slots.begin(), slots.end(), k->slot);
+        // The element is the same in every iteration of the innermost kept loop (or there is none).
+        const Enclosing* kept = innermostKept();
+        const bool fixed = !kept || !std::binary_search(slots.begin(), slots.end(), kept->slot);
         const bool conditional = conditionalInLoop();
         const double times = conditional && !fixed ? n : evaluations(slots, n);
-        const Enclosing* kept = innermostKept();
-        if (times < n && !(kept && std::binary_search(slots.begin(), slots.end(), kept->slot))) {
+        if (times < n && fixed) {
             // store motion: in a register across the loop; under a guard with a flag beside it
             // (set at each update, tested after the loop).
             liveAccumulator(buffer, slots, conditional ? 2 : 1);
