@@ -55,6 +55,13 @@ constexpr int kSmallDspBody = 15;
 constexpr double kAllocatableRegisters = 14;
 /// Single-precision registers of the FPU (FPv4-SP, FPv5): s0-s31, where float values live.
 constexpr double kFpRegisters = 32;
+/// Unrolled copies of a loop that GCC's scheduler interleaves in one basic block, so that a value
+/// they share is used by all of them while it is fresh: two (dense_int8_dsp's 2x2 block, no
+/// spill on the M7). From three copies on the copies stay in the order the C writes them and a
+/// value they share stays live across all of them (sharedOperand; the search's picks of 4 to 16
+/// copies: conv2d_int8 with 16 oh copies reloads each of its 8 packed F pairs from the stack
+/// at every use, 127 stack accesses per iteration).
+constexpr double kInterleavedCopies = 2;
 
 struct FeatureInfo {
     InsnFeature feature;
@@ -171,6 +178,9 @@ struct CodeLoop {
     /// Accumulators the code keeps in registers across its iterations, by buffer: the unrolled
     /// copies of the element (register pressure).
     FlatMap<int, double> accumulators;
+    /// Places in one iteration where a float or DSP accumulator is updated apart from its other
+    /// updates (liveAccumulator): a spilled one is reloaded and stored at each.
+    double accumulatorSites = 1;
     /// Operands that unrolled copies inside the loop share and that stay live across copies that
     /// do not read them: the registers they hold at once, and the stack accesses per iteration of
     /// the loop when one of those registers is spilled (sharedOperand).
@@ -178,6 +188,7 @@ struct CodeLoop {
         double registers;  ///< held at once
         double accesses;   ///< stack accesses per iteration per register spilled
         bool fp;           ///< in the FPU's registers (float32 values)
+        bool whole;        ///< spilled as one group (live across the unrolled body), else one by one
     };
     std::vector<SharedValues> sharedOperands;
     /// DSP operands that do not change in the loop (dspBody): their events (kInvariantFeatures)
@@ -464,18 +475,35 @@ private:
 
     /// An accumulator kept in a register across the innermost kept loop (store motion, or a local
     /// of the generated C): one register per unrolled copy of its element inside that loop.
-    void liveAccumulator(int buffer, const std::vector<int>& slots, double registers = 1)
+    /// `countSites`: a float or DSP accumulator, whose updates by the copies of an unrolled
+    /// reduction loop with copies of the element inside it (matmul_f32's k.inner around i.inner)
+    /// are apart: GCC reloads and stores a spilled one at each of them (the search's matmul_f32
+    /// pick, 32 float accumulators and 2 k copies: 14 spilled, 4 stack accesses each per
+    /// iteration). Scalar int accumulators are left at one site: their copies interleave (random
+    /// #100092 measured 5,181 stack accesses where counting sites predicted 13,800).
+    void liveAccumulator(int buffer, const std::vector<int>& slots, double registers = 1, bool countSites = false)
     {
-        double copies = registers;
+        double copies = registers, sites = 1;
+        bool indexInside = false;
         for (size_t i = m_enclosing.size(); i-- > 0;) {
             const Enclosing& e = m_enclosing[i];
             if (e.code >= 0) {
                 double& live = m_code[e.code].accumulators[buffer];
                 live = std::max(live, copies);
+                if (countSites) {
+                    double& s = m_code[e.code].accumulatorSites;
+                    s = std::max(s, sites);
+                }
                 return;
             }
-            if (e.trips > 1 && std::binary_search(slots.begin(), slots.end(), e.slot))
+            if (e.trips <= 1)
+                continue;
+            if (std::binary_search(slots.begin(), slots.end(), e.slot)) {
                 copies *= static_cast<double>(e.trips);
+                indexInside = true;
+            } else if (indexInside) {
+                sites *= static_cast<double>(e.trips);
+            }
         }
     }
 
@@ -486,7 +514,10 @@ private:
     /// inside it stay live across it: they hold registers, and GCC spills the surplus to the stack
     /// and reloads it for each copy that uses it (search-found conv2d_int8: 16 packed F pairs of
     /// 8 k copies reused by 8 oh copies, 74 reloads and 19 stores per iteration).
-    void sharedOperand(const std::vector<int>& slots, double registers, bool fp = false)
+    /// `interleaves`: a plain int value used as loaded (a scalar int load, a DSP int16 word),
+    /// whose copies GCC interleaves however many there are (random #100092's scalar F values
+    /// across 4 oh copies; the search's dense_int16 picks).
+    void sharedOperand(const std::vector<int>& slots, double registers, bool fp = false, bool interleaves = false)
     {
         size_t kept = m_enclosing.size();
         for (size_t i = m_enclosing.size(); i-- > 0;)
@@ -505,10 +536,13 @@ private:
                 continue;
             const double t = static_cast<double>(e.trips);
             if (!reads(e)) {
-                // Copies in one basic block are interleaved by GCC's scheduler, which keeps the
-                // live ranges short (dense_int8_dsp's 2x2 block: no spill on the M7); a guard
-                // inside each copy makes them blocks of their own, in order.
-                shared = shared || (!m_guardDepths.empty() && m_guardDepths.back() > i);
+                // Two copies in one basic block are interleaved by GCC's scheduler, which keeps
+                // the live ranges short (kInterleavedCopies); more stay in order, and so do copies
+                // a guard inside each makes blocks of their own. A plain int value is the
+                // exception (`interleaves`): a load and nothing else, the copies using it
+                // interleave (the search's dense_int16 picks, 4 b copies sharing W's words: no
+                // spill).
+                shared = shared || (t > kInterleavedCopies && !interleaves) || (!m_guardDepths.empty() && m_guardDepths.back() > i);
                 reuse *= t;
             } else {
                 values *= t;
@@ -520,7 +554,7 @@ private:
             return;
         // Each spilled register holds values/atOnce of the values in turn: a store and a reload
         // for every copy after the first that uses it.
-        m_code[m_enclosing[kept].code].sharedOperands.push_back({atOnce * registers, values / atOnce * reuse, fp});
+        m_code[m_enclosing[kept].code].sharedOperands.push_back({atOnce * registers, values / atOnce * reuse, fp, true});
     }
 
     /// A scalar load at `off`, executed `n` times, `loads` of them in the compiled code. One that
@@ -555,7 +589,7 @@ private:
             next.erase(std::unique(next.begin(), next.end()), next.end());
             offsets = std::move(next);
         }
-        L.sharedOperands.push_back({static_cast<double>(offsets.size()), 1, fp});
+        L.sharedOperands.push_back({static_cast<double>(offsets.size()), 1, fp, false});
     }
 
     std::vector<int> slotsOf(const codegen::BufferOffset& off) const
@@ -739,7 +773,7 @@ private:
             const std::vector<int> slots = slotsOf(off);
             const double loads = evaluations(slots, n);
             const bool fp = ir::isFloat(m_n.buffers[s.buffer].dtype);
-            sharedOperand(slots, 1, fp);
+            sharedOperand(slots, 1, fp, !fp);
             hoistedOperand(off, slots, n, loads, fp);
             m_f[InsnFeature::Load] += loads;
             if (m_offsetRegs.count(s.reg))
@@ -804,11 +838,11 @@ private:
         if (b.level >= 0)
             memoryAccumulator(s.buffer, s.index, n);
         else
-            registerAccumulator(s.buffer, s.index);
+            registerAccumulator(s.buffer, s.index, ir::isFloat(b.dtype));
     }
 
     /// An accumulator the generator keeps in a local variable (one per unrolled copy of its index).
-    void registerAccumulator(int buffer, const std::vector<IndexId>& index)
+    void registerAccumulator(int buffer, const std::vector<IndexId>& index, bool countSites)
     {
         std::vector<int> slots;
         for (IndexId e : index)
@@ -816,7 +850,7 @@ private:
                 addSlots(m_n.index, e, slots);
         std::sort(slots.begin(), slots.end());
         slots.erase(std::unique(slots.begin(), slots.end()), slots.end());
-        liveAccumulator(buffer, slots);
+        liveAccumulator(buffer, slots, 1, countSites);
     }
 
     /// Whether the current statement sits under a guard inside the innermost kept loop.
@@ -846,7 +880,7 @@ private:
         if (times < n && fixed) {
             // store motion: in a register across the loop; under a guard with a flag beside it
             // (set at each update, tested after the loop).
-            liveAccumulator(buffer, slots, conditional ? 2 : 1);
+            liveAccumulator(buffer, slots, conditional ? 2 : 1, m_inDsp || ir::isFloat(m_n.buffers[buffer].dtype));
             if (conditional)
                 m_f[InsnFeature::Alu] += n;
         }
@@ -1126,11 +1160,12 @@ private:
                 // temporaries. Beyond the allocatable registers GCC keeps the rest on the stack and
                 // reloads and stores each on every iteration (matmul_int8 found by the search: 64
                 // accumulators, ldr/mla/str per MAC). Operands that unrolled copies share count
-                // only where a guard in every copy keeps the copies in order (sharedOperand): in
-                // one basic block GCC's scheduler interleaves the copies, and counting them there
-                // predicted the 2x2 DSP blocks 20-45% high on the M7. GCC spills the values
-                // cheapest to keep on the stack first: an accumulator costs a load and a store
-                // per iteration, a shared operand a store and a reload for every copy using it.
+                // where the copies stay in order (sharedOperand): more than kInterleavedCopies
+                // copies, or a guard in every copy; two copies in one basic block GCC's scheduler
+                // interleaves, and counting them there predicted the 2x2 DSP blocks 20-45% high
+                // on the M7. GCC spills the values cheapest to keep on the stack first: an
+                // accumulator costs a load and a store per iteration (per update site: see
+                // liveAccumulator), a shared operand a store and a reload for every copy using it.
                 // Float values (operands, accumulators) live in the FPU's registers, the rest in
                 // the general ones (the tutorial's matmul_f32 with k unrolled: 64 values of A out
                 // of the j.inner loop, measured 979,293 kernel instructions; counted against the
@@ -1154,6 +1189,13 @@ private:
     /// Spills in the innermost kept loop `L` (`it` iterations) of one register file (`fp`: the
     /// FPU's), whose other live values leave `excess` registers over (negative: free): the
     /// accumulators and the file's shared operands, the cheapest to keep on the stack first.
+    /// A group of values unrolled copies share goes to the stack whole: they live across the
+    /// whole unrolled body, and freeing one register over it frees it for all (the search's
+    /// conv2d_s2_int8 pick, one register over by the count: all 8 packed F pairs reloaded at
+    /// each of their 16 uses, 123 stack accesses per iteration) when it is the first to go; after
+    /// accumulators were spilled, and for values taken out of the loop (hoistedOperand) and
+    /// accumulators, one by one (search_conv2d_int8_dsp_4: 128 accumulator registers spilled,
+    /// its pairs whole would predict +17% where it is +1.9%).
     void spill(const CodeLoop& L, double it, bool fp, double excess, double accumulators)
     {
         for (const CodeLoop::SharedValues& v : L.sharedOperands)
@@ -1165,17 +1207,23 @@ private:
             double accesses;  ///< stack accesses per iteration per spilled register
             double registers;
             bool accumulator;
+            bool whole;
         };
-        std::vector<Candidate> candidates{{2, accumulators, true}};
+        std::vector<Candidate> candidates{{2 * L.accumulatorSites, accumulators, true, false}};
         for (const CodeLoop::SharedValues& v : L.sharedOperands)
             if (v.fp == fp)
-                candidates.push_back({v.accesses, v.registers, false});
+                candidates.push_back({v.accesses, v.registers, false, v.whole});
         std::stable_sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) { return a.accesses < b.accesses; });
+        bool first = true;
         for (const Candidate& c : candidates) {
             if (excess <= 0)
                 break;
-            const double spilled = std::min(excess, c.registers);
-            m_f[c.accumulator ? InsnFeature::Spill : InsnFeature::SpillReload] += it * spilled * (c.accumulator ? 1 : c.accesses);
+            if (c.registers <= 0)
+                continue;
+            const double spilled = c.whole && first ? c.registers : std::min(excess, c.registers);
+            first = false;
+            // Spill is a reload and a store (two accesses) per site, SpillReload one access.
+            m_f[c.accumulator ? InsnFeature::Spill : InsnFeature::SpillReload] += it * spilled * (c.accumulator ? c.accesses / 2 : c.accesses);
             excess -= spilled;
         }
     }
@@ -1200,7 +1248,7 @@ private:
             const double distinct = evaluations(slots, steps, false);
             // Registers of one value: an int8 word's two unpacked halves or two packed pairs; an
             // int16 word or pair.
-            sharedOperand(slots, d.int8 ? 2 : 1);
+            sharedOperand(slots, d.int8 ? 2 : 1, false, !d.int8 && o->stride == 1);
             // A load under a guard inside the loop is not taken out (it might fault where the
             // guard fails: random #100398 reloads and repacks F in its guarded ow.inner loop).
             const double hoisted = kept && !conditionalInLoop() ? evaluations(slots, steps, true) : distinct;
@@ -1234,10 +1282,12 @@ private:
             return;
         }
         m_f[InsnFeature::Smlad] += steps * (d.int8 ? 2 : 1);
+        m_inDsp = true;
         if (m_n.buffers[d.update->buffer].level >= 0)
             memoryAccumulator(d.update->buffer, d.update->index, steps);
         else
-            registerAccumulator(d.update->buffer, d.update->index);
+            registerAccumulator(d.update->buffer, d.update->index, true);
+        m_inDsp = false;
     }
 
     // ---- copies ---------------------------------------------------------------------------
@@ -1591,6 +1641,7 @@ private:
     std::vector<Factor> m_guards;  ///< condFactor of each of m_conds
     /// Depth of m_enclosing at each guard around the statement that the code checks.
     std::vector<size_t> m_guardDepths;
+    bool m_inDsp = false;  ///< counting a DSP loop's accumulator update (liveAccumulator's sites)
     size_t m_liveConds = 0;  ///< conditions around the statement that the code checks
     std::set<int> m_offsetRegs;
 };

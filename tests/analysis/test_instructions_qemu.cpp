@@ -88,14 +88,15 @@ const std::map<std::string, double> kExampleBounds = {
 /// DSP-loop and register-pressure rules in brackets).
 const std::map<std::string, double> kSearchBounds = {
     {"search_conv2d_int8_dsp_1.sched.yaml", 0.20},                  // -18.2% / -12.7% (-72.9% / -71.1%)
-    {"search_dense_int8_dsp_1.sched.yaml", 0.10},                   //  +2.2% /  +2.0% (-78.5%)
+    {"search_dense_int8_dsp_1.sched.yaml", 0.10},                   //  -4.5% /  -4.7% (-78.5%)
     {"search_matmul_int8_dsp_1.sched.yaml", 0.10},                  //  -3.5% /  -3.5% (-55.7%)
-    {"search_pointwise_conv_int8_tflite_dsp_1.sched.yaml", 0.10},   //  +2.8% /  +3.6% (-65.0% / -64.7%)
-    {"search_pointwise_conv_int8_tflite_dsp_2.sched.yaml", 0.26},   // +24.3% / +17.1% (-54.5% / -57.2%)
+    {"search_pointwise_conv_int8_tflite_dsp_1.sched.yaml", 0.10},   //  -2.7% /  -1.9% (-65.0% / -64.7%)
+    {"search_pointwise_conv_int8_tflite_dsp_2.sched.yaml", 0.19},   // +17.9% / +11.0% (-54.5% / -57.2%)
     // F's pairs shared by guarded copies, spilled (sharedOperand): -20.4% / -23.8% before.
-    {"search_depthwise_conv_int8_tflite_dsp_1.sched.yaml", 0.18},   // -13.9% / -17.6%
-    // Found after the register rules: 64 guarded copies sharing F's pairs, spilled (sharedOperand).
-    {"search_conv2d_int8_dsp_2.sched.yaml", 0.21},                  // -18.3% / -20.6% (-29.6% / -31.6%)
+    {"search_depthwise_conv_int8_tflite_dsp_1.sched.yaml", 0.16},   // -11.7% / -15.6%
+    // Found after the register rules: 64 guarded copies sharing F's pairs, spilled (sharedOperand;
+    // -18.3% / -20.6% before the group of pairs went to the stack whole).
+    {"search_conv2d_int8_dsp_2.sched.yaml", 0.11},                  //  -7.1% /  -9.7% (-29.6% / -31.6%)
     // Found after the guarded-copies rule (2026-12-05). Loads taken out of the innermost kept loop
     // beyond the registers are reloaded from the stack (hoistedOperand):
     {"search_matmul_int8_dsp_2.sched.yaml", 0.01},                  //  -0.3% /  -0.3% (-45.7% / -45.7%)
@@ -106,11 +107,22 @@ const std::map<std::string, double> kSearchBounds = {
     // Not explained yet: 32 x values loaded first in one basic block and spilled (M7 too), and
     // the 2x2 block's words loaded first on both cores.
     {"search_pointwise_conv_int8_tflite_dsp_3.sched.yaml", 0.47},   // -46.6% / -46.4% (-65.0%)
-    {"search_dense_int8_dsp_2.sched.yaml", 0.35},                   // -23.9% / -34.0%
-    {"search_conv2d_int8_tflite_small_1.sched.yaml", 0.15},         // -13.0% / -14.6%
+    {"search_dense_int8_dsp_2.sched.yaml", 0.30},                   // -17.9% / -28.7% (-23.9% / -34.0%)
+    {"search_conv2d_int8_tflite_small_1.sched.yaml", 0.05},         //  +0.6% /  -1.2% (-13.0% / -14.6%)
     // Found after the issue model (2026-12-05, session 6): 64 accumulators updated under guards,
     // promoted with a flag by store motion and spilled (memoryAccumulator).
-    {"search_conv2d_int8_dsp_4.sched.yaml", 0.10},                  //  -3.1% /  -0.2% (-40.0% / -40.6%)
+    {"search_conv2d_int8_dsp_4.sched.yaml", 0.10},                  //  +1.9% /  +5.0% (-40.0% / -40.6%)
+    // Found by the search's --measure-top 5 on every kernel (session 7), where the model missed
+    // its picks by 25% (median of 65): values more than two unrolled copies share stay live
+    // across them and go to the stack as a group; float and DSP accumulators spilled are
+    // reloaded and stored at each update site (sharedOperand, spill, liveAccumulator).
+    {"search_conv2d_int8_dsp_5.sched.yaml", 0.07},                  //  -0.4% /  +6.2% (-26.0%)
+    {"search_conv2d_s2_int8_tiled_1.sched.yaml", 0.10},             //  -9.5% /  -5.7% (-30.5%)
+    {"search_matmul_f32_1.sched.yaml", 0.08},                       //  +6.8% /  -7.2% (-24.7%)
+    {"search_pointwise_conv_int8_resident_1.sched.yaml", 0.11},     //  +0.4% / -10.8% (-9.3%)
+    // Plain int16 words shared by 4 copies: the copies interleave, nothing spilled (+15% if the
+    // shared-values rule counted them).
+    {"search_dense_int16_dsp_1.sched.yaml", 0.03},                  //  -2.0% /  -2.0%
 };
 /// What the random schedules reach today (the issue: median 5%, p95 10%, worst 25%).
 struct RandomBounds {
