@@ -62,6 +62,10 @@ constexpr double kFpRegisters = 32;
 /// copies: conv2d_int8 with 16 oh copies reloads each of its 8 packed F pairs from the stack
 /// at every use, 127 stack accesses per iteration).
 constexpr double kInterleavedCopies = 2;
+/// ... and only when each copy is small: at most this many unrolled copies inside it (the
+/// search's conv2d_s2_int8 pick: 2 k copies of 8 oh x 3 r copies each, I's 17 rows loaded first
+/// and kept across both k copies, 183 stack accesses per iteration).
+constexpr double kInterleavedBody = 8;
 
 struct FeatureInfo {
     InsnFeature feature;
@@ -490,6 +494,10 @@ private:
             if (e.code >= 0) {
                 double& live = m_code[e.code].accumulators[buffer];
                 live = std::max(live, copies);
+                // A DSP loop written out inside copies of the element: the scheduler interleaves
+                // its steps across the copies, each step a site of its own.
+                if (m_inDsp && indexInside && m_enclosing.back().code < 0)
+                    sites *= static_cast<double>(m_enclosing.back().trips);
                 if (countSites) {
                     double& s = m_code[e.code].accumulatorSites;
                     s = std::max(s, sites);
@@ -542,7 +550,12 @@ private:
                 // exception (`interleaves`): a load and nothing else, the copies using it
                 // interleave (the search's dense_int16 picks, 4 b copies sharing W's words: no
                 // spill).
-                shared = shared || (t > kInterleavedCopies && !interleaves) || (!m_guardDepths.empty() && m_guardDepths.back() > i);
+                double inner = 1;  // the copies inside one copy of this loop
+                for (size_t j = i + 1; j < m_enclosing.size(); ++j)
+                    if (m_enclosing[j].trips > 1 && m_enclosing[j].code < 0)
+                        inner *= static_cast<double>(m_enclosing[j].trips);
+                const bool inOrder = t > kInterleavedCopies || inner > kInterleavedBody;
+                shared = shared || (inOrder && !interleaves) || (!m_guardDepths.empty() && m_guardDepths.back() > i);
                 reuse *= t;
             } else {
                 values *= t;

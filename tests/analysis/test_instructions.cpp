@@ -228,6 +228,12 @@ TEST(InstructionModel, ValuesMoreThanTwoCopiesShareStayLiveAndGoToTheStackAsAGro
     // conv2d_s2_int8 the same way with 16 (ow, oh) copies: 1,152 iterations of the oh.outer loop.
     const analysis::InsnFeatures s2 = open("search_conv2d_s2_int8_tiled_1");
     EXPECT_EQ(s2[InsnFeature::SpillReload], 8.0 * 16 * 1152);
+    // Two copies keep shared values live too when each copy is large (more than 8 copies inside):
+    // the conv2d_s2_int8 pick's 2 k copies of 8 oh x 3 r copies each. I's values do not depend on
+    // k: 24 offsets of 2 unpacked halves, 48 registers, spilled whole, each stored once and
+    // reloaded for the second k copy: 96 accesses per iteration, 1,504 iterations (measured: 183).
+    const analysis::InsnFeatures large = open("search_conv2d_s2_int8_tiled_2");
+    EXPECT_EQ(large[InsnFeature::SpillReload], 48.0 * 2 * 1504);
     // Plain int16 words shared by 4 b copies: loads and nothing else, the copies interleave and
     // nothing is spilled (measured: no stack access in the loop).
     const analysis::InsnFeatures words = open("search_dense_int16_dsp_1");
@@ -248,6 +254,15 @@ TEST(InstructionModel, SpilledFloatAccumulatorsAreReloadedAndStoredAtEachUpdateS
     ASSERT_TRUE(o.ok()) << o.errorText();
     const analysis::InsnFeatures f = featuresOf(o->program);
     EXPECT_EQ(f[InsnFeature::Spill], 18.0 * 2 * 4096);
+    // The steps of a DSP loop written out inside copies of the accumulator are sites of their
+    // own: GCC runs one step for every copy, then the next (the search's dense_int8 pick: 8
+    // accumulators, o.inner x b, and 2 DSP words in the i.outer loop, 1,024 iterations; 3 over
+    // the registers, each reloaded and stored at both words; measured: 5 accumulators on the
+    // stack, 24.5 accesses per iteration).
+    auto dense = sched::openSchedule(test::sourceDir() + "/tests/data/instructions/search_dense_int8_dsp_2.sched.yaml",
+                                     [](const std::string& n, const std::string& d) { return hw::resolveTarget(n, d); });
+    ASSERT_TRUE(dense.ok()) << dense.errorText();
+    EXPECT_EQ(featuresOf(dense->program)[InsnFeature::Spill], 3.0 * 2 * 1024);
 }
 
 TEST(InstructionModel, GuardedAccumulatorsInvariantInTheLoopArePromotedWithAFlag)

@@ -107,7 +107,7 @@ const std::map<std::string, double> kSearchBounds = {
     // Not explained yet: 32 x values loaded first in one basic block and spilled (M7 too), and
     // the 2x2 block's words loaded first on both cores.
     {"search_pointwise_conv_int8_tflite_dsp_3.sched.yaml", 0.47},   // -46.6% / -46.4% (-65.0%)
-    {"search_dense_int8_dsp_2.sched.yaml", 0.30},                   // -17.9% / -28.7% (-23.9% / -34.0%)
+    {"search_dense_int8_dsp_2.sched.yaml", 0.25},                   // -11.8% / -23.5% (-23.9% / -34.0%)
     {"search_conv2d_int8_tflite_small_1.sched.yaml", 0.05},         //  +0.6% /  -1.2% (-13.0% / -14.6%)
     // Found after the issue model (2026-12-05, session 6): 64 accumulators updated under guards,
     // promoted with a flag by store motion and spilled (memoryAccumulator).
@@ -119,10 +119,14 @@ const std::map<std::string, double> kSearchBounds = {
     {"search_conv2d_int8_dsp_5.sched.yaml", 0.07},                  //  -0.4% /  +6.2% (-26.0%)
     {"search_conv2d_s2_int8_tiled_1.sched.yaml", 0.10},             //  -9.5% /  -5.7% (-30.5%)
     {"search_matmul_f32_1.sched.yaml", 0.08},                       //  +6.8% /  -7.2% (-24.7%)
-    {"search_pointwise_conv_int8_resident_1.sched.yaml", 0.11},     //  +0.4% / -10.8% (-9.3%)
+    {"search_pointwise_conv_int8_resident_1.sched.yaml", 0.11},     // +10.1% /  -2.2% (-9.3%)
     // Plain int16 words shared by 4 copies: the copies interleave, nothing spilled (+15% if the
     // shared-values rule counted them).
     {"search_dense_int16_dsp_1.sched.yaml", 0.03},                  //  -2.0% /  -2.0%
+    // Two copies interleave only when each is small (kInterleavedBody), and the steps of a DSP
+    // loop written out inside accumulator copies are update sites of their own (session 7).
+    {"search_conv2d_s2_int8_tiled_2.sched.yaml", 0.17},             // -15.8% / -13.9% (-35.4%)
+    {"search_conv2d_int8_tflite_1.sched.yaml", 0.13},               // -10.8% / -11.9% (-28.9%)
 };
 /// What the random schedules reach today (the issue: median 5%, p95 10%, worst 25%).
 struct RandomBounds {
