@@ -23,18 +23,11 @@ esac
 
 echo "| kernel | best shipped schedule | its $field | search's best $field (${seconds} s, 1 thread) | found after | shipped measured | search's best measured (top $top) |"
 echo "|---|---|---|---|---|---|---|"
-# Kernels with a shipped schedule for this target (a schedule's kernel path and size overrides
-# are the search's input: it searches from the shipped schedule with nothing pinned).
-for k in $(grep -l "^target: $target\$" "$here"/examples/schedules/*.sched.yaml | xargs -n1 sh -c 'grep -m1 "^kernel:" "$0" | sed "s/kernel: *//"' | sort -u); do
-    best=""
-    bestv=""
-    for s in $(grep -l "^target: $target\$" "$here"/examples/schedules/*.sched.yaml); do
-        [ "$(grep -m1 '^kernel:' "$s" | sed 's/kernel: *//')" = "$k" ] || continue
-        "$cli" analyze "$s" --json > "$tmp/a.json" 2>/dev/null || continue
-        if [ "$field" = cycles ]; then v=$(jq '.cycles.total // .cycles' "$tmp/a.json"); else v=$(jq '.instructions.predicted' "$tmp/a.json"); fi
-        if [ -z "$bestv" ] || [ "$v" -lt "$bestv" ]; then bestv=$v; best=$s; fi
-    done
-    [ -n "$best" ] || continue
+# The best shipped schedule of each kernel (scripts/best_shipped.sh): the search starts from it
+# with nothing pinned.
+"$here/scripts/best_shipped.sh" "$cli" "$target" "$field" > "$tmp/shipped"
+# (read on descriptor 3: qemu, run by --measure and --measure-top, reads standard input)
+while read -r k best bestv <&3; do
     shippedMeasured=$("$cli" analyze "$best" --measure --json 2>/dev/null | jq '.measured.kernel_instructions + .measured.copy_instructions' 2>/dev/null || echo "-")
     "$cli" search "$best" --pin 0 --target "$target" --objective "$objective" --time "$seconds" --threads 1 --seed 1 \
         --measure-top "$top" --json > "$tmp/s.json" 2>"$tmp/s.err" || { echo "| $(basename "$k") | $(basename "$best") | $bestv | search failed: $(head -1 "$tmp/s.err") | | | |"; continue; }
@@ -42,4 +35,4 @@ for k in $(grep -l "^target: $target\$" "$here"/examples/schedules/*.sched.yaml 
     after=$(jq -r '"\(.progress.best_found_seconds * 100 | round / 100) s (\(.progress.best_found_drawn) drawn)"' "$tmp/s.json")
     sm=$(jq '[.measured[]? | .kernel_instructions + .copy_instructions] | min // "-"' "$tmp/s.json")
     echo "| $(basename "$k" .kernel.yaml) | $(basename "$best" .sched.yaml) | $bestv | $sv | $after | $shippedMeasured | $sm |"
-done
+done 3< "$tmp/shipped"

@@ -136,6 +136,10 @@ bool writeSchedule(const Input& in, const std::vector<sched::Step>& trace, const
 int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
 {
     search::SearchOptions opt;
+    if (!a.measuredOut.empty() && a.measureTop <= 0) {
+        err << "--measured-out needs --measure-top N\n";
+        return kExitBadInput;
+    }
     if (!search::parseObjective(a.objective, opt.objective)) {
         err << "unknown objective '" << a.objective << "' (cycles, energy, sram, edp, dram, instructions)\n";
         return kExitBadInput;
@@ -300,6 +304,38 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
                          [](const Measured& x, const Measured& y) { return x.m.kernelInstructions + x.m.copyInstructions < y.m.kernelInstructions + y.m.copyInstructions; });
     }
 
+    // --measured-out DIR: every measured point as DIR/point-N.sched.yaml, its prediction and
+    // measurement in the description (a set to re-predict after a model change). Nothing is
+    // written if a file exists, unless --force.
+    if (!a.measuredOut.empty()) {
+        namespace fs = std::filesystem;
+        std::error_code ec;
+        fs::create_directories(a.measuredOut, ec);
+        if (ec) {
+            err << "--measured-out: cannot create " << a.measuredOut << ": " << ec.message() << "\n";
+            return kExitBadInput;
+        }
+        auto pathOf = [&](const Measured& m) { return (fs::path(a.measuredOut) / ("point-" + std::to_string(m.point) + ".sched.yaml")).string(); };
+        for (const auto& m : measured)
+            if (!a.force && fs::exists(pathOf(m), ec)) {
+                err << pathOf(m) << " exists; pass --force to replace it\n";
+                return kExitBadInput;
+            }
+        for (const auto& m : measured) {
+            const search::SearchPoint& pt = r.front[static_cast<size_t>(m.point)];
+            const long long insns = m.m.kernelInstructions + m.m.copyInstructions;
+            const std::string desc = "found by loopscope-cli search (objective " + a.objective + ", seed " + std::to_string(a.seed) + "), point "
+                + std::to_string(m.point) + ": predicted " + std::to_string(pt.figures.instructions) + " instructions, measured "
+                + std::to_string(insns) + " (kernel " + std::to_string(m.m.kernelInstructions) + ", copies "
+                + std::to_string(m.m.copyInstructions) + ") on " + m.m.machine;
+            std::string error;
+            if (!writeSchedule(*in, pt.trace, pathOf(m), desc, true, error)) {
+                err << error << "\n";
+                return kExitBadInput;
+            }
+        }
+    }
+
     if (!a.out.empty()) {
         const search::SearchPoint& chosen = measured.empty() ? best : r.front[static_cast<size_t>(measured.front().point)];
         std::string error;
@@ -436,7 +472,9 @@ Subcommand addSearchCommand(CLI::App& app, std::ostream& out, std::ostream& err)
     cmd->add_option("--workspace", a.workspace, "stream the run into this workspace (created if missing): the run, its progress, its points as variants");
     cmd->add_option("--resume", a.resume, "continue search run N of --workspace (same space, seed and objective; --budget is the new total)");
     cmd->add_option("--out", a.out, "write the best schedule to FILE.sched.yaml");
-    cmd->add_flag("--force", a.force, "replace --out if it exists");
+    cmd->add_option("--measured-out", a.measuredOut,
+                    "with --measure-top: write each measured point to DIR/point-N.sched.yaml, its prediction and measurement in the description");
+    cmd->add_flag("--force", a.force, "replace --out (or --measured-out's files) if it exists");
     return {cmd, [args, &out, &err] { return runSearchCommand(*args, out, err); }};
 }
 

@@ -24,6 +24,7 @@ struct SearchArgs {
     std::string workspace;          ///< stream the run into this workspace (created if missing)
     int64_t resume = 0;             ///< continue this search run of the workspace
     std::string out;                ///< write the best schedule here
+    std::string measuredOut;        ///< with --measure-top: write each measured point here (a folder)
     bool force = false;
 };
 

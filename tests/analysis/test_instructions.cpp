@@ -36,6 +36,18 @@ analysis::InsnFeatures featuresOf(const sched::Program& p)
     return analysis::instructionFeatures(nest, analysis::statementExecutions(nest, *p.target));
 }
 
+/// The events of a schedule the search found (tests/data/instructions/<name>.sched.yaml).
+analysis::InsnFeatures searchFound(const std::string& name)
+{
+    auto o = sched::openSchedule(test::sourceDir() + "/tests/data/instructions/" + name + ".sched.yaml",
+                                 [](const std::string& n, const std::string& d) { return hw::resolveTarget(n, d); });
+    if (!o.ok()) {
+        ADD_FAILURE() << o.errorText();
+        return {};
+    }
+    return featuresOf(o->program);
+}
+
 } // namespace
 
 TEST(InstructionModel, CountsTheEventsOfTheNaiveMatmulByHand)
@@ -197,10 +209,7 @@ TEST(InstructionModel, OperandsThatGuardedCopiesShareBeyondTheRegistersAreSpille
     // 8 beyond the 14. The group goes to the stack whole, each register reloaded for each oh
     // copy: 128 stack accesses per iteration, 2,304 iterations (measured: 74 reloads and 19
     // stores; counting only the 8 over, 64, left the total 18.3% low, the group 7.1%).
-    auto o = sched::openSchedule(test::sourceDir() + "/tests/data/instructions/search_conv2d_int8_dsp_2.sched.yaml",
-                                 [](const std::string& n, const std::string& d) { return hw::resolveTarget(n, d); });
-    ASSERT_TRUE(o.ok()) << o.errorText();
-    const analysis::InsnFeatures spilled = featuresOf(o->program);
+    const analysis::InsnFeatures spilled = searchFound("search_conv2d_int8_dsp_2");
     EXPECT_EQ(spilled[InsnFeature::SpillReload], 16.0 * 8 * 2304);
     EXPECT_EQ(spilled[InsnFeature::Spill], 0);
     // The 2x2 DSP block of dense_int8_dsp shares W's and x's pairs the same way, in one basic
@@ -212,31 +221,25 @@ TEST(InstructionModel, OperandsThatGuardedCopiesShareBeyondTheRegistersAreSpille
 
 TEST(InstructionModel, ValuesMoreThanTwoCopiesShareStayLiveAndGoToTheStackAsAGroup)
 {
-    auto open = [](const std::string& name) {
-        auto o = sched::openSchedule(test::sourceDir() + "/tests/data/instructions/" + name + ".sched.yaml",
-                                     [](const std::string& n, const std::string& d) { return hw::resolveTarget(n, d); });
-        EXPECT_TRUE(o.ok()) << o.errorText();
-        return featuresOf(o->program);
-    };
     // The search's conv2d_int8 pick (tests/data/instructions): 16 oh copies x 4 k copies in the
     // ow loop, no guard between them. F's packed pairs (two registers per k copy) are shared by
     // the 16 oh copies, which stay in order: 8 registers live across them, beside the loop's own.
     // Once over, the group goes to the stack whole: each pair reloaded at each of its 16 uses,
     // 128 reloads per iteration, 2,304 iterations (measured: 127 stack accesses per iteration).
-    const analysis::InsnFeatures conv = open("search_conv2d_int8_dsp_5");
+    const analysis::InsnFeatures conv = searchFound("search_conv2d_int8_dsp_5");
     EXPECT_EQ(conv[InsnFeature::SpillReload], 8.0 * 16 * 2304);
     // conv2d_s2_int8 the same way with 16 (ow, oh) copies: 1,152 iterations of the oh.outer loop.
-    const analysis::InsnFeatures s2 = open("search_conv2d_s2_int8_tiled_1");
+    const analysis::InsnFeatures s2 = searchFound("search_conv2d_s2_int8_tiled_1");
     EXPECT_EQ(s2[InsnFeature::SpillReload], 8.0 * 16 * 1152);
     // Two copies keep shared values live too when each copy is large (more than 8 copies inside):
     // the conv2d_s2_int8 pick's 2 k copies of 8 oh x 3 r copies each. I's values do not depend on
     // k: 24 offsets of 2 unpacked halves, 48 registers, spilled whole, each stored once and
     // reloaded for the second k copy: 96 accesses per iteration, 1,504 iterations (measured: 183).
-    const analysis::InsnFeatures large = open("search_conv2d_s2_int8_tiled_2");
+    const analysis::InsnFeatures large = searchFound("search_conv2d_s2_int8_tiled_2");
     EXPECT_EQ(large[InsnFeature::SpillReload], 48.0 * 2 * 1504);
     // Plain int16 words shared by 4 b copies: loads and nothing else, the copies interleave and
     // nothing is spilled (measured: no stack access in the loop).
-    const analysis::InsnFeatures words = open("search_dense_int16_dsp_1");
+    const analysis::InsnFeatures words = searchFound("search_dense_int16_dsp_1");
     EXPECT_EQ(words[InsnFeature::SpillReload], 0);
     EXPECT_EQ(words[InsnFeature::Spill], 0);
 }
@@ -249,20 +252,14 @@ TEST(InstructionModel, SpilledFloatAccumulatorsAreReloadedAndStoredAtEachUpdateS
     // 18 over. The accumulators are the cheapest to spill, and each spilled one is reloaded and
     // stored at both k copies: 2 spill events (a reload and a store each) per accumulator per
     // iteration (measured: 14 spilled, 57 stack accesses per iteration).
-    auto o = sched::openSchedule(test::sourceDir() + "/tests/data/instructions/search_matmul_f32_1.sched.yaml",
-                                 [](const std::string& n, const std::string& d) { return hw::resolveTarget(n, d); });
-    ASSERT_TRUE(o.ok()) << o.errorText();
-    const analysis::InsnFeatures f = featuresOf(o->program);
+    const analysis::InsnFeatures f = searchFound("search_matmul_f32_1");
     EXPECT_EQ(f[InsnFeature::Spill], 18.0 * 2 * 4096);
     // The steps of a DSP loop written out inside copies of the accumulator are sites of their
     // own: GCC runs one step for every copy, then the next (the search's dense_int8 pick: 8
     // accumulators, o.inner x b, and 2 DSP words in the i.outer loop, 1,024 iterations; 3 over
     // the registers, each reloaded and stored at both words; measured: 5 accumulators on the
     // stack, 24.5 accesses per iteration).
-    auto dense = sched::openSchedule(test::sourceDir() + "/tests/data/instructions/search_dense_int8_dsp_2.sched.yaml",
-                                     [](const std::string& n, const std::string& d) { return hw::resolveTarget(n, d); });
-    ASSERT_TRUE(dense.ok()) << dense.errorText();
-    EXPECT_EQ(featuresOf(dense->program)[InsnFeature::Spill], 3.0 * 2 * 1024);
+    EXPECT_EQ(searchFound("search_dense_int8_dsp_2")[InsnFeature::Spill], 3.0 * 2 * 1024);
 }
 
 TEST(InstructionModel, GuardedAccumulatorsInvariantInTheLoopArePromotedWithAFlag)
@@ -273,10 +270,7 @@ TEST(InstructionModel, GuardedAccumulatorsInvariantInTheLoopArePromotedWithAFlag
     // it in a register across the loop with a flag beside it (set at each update, tested after
     // the loop), although it changes with the kept loops outside: 128 registers, spilled. The
     // model used to load and store the element at each update: -40.0% (M7), now -3.1%.
-    auto o = sched::openSchedule(test::sourceDir() + "/tests/data/instructions/search_conv2d_int8_dsp_4.sched.yaml",
-                                 [](const std::string& n, const std::string& d) { return hw::resolveTarget(n, d); });
-    ASSERT_TRUE(o.ok()) << o.errorText();
-    const analysis::InsnFeatures f = featuresOf(o->program);
+    const analysis::InsnFeatures f = searchFound("search_conv2d_int8_dsp_4");
     const double updates = f[InsnFeature::Smlad] / 2;  // one DSP step: two SMLADs into one accumulator
     EXPECT_EQ(f[InsnFeature::Alu], updates);           // the flag set at each update
     EXPECT_LT(f[InsnFeature::Load], updates);          // not loaded at each update
@@ -300,22 +294,16 @@ TEST(InstructionModel, ADspLoopsWordLoadsShareOneInductionVariable)
 
 TEST(InstructionModel, LoadsTakenOutOfTheLoopBeyondTheRegistersAreReloaded)
 {
-    auto open = [](const std::string& name) {
-        auto o = sched::openSchedule(test::sourceDir() + "/tests/data/instructions/" + name + ".sched.yaml",
-                                     [](const std::string& n, const std::string& d) { return hw::resolveTarget(n, d); });
-        EXPECT_TRUE(o.ok()) << o.errorText();
-        return featuresOf(o->program);
-    };
     // matmul_int8, i.inner (8) written out and k (64) unrolled inside the j loop: the 512 values
     // of A do not change with j and are taken out of it; beside the loop's 8 accumulators, its
     // two pointers, counter and two temporaries (13 registers) 511 of them are reloaded from the
     // stack in each of the 512 iterations (measured: a reload per MAC).
-    const analysis::InsnFeatures matmul = open("search_matmul_int8_dsp_2");
+    const analysis::InsnFeatures matmul = searchFound("search_matmul_int8_dsp_2");
     EXPECT_EQ(matmul[InsnFeature::SpillReload], (512.0 + 13 - 14) * 512);
     EXPECT_EQ(matmul[InsnFeature::Spill], 0);
     // conv2d_int8 with ow (16) and s (3) unrolled inside the k loop: I[ow + s] takes 18 values,
     // not 48. The accumulators O[k][ow] the s copies share change with k: not live across it.
-    const analysis::InsnFeatures conv = open("search_conv2d_int8_dsp_3");
+    const analysis::InsnFeatures conv = searchFound("search_conv2d_int8_dsp_3");
     EXPECT_GT(conv[InsnFeature::SpillReload], 0);
     EXPECT_EQ(conv[InsnFeature::Spill], 0);
     EXPECT_EQ(std::fmod(conv[InsnFeature::SpillReload], 18.0 + 5 - 14), 0);  // 9 reloads per iteration

@@ -199,8 +199,11 @@ TEST(SearchCli, MeasureTopRanksPointsOfTheFrontByTheMeasurement)
     // --out writes the measured best. Needs qemu-system-arm and arm-none-eabi-gcc
     // (./test.sh installs them).
     const fs::path outFile = scratch() / "measured_best.sched.yaml";
+    const fs::path measuredDir = scratch() / "measured_points";
+    fs::remove_all(measuredDir);
     CliResult r = runSearchCli({"search", src("examples/kernels/dense_int8.kernel.yaml"), "--target", "cortex-m7", "--objective", "instructions",
-                                "--budget", "512", "--threads", "1", "--seed", "1", "--measure-top", "2", "--json", "--out", outFile.string()});
+                                "--budget", "512", "--threads", "1", "--seed", "1", "--measure-top", "2", "--json", "--out", outFile.string(),
+                                "--measured-out", measuredDir.string()});
     ASSERT_EQ(r.rc, 0) << r.err;
     const auto j = nlohmann::json::parse(r.out);
     ASSERT_EQ(j["measured"].size(), 2u) << r.out;
@@ -227,4 +230,30 @@ TEST(SearchCli, MeasureTopRanksPointsOfTheFrontByTheMeasurement)
     for (const auto& s : o->program.trace)
         written += sched::describe(s) + "\n";
     EXPECT_EQ(written, traces.front());
+    // --measured-out wrote every measured point, its prediction and measurement in the description.
+    for (size_t i = 0; i < 2; ++i) {
+        const auto& m = j["measured"][i];
+        const fs::path f = measuredDir / ("point-" + std::to_string(m["point"].get<int>()) + ".sched.yaml");
+        auto p = sched::openSchedule(f.string(), [](const std::string& n, const std::string& d) { return hw::resolveTarget(n, d); });
+        ASSERT_TRUE(p.ok()) << f << ": " << p.errorText();
+        std::string steps;
+        for (const auto& s : p->program.trace)
+            steps += sched::describe(s) + "\n";
+        EXPECT_EQ(steps, traces[i]);
+        const long long insns = m["kernel_instructions"].get<long long>() + m["copy_instructions"].get<long long>();
+        const std::string text = test::readText(f.string());
+        EXPECT_NE(text.find("predicted " + std::to_string(m["predicted_instructions"].get<long long>()) + " instructions, measured " + std::to_string(insns)),
+                  std::string::npos) << text;
+    }
+    EXPECT_EQ(std::distance(fs::directory_iterator(measuredDir), fs::directory_iterator{}), 2);
+}
+
+TEST(SearchCli, MeasuredOutNeedsMeasureTopAndChangesNothingWithout)
+{
+    const fs::path dir = scratch() / "measured_without_top";
+    fs::remove_all(dir);
+    CliResult r = runSearchCli({"search", src("examples/kernels/dense_int8.kernel.yaml"), "--target", "cortex-m7", "--budget", "64", "--measured-out", dir.string()});
+    EXPECT_EQ(r.rc, cli::kExitBadInput);
+    EXPECT_NE(r.err.find("--measured-out needs --measure-top N"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(dir));
 }
