@@ -479,14 +479,15 @@ private:
 
     /// An accumulator kept in a register across the innermost kept loop (store motion, or a local
     /// of the generated C): one register per unrolled copy of its element inside that loop.
-    /// `countSites`: a float or DSP accumulator, whose updates by the copies of an unrolled
-    /// reduction loop with copies of the element inside it (matmul_f32's k.inner around i.inner)
-    /// are apart: GCC reloads and stores a spilled one at each of them (the search's matmul_f32
+    /// A float or DSP (`dsp`: updated by a DSP loop) accumulator counts update sites: its updates
+    /// by the copies of an unrolled reduction loop with copies of the element inside it
+    /// (matmul_f32's k.inner around i.inner) are apart: GCC reloads and stores a spilled one at each of them (the search's matmul_f32
     /// pick, 32 float accumulators and 2 k copies: 14 spilled, 4 stack accesses each per
     /// iteration). Scalar int accumulators are left at one site: their copies interleave (random
     /// #100092 measured 5,181 stack accesses where counting sites predicted 13,800).
-    void liveAccumulator(int buffer, const std::vector<int>& slots, double registers = 1, bool countSites = false)
+    void liveAccumulator(int buffer, const std::vector<int>& slots, double registers, bool dsp)
     {
+        const bool countSites = dsp || ir::isFloat(m_n.buffers[buffer].dtype);
         double copies = registers, sites = 1;
         bool indexInside = false;
         for (size_t i = m_enclosing.size(); i-- > 0;) {
@@ -496,7 +497,7 @@ private:
                 live = std::max(live, copies);
                 // A DSP loop written out inside copies of the element: the scheduler interleaves
                 // its steps across the copies, each step a site of its own.
-                if (m_inDsp && indexInside && m_enclosing.back().code < 0)
+                if (dsp && indexInside && m_enclosing.back().code < 0)
                     sites *= static_cast<double>(m_enclosing.back().trips);
                 if (countSites) {
                     double& s = m_code[e.code].accumulatorSites;
@@ -849,13 +850,13 @@ private:
             m_f[InsnFeature::Alu] += n * (1 + valueOps(s.value));
         }
         if (b.level >= 0)
-            memoryAccumulator(s.buffer, s.index, n);
+            memoryAccumulator(s.buffer, s.index, n, false);
         else
-            registerAccumulator(s.buffer, s.index, ir::isFloat(b.dtype));
+            registerAccumulator(s.buffer, s.index, false);
     }
 
     /// An accumulator the generator keeps in a local variable (one per unrolled copy of its index).
-    void registerAccumulator(int buffer, const std::vector<IndexId>& index, bool countSites)
+    void registerAccumulator(int buffer, const std::vector<IndexId>& index, bool dsp)
     {
         std::vector<int> slots;
         for (IndexId e : index)
@@ -863,7 +864,7 @@ private:
                 addSlots(m_n.index, e, slots);
         std::sort(slots.begin(), slots.end());
         slots.erase(std::unique(slots.begin(), slots.end()), slots.end());
-        liveAccumulator(buffer, slots, 1, countSites);
+        liveAccumulator(buffer, slots, 1, dsp);
     }
 
     /// Whether the current statement sits under a guard inside the innermost kept loop.
@@ -881,7 +882,7 @@ private:
     /// same in every iteration of that loop, with a flag (a second register, set at each update)
     /// that says after the loop whether to store; an element that changes in that loop is loaded
     /// and stored at each update.
-    void memoryAccumulator(int buffer, const std::vector<IndexId>& index, double n)
+    void memoryAccumulator(int buffer, const std::vector<IndexId>& index, double n, bool dsp)
     {
         const codegen::BufferOffset off = codegen::bufferOffset(m_n, buffer, index);
         const std::vector<int> slots = slotsOf(off);
@@ -893,7 +894,7 @@ private:
         if (times < n && fixed) {
             // store motion: in a register across the loop; under a guard with a flag beside it
             // (set at each update, tested after the loop).
-            liveAccumulator(buffer, slots, conditional ? 2 : 1, m_inDsp || ir::isFloat(m_n.buffers[buffer].dtype));
+            liveAccumulator(buffer, slots, conditional ? 2 : 1, dsp);
             if (conditional)
                 m_f[InsnFeature::Alu] += n;
         }
@@ -1291,16 +1292,14 @@ private:
             m_f[InsnFeature::Smlad] += steps * d.lanes;
             if (m_n.buffers[d.update->buffer].level >= 0)
                 for (int lane = 0; lane < d.lanes; ++lane)
-                    memoryAccumulator(d.update->buffer, d.update->index, steps);
+                    memoryAccumulator(d.update->buffer, d.update->index, steps, false);
             return;
         }
         m_f[InsnFeature::Smlad] += steps * (d.int8 ? 2 : 1);
-        m_inDsp = true;
         if (m_n.buffers[d.update->buffer].level >= 0)
-            memoryAccumulator(d.update->buffer, d.update->index, steps);
+            memoryAccumulator(d.update->buffer, d.update->index, steps, true);
         else
             registerAccumulator(d.update->buffer, d.update->index, true);
-        m_inDsp = false;
     }
 
     // ---- copies ---------------------------------------------------------------------------
@@ -1654,7 +1653,6 @@ private:
     std::vector<Factor> m_guards;  ///< condFactor of each of m_conds
     /// Depth of m_enclosing at each guard around the statement that the code checks.
     std::vector<size_t> m_guardDepths;
-    bool m_inDsp = false;  ///< counting a DSP loop's accumulator update (liveAccumulator's sites)
     size_t m_liveConds = 0;  ///< conditions around the statement that the code checks
     std::set<int> m_offsetRegs;
 };
