@@ -67,6 +67,13 @@ std::string floatLiteral(double v)
 /// Requantize and floor-division helpers shared by the kernel and the harness.
 const char* kHelpers = R"(#define LS_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define LS_MAX(a, b) ((a) > (b) ? (a) : (b))
+/* A guard around a loop (padding, partial tiles) holds for most iterations: said so, GCC keeps
+   the loop's registers in the fall-through path instead of spilling them there. */
+#if defined(__GNUC__)
+#define LS_LIKELY(c) __builtin_expect(!!(c), 1)
+#else
+#define LS_LIKELY(c) (c)
+#endif
 
 LS_UNUSED static inline int ls_floordiv(int a, int b) { int q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }
 LS_UNUSED static inline int ls_floormod(int a, int b) { return a - ls_floordiv(a, b) * b; }
@@ -485,6 +492,19 @@ void CWriter::body(const Stmt& s)
         stmt(c);
 }
 
+bool CWriter::guardsLoop(const Stmt& guard) const
+{
+    std::vector<int> todo(guard.body.begin(), guard.body.end());
+    while (!todo.empty()) {
+        const Stmt& st = m_n.stmts[todo.back()];
+        todo.pop_back();
+        if (st.kind == Stmt::Kind::For && st.loopKind != sched::LoopKind::Unrolled && !vectorizedWrittenOut(m_n, st))
+            return true;  // written as a `for` statement (forLoop)
+        todo.insert(todo.end(), st.body.begin(), st.body.end());
+    }
+    return false;
+}
+
 void CWriter::stmt(int id)
 {
     const Stmt& s = m_n.stmts[id];
@@ -492,7 +512,14 @@ void CWriter::stmt(int id)
     case Stmt::Kind::Block: body(s); break;
     case Stmt::Kind::For: forLoop(id, s); break;
     case Stmt::Kind::If:
-        line("if (" + conds(s.conds) + ") {");
+        // A guard around a loop says it usually holds: GCC's static prediction takes the body of
+        // an `if` for as likely as not, and with a loop inside, its register allocator spilled
+        // that loop's pointers and operands where the guard is taken (conv2d_int8_tiled: 12
+        // instructions per MAC in one of its three unrolled `s` copies, 7 in the others; with the
+        // hint no copy spills, 6 to 7 per MAC, and the kernel runs 23% fewer). Guards around
+        // straight-line code are left alone: the hint moved their blocks and made two depthwise
+        // examples 3-4% slower. Measured over 500 random schedules: docs/performance.md.
+        line(guardsLoop(s) ? "if (LS_LIKELY(" + conds(s.conds) + ")) {" : "if (" + conds(s.conds) + ") {");
         ++m_indent;
         body(s);
         --m_indent;

@@ -65,6 +65,8 @@ private:
     void alloc(const lower::Stmt& s);
     /// Whether guards (partial tiles) skip the initialisation of some of an accumulator's elements.
     bool guardedInit(const lower::Stmt& alloc) const;
+    /// Whether a guard encloses a loop written as a `for` statement (its condition is marked likely).
+    bool guardsLoop(const lower::Stmt& guard) const;
 
     // ---- copies (c_copy.cpp)
     void copy(int id, const lower::Stmt& s);

@@ -21,6 +21,10 @@
 //     the DSP-loop and register rules M7 6.8% / 22.2% / 51.5%, M4 6.6% / 22.2% / 51.2%; after DSP
 //     operands taken out of the loop, 2026-12-05: M7 6.2% / 22.2% / 51.5%, M4 5.9% / 22.2% / 51.2%,
 //     unchanged by the shared and hoisted operands beyond the registers (third session);
+//     after the guards around loops were marked likely (LS_LIKELY, session 8), which made the code
+//     faster and took GCC's spills out of the worst ones, M7 7.3% / 21.7% / 33.1%, M4 7.5% /
+//     21.7% / 32.6%: the median of these 60 rose where the code now runs fewer instructions than
+//     the model counts, while over 500 random schedules every figure improved (docs/performance.md);
 //     the issue asks 5% / 10% / 25%).
 // Tighten the bounds as the model improves; the goal is the issue's figures.
 // Needs arm-none-eabi-gcc and qemu-system-arm (./test.sh installs them); installs nothing.
@@ -58,19 +62,20 @@ constexpr double kExampleGoal = 0.10;
 /// Examples the model does not yet predict within kExampleGoal, with the bound each reaches on
 /// both cores (measured M7 / M4 error in the comment). Why: docs/cost-model.md.
 const std::map<std::string, double> kExampleBounds = {
-    {"conv2d_int8_tiled.sched.yaml", 0.30},     // -28.5% / -28.5%: GCC spills in one unrolled copy
-    // Its two-step DSP loop (a packed operand) is kept as a loop (was -33.4% / -34.9%):
-    {"conv2d_s2_int8_tiled.sched.yaml", 0.17},  // -14.8% / -16.8%
+    // Within 10% since the guards around loops say they are likely (LS_LIKELY, session 8), which
+    // took GCC's spills out of the code: conv2d_int8_tiled (-28.5% / -28.5% before, -7.6% now) and
+    // conv2d_s2_int8_tiled (-14.8% / -16.8%, now -6.4% / -6.7%).
     {"matmul_f32_tiled.sched.yaml", 0.12},      // -11.3% / -11.3%
-    {"conv2d_int8_dsp.sched.yaml", 0.15},       //  -9.7% / -13.8%
+    {"conv2d_int8_dsp.sched.yaml", 0.12},       //  -6.5% / -11.8% (-9.7% / -13.8% before LS_LIKELY)
     // Issue 13's schedules, measured 2026-12-04 when they were added (not loosened: new bounds):
     // GCC's Cortex-M4 scheduling spills accumulators of their unrolled blocks, which the model
     // does not count.
-    {"conv2d_int8_tflite_small.sched.yaml", 0.27},          // -13.9% / -25.6%
-    {"conv2d_s2_int8_tflite_small.sched.yaml", 0.20},       // -10.3% / -18.6%
+    {"conv2d_int8_tflite_small.sched.yaml", 0.24},          //  -8.7% / -23.0% (-13.9% / -25.6% before LS_LIKELY)
+    // LS_LIKELY made this kernel 2.5% / 1.1% slower (595,889 -> 610,967 on the M7):
+    {"conv2d_s2_int8_tflite_small.sched.yaml", 0.20},       // -12.5% / -19.4% (-10.3% / -18.6% before)
     // Item 5 (2026-12-05): conv2d_int8_tflite_small with a sliding window; the same inner loop
     // and the same miss (the rolling row index is an AND).
-    {"conv2d_int8_tflite_slide.sched.yaml", 0.27},          // -13.7% / -25.3%
+    {"conv2d_int8_tflite_slide.sched.yaml", 0.22},          // -10.3% / -21.7% (-13.7% / -25.3% before LS_LIKELY)
     // With the input offset folded into the bias (item 1), the M7/M4 code shrinks more than the
     // model counts (SXTB16 for SXTAB16 is one for one; the compiler gains a register):
     // dense_int8_dsp's constant requantization is counted at the 11 instructions per output it runs
@@ -87,7 +92,7 @@ const std::map<std::string, double> kExampleBounds = {
 /// registers. Each with the bound it reaches on both cores (M7 / M4 in the comment; before the
 /// DSP-loop and register-pressure rules in brackets).
 const std::map<std::string, double> kSearchBounds = {
-    {"search_conv2d_int8_dsp_1.sched.yaml", 0.20},                  // -18.2% / -12.7% (-72.9% / -71.1%)
+    {"search_conv2d_int8_dsp_1.sched.yaml", 0.11},                  // -10.3% / -10.1% (-72.9% / -71.1%; -18.2% / -12.7% before LS_LIKELY)
     {"search_dense_int8_dsp_1.sched.yaml", 0.10},                   //  -4.5% /  -4.7% (-78.5%)
     {"search_matmul_int8_dsp_1.sched.yaml", 0.10},                  //  -3.5% /  -3.5% (-55.7%)
     {"search_pointwise_conv_int8_tflite_dsp_1.sched.yaml", 0.10},   //  -2.7% /  -1.9% (-65.0% / -64.7%)
@@ -96,7 +101,7 @@ const std::map<std::string, double> kSearchBounds = {
     {"search_depthwise_conv_int8_tflite_dsp_1.sched.yaml", 0.16},   // -11.7% / -15.6%
     // Found after the register rules: 64 guarded copies sharing F's pairs, spilled (sharedOperand;
     // -18.3% / -20.6% before the group of pairs went to the stack whole).
-    {"search_conv2d_int8_dsp_2.sched.yaml", 0.11},                  //  -7.1% /  -9.7% (-29.6% / -31.6%)
+    {"search_conv2d_int8_dsp_2.sched.yaml", 0.07},                  //  -2.5% /  -5.8% (-29.6% / -31.6%; -7.1% / -9.7% before LS_LIKELY)
     // Found after the guarded-copies rule (2026-12-05). Loads taken out of the innermost kept loop
     // beyond the registers are reloaded from the stack (hoistedOperand):
     {"search_matmul_int8_dsp_2.sched.yaml", 0.01},                  //  -0.3% /  -0.3% (-45.7% / -45.7%)
@@ -108,16 +113,16 @@ const std::map<std::string, double> kSearchBounds = {
     // the 2x2 block's words loaded first on both cores.
     {"search_pointwise_conv_int8_tflite_dsp_3.sched.yaml", 0.47},   // -46.6% / -46.4% (-65.0%)
     {"search_dense_int8_dsp_2.sched.yaml", 0.25},                   // -11.8% / -23.5% (-23.9% / -34.0%)
-    {"search_conv2d_int8_tflite_small_1.sched.yaml", 0.05},         //  +0.6% /  -1.2% (-13.0% / -14.6%)
+    {"search_conv2d_int8_tflite_small_1.sched.yaml", 0.05},         //  +0.1% /  -1.0% (-13.0% / -14.6%)
     // Found after the issue model (2026-12-05, session 6): 64 accumulators updated under guards,
     // promoted with a flag by store motion and spilled (memoryAccumulator).
-    {"search_conv2d_int8_dsp_4.sched.yaml", 0.10},                  //  +1.9% /  +5.0% (-40.0% / -40.6%)
+    {"search_conv2d_int8_dsp_4.sched.yaml", 0.10},                  //  -7.3% /  -8.8% (-40.0% / -40.6%; +1.9% / +5.0% before LS_LIKELY)
     // Found by the search's --measure-top 5 on every kernel (session 7), where the model missed
     // its picks by 25% (median of 65): values more than two unrolled copies share stay live
     // across them and go to the stack as a group; float and DSP accumulators spilled are
     // reloaded and stored at each update site (sharedOperand, spill, liveAccumulator).
-    {"search_conv2d_int8_dsp_5.sched.yaml", 0.07},                  //  -0.4% /  +6.2% (-26.0%)
-    {"search_conv2d_s2_int8_tiled_1.sched.yaml", 0.10},             //  -9.5% /  -5.7% (-30.5%)
+    {"search_conv2d_int8_dsp_5.sched.yaml", 0.07},                  //  +2.3% /  +5.6% (-26.0%; -0.4% / +6.2% before LS_LIKELY)
+    {"search_conv2d_s2_int8_tiled_1.sched.yaml", 0.06},             //  -5.5% /  -4.2% (-30.5%; -9.5% / -5.7% before LS_LIKELY)
     {"search_matmul_f32_1.sched.yaml", 0.08},                       //  +6.8% /  -7.2% (-24.7%)
     {"search_pointwise_conv_int8_resident_1.sched.yaml", 0.11},     // +10.1% /  -2.2% (-9.3%)
     // Plain int16 words shared by 4 copies: the copies interleave, nothing spilled (+15% if the
@@ -125,14 +130,17 @@ const std::map<std::string, double> kSearchBounds = {
     {"search_dense_int16_dsp_1.sched.yaml", 0.03},                  //  -2.0% /  -2.0%
     // Two copies interleave only when each is small (kInterleavedBody), and the steps of a DSP
     // loop written out inside accumulator copies are update sites of their own (session 7).
-    {"search_conv2d_s2_int8_tiled_2.sched.yaml", 0.17},             // -15.8% / -13.9% (-35.4%)
-    {"search_conv2d_int8_tflite_1.sched.yaml", 0.13},               // -10.8% / -11.9% (-28.9%)
+    // LS_LIKELY on its padding guards (session 8) made this one slower, the only one: GCC spills
+    // more in its 8 x 3 guarded copies (183 -> 231 stack accesses per iteration of the hot loop,
+    // +16.8% instructions on the M7), which the model does not follow: -15.8% / -13.9% before.
+    {"search_conv2d_s2_int8_tiled_2.sched.yaml", 0.29},             // -27.9% / -25.3% (-35.4%)
+    {"search_conv2d_int8_tflite_1.sched.yaml", 0.11},               // -10.7% /  -8.3% (-28.9%; -10.8% / -11.9% before LS_LIKELY)
 };
 /// What the random schedules reach today (the issue: median 5%, p95 10%, worst 25%).
 struct RandomBounds {
     double median, p95, worst;
 };
-constexpr RandomBounds kRandomBounds{0.063, 0.225, 0.52};
+constexpr RandomBounds kRandomBounds{0.076, 0.22, 0.34};
 /// Spearman over all schedules (the issue: 0.95).
 constexpr double kSpearmanBound = 0.99;
 

@@ -94,6 +94,13 @@ const char *const conv2d_int8_transfers[3] = {"F DRAM SRAM", "I DRAM SRAM", "O S
 
 #define LS_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define LS_MAX(a, b) ((a) > (b) ? (a) : (b))
+/* A guard around a loop (padding, partial tiles) holds for most iterations: said so, GCC keeps
+   the loop's registers in the fall-through path instead of spilling them there. */
+#if defined(__GNUC__)
+#define LS_LIKELY(c) __builtin_expect(!!(c), 1)
+#else
+#define LS_LIKELY(c) (c)
+#endif
 
 LS_UNUSED static inline int ls_floordiv(int a, int b) { int q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }
 LS_UNUSED static inline int ls_floormod(int a, int b) { return a - ls_floordiv(a, b) * b; }
@@ -226,11 +233,11 @@ void conv2d_int8(const int8_t *LOOPSCOPE_RESTRICT I, const int8_t *LOOPSCOPE_RES
                             int32_t acc_O;
                             acc_O = bias[k];
                             for (int r = 0; r < 3; ++r) {
-                                if (0 <= oh_outer * 4 + oh_inner + r - 1 && oh_outer * 4 + oh_inner + r - 1 <= 15) {
+                                if (LS_LIKELY(0 <= oh_outer * 4 + oh_inner + r - 1 && oh_outer * 4 + oh_inner + r - 1 <= 15)) {
                                     /* s: unrolled */
                                     {
                                         const int s = 0;
-                                        if (0 <= ow + s - 1 && ow + s - 1 <= 15) {
+                                        if (LS_LIKELY(0 <= ow + s - 1 && ow + s - 1 <= 15)) {
                                             for (int c = 0; c < 16; ++c) {
                                                 const int32_t r_i = I_SRAM[(oh_outer & 1)][oh_outer * 1024 + oh_inner * 256 + ow * 16 + r * 256 + s * 16 + c - I_SRAM_o1 * 256 - 272];
                                                 const int32_t r_f = F_SRAM[k + r * 768 + s * 256 + c * 16];
@@ -240,7 +247,7 @@ void conv2d_int8(const int8_t *LOOPSCOPE_RESTRICT I, const int8_t *LOOPSCOPE_RES
                                     }
                                     {
                                         const int s = 1;
-                                        if (0 <= ow + s - 1 && ow + s - 1 <= 15) {
+                                        if (LS_LIKELY(0 <= ow + s - 1 && ow + s - 1 <= 15)) {
                                             for (int c = 0; c < 16; ++c) {
                                                 const int32_t r_i = I_SRAM[(oh_outer & 1)][oh_outer * 1024 + oh_inner * 256 + ow * 16 + r * 256 + s * 16 + c - I_SRAM_o1 * 256 - 272];
                                                 const int32_t r_f = F_SRAM[k + r * 768 + s * 256 + c * 16];
@@ -250,7 +257,7 @@ void conv2d_int8(const int8_t *LOOPSCOPE_RESTRICT I, const int8_t *LOOPSCOPE_RES
                                     }
                                     {
                                         const int s = 2;
-                                        if (0 <= ow + s - 1 && ow + s - 1 <= 15) {
+                                        if (LS_LIKELY(0 <= ow + s - 1 && ow + s - 1 <= 15)) {
                                             for (int c = 0; c < 16; ++c) {
                                                 const int32_t r_i = I_SRAM[(oh_outer & 1)][oh_outer * 1024 + oh_inner * 256 + ow * 16 + r * 256 + s * 16 + c - I_SRAM_o1 * 256 - 272];
                                                 const int32_t r_f = F_SRAM[k + r * 768 + s * 256 + c * 16];

@@ -94,6 +94,13 @@ const char *const dense_int8_transfers[2] = {"X DRAM SRAM", "Wt DRAM SRAM"};
 
 #define LS_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define LS_MAX(a, b) ((a) > (b) ? (a) : (b))
+/* A guard around a loop (padding, partial tiles) holds for most iterations: said so, GCC keeps
+   the loop's registers in the fall-through path instead of spilling them there. */
+#if defined(__GNUC__)
+#define LS_LIKELY(c) __builtin_expect(!!(c), 1)
+#else
+#define LS_LIKELY(c) (c)
+#endif
 
 LS_UNUSED static inline int ls_floordiv(int a, int b) { int q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }
 LS_UNUSED static inline int ls_floormod(int a, int b) { return a - ls_floordiv(a, b) * b; }

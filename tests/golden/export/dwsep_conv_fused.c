@@ -94,6 +94,13 @@ const char *const dwsep_conv_transfers[3] = {"PW DRAM SRAM", "I DRAM SRAM", "DW 
 
 #define LS_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define LS_MAX(a, b) ((a) > (b) ? (a) : (b))
+/* A guard around a loop (padding, partial tiles) holds for most iterations: said so, GCC keeps
+   the loop's registers in the fall-through path instead of spilling them there. */
+#if defined(__GNUC__)
+#define LS_LIKELY(c) __builtin_expect(!!(c), 1)
+#else
+#define LS_LIKELY(c) (c)
+#endif
 
 LS_UNUSED static inline int ls_floordiv(int a, int b) { int q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }
 LS_UNUSED static inline int ls_floormod(int a, int b) { return a - ls_floordiv(a, b) * b; }
@@ -216,7 +223,7 @@ void dwsep_conv(const float *LOOPSCOPE_RESTRICT I, const float *LOOPSCOPE_RESTRI
                         float acc_D;
                         acc_D = 0.0f;
                         for (int D_r = 0; D_r < 3; ++D_r) {
-                            if (0 <= O_h_outer * 4 + D_h + D_r - 1 && O_h_outer * 4 + D_h + D_r - 1 <= 111) {
+                            if (LS_LIKELY(0 <= O_h_outer * 4 + D_h + D_r - 1 && O_h_outer * 4 + D_h + D_r - 1 <= 111)) {
                                 for (int D_s = 0; D_s < 3; ++D_s) {
                                     if (0 <= D_w + D_s - 1 && D_w + D_s - 1 <= 111) {
                                         const float r_i = I_SRAM[O_h_outer * 14336 + D_h * 3584 + D_w * 32 + D_c + D_r * 3584 + D_s * 32 - I_SRAM_o0 * 3584 - 3616];
