@@ -129,10 +129,11 @@ CalibrationFit fitInstructionCoefficients(const std::vector<CalibrationSample>& 
     const std::array<double, kInsnFeatureCount> start = insnCoefficients(target);
     CalibrationFit fit;
     fit.before = totals(samples, start);
-    std::vector<int> free;  // the kernel's features
+    std::vector<int> free;  // the kernel's features the fit moves
+    std::vector<int> held;  // those it keeps at the target's values
     for (int i = 0; i < kInsnFeatureCount; ++i)
         if (!insnFeatureIsCopy(static_cast<InsnFeature>(i)))
-            free.push_back(i);
+            (insnFeatureIsExact(static_cast<InsnFeature>(i)) ? held : free).push_back(i);
     const size_t k = free.size();
     // Ridge towards the defaults, in units of relative error: a feature's coefficient moves
     // only as far as the schedules that exercise it ask.
@@ -144,10 +145,13 @@ CalibrationFit fitInstructionCoefficients(const std::vector<CalibrationSample>& 
         std::vector<std::vector<double>> a(k, std::vector<double>(k, 0));
         std::vector<double> b(k, 0);
         for (size_t s = 0; s < samples.size(); ++s) {
-            const double y = static_cast<double>(samples[s].kernel);
-            if (y <= 0)
+            const double measured = static_cast<double>(samples[s].kernel);
+            if (measured <= 0)
                 continue;
-            const double w = weight[s] / (y * y);
+            const double w = weight[s] / (measured * measured);
+            double y = measured;  // what the fitted features must explain
+            for (int h : held)
+                y -= c[h] * samples[s].features.count[h];
             for (size_t i = 0; i < k; ++i) {
                 const double xi = samples[s].features.count[free[i]];
                 if (xi == 0)

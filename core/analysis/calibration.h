@@ -43,7 +43,9 @@ struct CalibrationFit {
 /// on the relative error, made robust (Huber weights) so that a few schedules the compiler
 /// treats unusually do not pull every coefficient, and kept near the defaults (a small ridge
 /// term) so that a feature few schedules exercise keeps a sensible value. The copies' features
-/// follow exactly from newlib's memcpy and the hooks' code and are not fitted.
+/// follow exactly from newlib's memcpy and the hooks' code and are not fitted; nor are the
+/// features that are one instruction each (insnFeatureIsExact): they keep the target's values and
+/// the fit moves the overheads around them.
 CalibrationFit fitInstructionCoefficients(const std::vector<CalibrationSample>& samples, const hw::Target& target);
 
 } // namespace loopscope::analysis

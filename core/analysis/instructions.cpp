@@ -1705,6 +1705,21 @@ const CategoryTable& categoryTable()
 const char* insnFeatureName(InsnFeature f) { return info(f).name; }
 const char* insnFeatureCategory(InsnFeature f) { return info(f).category; }
 bool insnFeatureIsCopy(InsnFeature f) { return categoryTable().copy[static_cast<int>(f)]; }
+
+bool insnFeatureIsExact(InsnFeature f)
+{
+    switch (f) {
+    case InsnFeature::Load:
+    case InsnFeature::Store:
+    case InsnFeature::Mla:
+    case InsnFeature::FpuOp:
+    case InsnFeature::Smlad:
+    case InsnFeature::DspWord:
+    case InsnFeature::DspUnpack:
+    case InsnFeature::DspPack: return true;
+    default: return false;
+    }
+}
 double defaultInsnCoefficient(InsnFeature f) { return info(f).coefficient; }
 
 namespace detail {

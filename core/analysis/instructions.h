@@ -69,6 +69,11 @@ const char* insnFeatureName(InsnFeature f);
 const char* insnFeatureCategory(InsnFeature f);
 /// Whether the feature counts instructions of the copies (the hooks and memcpy), not the kernel's.
 bool insnFeatureIsCopy(InsnFeature f);
+/// Whether the feature is one instruction of the generated code per event, whatever the compiler
+/// (a load, a store, an MLA, an FPU operation, an SMLAD, a DSP word load, unpack or pack): calibrate
+/// keeps these at the target's values and fits only the compiler-dependent overheads, so that a
+/// calibrated breakdown still says how many loads and multiplies the kernel runs.
+bool insnFeatureIsExact(InsnFeature f);
 /// The coefficient a target without calibration uses: the instructions the event takes in
 /// straightforward code (e.g. 1 per load, 2 per loop iteration).
 double defaultInsnCoefficient(InsnFeature f);
