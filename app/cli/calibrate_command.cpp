@@ -77,6 +77,9 @@ void keepSchedule(const std::string& path, const std::string& name, const sched:
         err << "calibrate: " << error << "\n";
 }
 
+/// The first line of a message.
+std::string firstLine(const std::string& text) { return text.substr(0, text.find('\n')); }
+
 /// The first line a tool prints for --version ("" when it does not run).
 std::string toolVersion(const std::string& tool)
 {
@@ -93,10 +96,18 @@ struct Case {
     bool example = false;
 };
 
-/// A schedule worth measuring: it fits the target and its C stays a reasonable size.
-bool usable(const lower::LoopNest& nest, const analysis::CostReport& r)
+/// Why a schedule is not worth measuring ("" when it is): it must fit the target and compute
+/// something; a random one's C must also stay a reasonable size (a few random draws unroll into
+/// megabytes), while every example is measured whatever its size (conv2d_int8_dsp's C is 357 KB).
+std::string unusable(const lower::LoopNest& nest, const analysis::CostReport& r, bool example)
 {
-    return !r.hasErrors() && r.macs > 0 && codegen::generateSource(nest).size() < 300000;
+    if (r.hasErrors())
+        return "its analysis has an error diagnostic";
+    if (r.macs == 0)
+        return "it computes no MACs";
+    if (!example && codegen::generateSource(nest).size() >= 300000)
+        return "its C is over 300,000 characters";
+    return "";
 }
 
 std::string percent(double v)
@@ -153,15 +164,20 @@ int runCalibrate(const Options& o, std::ostream& out, std::ostream& err)
     }
     const std::string examples = examplesDir(o.examples);
     std::vector<Case> cases;
+    std::vector<std::string> leftOut;  // examples not measured, with why
     auto add = [&](const std::string& name, const sched::Program& p, bool example) {
         lower::LoopNest nest = lower::lower(p);
         const analysis::CostReport r = analysis::analyze(nest, *target);
-        if (!usable(nest, r))
+        if (const std::string why = unusable(nest, r, example); !why.empty()) {
+            if (example)
+                leftOut.push_back(name + ": " + why);
             return false;
+        }
         cases.push_back({name, std::move(nest), r.instructions.features, example});
         return true;
     };
     std::vector<fs::path> files;
+    int otherKind = 0;  // examples written for an accelerator target
     std::error_code ec;
     for (const auto& e : fs::directory_iterator(examples + "/schedules", ec))
         if (e.path().string().ends_with(".sched.yaml"))
@@ -169,12 +185,22 @@ int runCalibrate(const Options& o, std::ostream& out, std::ostream& err)
     std::sort(files.begin(), files.end());
     for (const auto& f : files) {
         auto opened = sched::openSchedule(f.string(), [](const std::string& n, const std::string& d) { return hw::resolveTarget(n, d); });
-        if (!opened)
+        if (!opened) {
+            leftOut.push_back(f.filename().string() + ": " + firstLine(opened.errorText()));
             continue;
+        }
+        if (opened->program.target && opened->program.target->kind == "accelerator") {
+            ++otherKind;  // written for an accelerator: not a Cortex-M schedule
+            continue;
+        }
         auto replayed = sched::replay(opened->program.kernel, target, opened->program.trace);
         if (replayed.ok())
             add(f.filename().string(), replayed.program(), true);
+        else
+            leftOut.push_back(f.filename().string() + ": on " + target->name + ", " + replayed.error().str());
     }
+    for (const std::string& why : leftOut)
+        err << "calibrate: left out example " << why << "\n";
     const size_t exampleCount = cases.size();
     int drawn = 0;
     std::error_code keepError;
@@ -193,7 +219,8 @@ int runCalibrate(const Options& o, std::ostream& out, std::ostream& err)
         err << "calibrate: no schedules to measure (examples in " << examples << "?)\n";
         return kExitBadInput;
     }
-    out << "measuring " << exampleCount << " example and " << drawn << " random schedules on " << probe.machine << "...\n" << std::flush;
+    out << "measuring " << exampleCount << " example and " << drawn << " random schedules on " << probe.machine
+        << (otherKind > 0 ? " (" + std::to_string(otherKind) + " examples for an accelerator left out)" : std::string()) << "...\n" << std::flush;
     std::vector<const lower::LoopNest*> nests;
     for (const Case& c : cases)
         nests.push_back(&c.nest);

@@ -586,3 +586,31 @@ TEST(CliTiles, PrintsTheRegionsOfEveryStep)
 
     expectBadInput({"tiles", src("tests/data/malformed/schedules/unknown-primitive.yaml")}, "unknown-primitive.yaml:");
 }
+
+// calibrate measures every example it can and names each one it leaves out, with why: it used to
+// skip silently an example it could not replay on the target and one whose C was over 300,000
+// characters (conv2d_int8_dsp, conv2d_int8_tflite_small and _slide were never measured). Examples
+// written for an accelerator are counted in one line. Needs qemu and arm-none-eabi-gcc
+// (./test.sh installs them), as the export tests do.
+TEST(CliCalibrate, NamesTheExamplesItLeavesOutAndMeasuresLargeOnes)
+{
+    const fs::path dir = scratchDir() / "calibrate_examples";
+    fs::remove_all(dir);
+    fs::create_directories(dir / "schedules");
+    fs::copy(src("examples/kernels"), dir / "kernels", fs::copy_options::recursive);
+    for (const char* name : {"conv2d_int8_dsp", "matmul_int8_naive", "gemmini_matmul_int8_64"})
+        fs::copy_file(src(std::string("examples/schedules/") + name + ".sched.yaml"), dir / "schedules" / (std::string(name) + ".sched.yaml"));
+    // A schedule whose second step names a memory level cortex-m7 does not have.
+    std::ofstream(dir / "schedules" / "broken.sched.yaml") << "kernel: ../kernels/matmul_int8.kernel.yaml\ntarget: cortex-m7\nsteps:\n"
+                                                              "  - split: {loop: i, factor: 4}\n"
+                                                              "  - cache_read: {tensor: A, level: L9, at: i.outer}\n";
+    const CliRun r = cli({"calibrate", "cortex-m7", "--check", "--schedules", "0", "--examples", dir.string()});
+    ASSERT_EQ(r.exitCode, 0) << describe(r);
+    EXPECT_NE(r.out.find("measuring 2 example and 0 random schedules"), std::string::npos) << describe(r);
+    EXPECT_NE(r.out.find("(1 examples for an accelerator left out)"), std::string::npos) << describe(r);
+    EXPECT_NE(r.err.find("calibrate: left out example broken.sched.yaml: "), std::string::npos) << describe(r);
+    EXPECT_NE(r.err.find("broken.sched.yaml:5:5: error: step 2 (cache_read): target cortex-m7 has no memory level 'L9'"), std::string::npos) << describe(r);
+    EXPECT_EQ(r.err.find("conv2d_int8_dsp"), std::string::npos) << describe(r);
+    EXPECT_NE(r.out.find("(2 schedules)"), std::string::npos) << describe(r);
+    fs::remove_all(dir);
+}
