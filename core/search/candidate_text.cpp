@@ -76,6 +76,8 @@ std::string candidateToText(const Candidate& c)
         list(os, 'c', cs.cacheAt);
         list(os, 'd', cs.doubleBuffer);
         list(os, 'v', cs.vectorLast);
+        if (std::find(cs.widen.begin(), cs.widen.end(), 1) != cs.widen.end())
+            list(os, 'w', cs.widen);  // only when something widens: older texts stay valid and unchanged
         os << "u=" << cs.unroll << ";z=" << (cs.vectorize ? 1 : 0) << ";a=" << cs.computeAt;
         if (cs.tensorize >= 0) {
             os << ';';
@@ -110,6 +112,7 @@ bool candidateFromText(const std::string& text, const SearchSpace& space, Candid
             case 'c': cs.cacheAt = ints(); break;
             case 'd': cs.doubleBuffer = bytes(); break;
             case 'v': cs.vectorLast = bytes(); break;
+            case 'w': cs.widen = bytes(); break;
             case 'u': if (v.size() != 1) return false; cs.unroll = static_cast<int>(v[0]); break;
             case 'z': if (v.size() != 1) return false; cs.vectorize = v[0] != 0; break;
             case 'a': if (v.size() != 1) return false; cs.computeAt = static_cast<int>(v[0]); break;
@@ -121,7 +124,7 @@ bool candidateFromText(const std::string& text, const SearchSpace& space, Candid
         }
         size_t n = sp.loops.size(), nt = sp.tensors.size();
         if (cs.tile.size() != n || !isPermutation(cs.outerOrder, n) || !isPermutation(cs.innerOrder, n) || cs.cacheAt.size() != nt
-            || cs.doubleBuffer.size() != nt || cs.vectorLast.size() != nt || cs.tile2.size() != n)
+            || cs.doubleBuffer.size() != nt || cs.vectorLast.size() != nt || cs.widen.size() != nt || cs.tile2.size() != n)
             return false;
         for (size_t l = 0; l < n; ++l) {
             const auto& f = sp.loops[l].factors;

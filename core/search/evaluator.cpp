@@ -132,7 +132,7 @@ Result<sched::Program> Evaluator::build(Candidate& c, int* repairs, bool* pruned
                               level >= 0 ? "no feasible schedule: " + describeOverCapacity(*placed, bound, level)
                                          : std::string("no feasible schedule: a pinned cache exceeds the target's max_tile_size")};
         }
-        // Repair: un-double, move one loop inward, or drop.
+        // Repair: un-double, move one loop inward, un-widen at the innermost loop, or drop.
         const BufferBound& bb = bound.buffers[bad];
         ++fixes;
         if (bb.cache < 0) {
@@ -150,6 +150,8 @@ Result<sched::Program> Evaluator::build(Candidate& c, int* repairs, bool* pruned
             const bool array = cs.tensorize >= 0;   // the tensorize needs every one of its caches
             if (cs.doubleBuffer[t]) {
                 cs.doubleBuffer[t] = 0;
+            } else if (cs.widen[t] && cs.cacheAt[t] >= nOuter) {
+                cs.widen[t] = 0;  // innermost already: half the bytes as int8 before dropping the cache
             } else if (cs.cacheAt[t] < nOuter && (array || !m_space.stages()[s].tensors[t].write)) {
                 const int before = cs.cacheAt[t];
                 cs.cacheAt[t] += 1;

@@ -65,6 +65,9 @@ uint64_t Candidate::hash() const
         for (int a : s.cacheAt) mix(a);
         for (uint8_t d : s.doubleBuffer) mix(d);
         for (uint8_t v : s.vectorLast) mix(v);
+        for (size_t w = 0; w < s.widen.size(); ++w)
+            if (s.widen[w])  // nothing mixed for an unwidened cache: hashes of the spaces without widening stay as they were
+                mix(-1000 - static_cast<int64_t>(w));
         mix(s.unroll);
         mix(s.vectorize);
         mix(s.computeAt);
@@ -167,6 +170,12 @@ SearchSpace::SearchSpace(const sched::Program& base, SpaceOptions options)
         }
         sp.operandsInt = allInt && tgt.compute.dsp;
         sp.lanes = sp.operandsInt ? (dt == ir::DType::Int8 ? 4 : 2) : 1;
+        for (SpaceTensor& t : sp.tensors) {
+            bool pinned = false;  // a widened cache must be the tensor's only one in the stage (sched::apply)
+            for (const auto& c : base.caches)
+                pinned = pinned || (c.tensor == t.tensor && c.stage == static_cast<int>(s));
+            t.widenable = sp.operandsInt && !t.write && !pinned && k.tensors[t.tensor].dtype == ir::DType::Int8;
+        }
         if (ss.tensorize) {
             // Its operands are cached where the tensorize needs them; the block stays as it is.
             sp.tensorizedByPin = true;
@@ -314,6 +323,7 @@ Candidate SearchSpace::identity() const
         s.cacheAt.assign(sp.tensors.size(), -1);
         s.doubleBuffer.assign(sp.tensors.size(), 0);
         s.vectorLast.assign(sp.tensors.size(), 0);
+        s.widen.assign(sp.tensors.size(), 0);
         s.tile2.assign(sp.loops.size(), 0);
         c.stages.push_back(std::move(s));
     }
@@ -447,20 +457,12 @@ void SearchSpace::canonicalize(Candidate& c) const
                 vl = it != st.dims.end() && it + 1 != st.dims.end();
             }
             cs.vectorLast[t] = vl;
+            // Widened: cached, and not double-buffered (the core widens it itself: no transfer to overlap).
+            cs.widen[t] = cs.widen[t] && at >= 0 && st.widenable;
+            if (cs.widen[t])
+                cs.doubleBuffer[t] = 0;
         }
-        // Unroll: the innermost inner loops (after the vectorized one), within the limits.
-        int maxU = 0;
-        int64_t product = 1;
-        int end = static_cast<int>(b.inner.size()) - ((cs.vectorize || pinnedVector) ? 1 : 0);
-        for (int i = end - 1; i >= 0 && maxU < kMaxUnrollLoops; --i) {
-            int l = b.inner[i];
-            int64_t ext = cs.tile[l];
-            if (!sp.loops[l].splittable || ext > kMaxUnrollExtent || product * ext > m_options.maxUnrollProduct)
-                break;
-            product *= ext;
-            ++maxU;
-        }
-        cs.unroll = std::clamp(cs.unroll, 0, maxU);
+        cs.unroll = std::clamp(cs.unroll, 0, static_cast<int>(unrollable(c, static_cast<int>(s), b).size()));
         if (sp.consumer >= 0) {
             Bands cb = bands(c, sp.consumer);
             cs.computeAt = std::clamp(cs.computeAt, -1, static_cast<int>(cb.outer.size()));
@@ -470,6 +472,44 @@ void SearchSpace::canonicalize(Candidate& c) const
             cs.computeAt = -1;
         }
     }
+}
+
+std::vector<SearchSpace::UnrollLoop> SearchSpace::unrollable(const Candidate& c, int stage, const Bands& b) const
+{
+    const SpaceStage& sp = m_stages[static_cast<size_t>(stage)];
+    const Candidate::Stage& cs = c.stages[static_cast<size_t>(stage)];
+    std::vector<UnrollLoop> out;
+    int64_t product = 1;
+    auto take = [&](int l, int64_t ext, bool outer) {
+        if (out.size() >= static_cast<size_t>(kMaxUnrollLoops) || !sp.loops[static_cast<size_t>(l)].splittable || ext > kMaxUnrollExtent
+            || product * ext > m_options.maxUnrollProduct)
+            return false;
+        product *= ext;
+        out.push_back({l, outer});
+        return true;
+    };
+    const bool vectorized = cs.vectorize || (!b.inner.empty() && sp.loops[static_cast<size_t>(b.inner.back())].vectorized);
+    const int end = static_cast<int>(b.inner.size()) - (vectorized ? 1 : 0);
+    for (int i = end - 1; i >= 0; --i)
+        if (!take(b.inner[static_cast<size_t>(i)], cs.tile[static_cast<size_t>(b.inner[static_cast<size_t>(i)])], false))
+            return out;
+    // Outer loops, innermost first, inside the innermost cache or producer placed in the stage
+    // (position p > 0 is the body of the p-th outer loop): none is copied by the unrolling.
+    int inside = 0;
+    for (int at : cs.cacheAt)
+        inside = std::max(inside, at);
+    for (size_t q = 0; q < m_stages.size(); ++q)
+        if (m_stages[q].consumer == stage)
+            inside = std::max(inside, c.stages[q].computeAt);
+    for (int p = static_cast<int>(b.outer.size()); p > inside; --p) {
+        const int l = b.outer[static_cast<size_t>(p - 1)];
+        const SpaceLoop& lp = sp.loops[static_cast<size_t>(l)];
+        const int64_t t = cs.tile[static_cast<size_t>(l)];
+        const int64_t trips = t > 1 && t < lp.extent ? (lp.extent + t - 1) / t : lp.extent;
+        if (!take(l, trips, true))
+            break;
+    }
+    return out;
 }
 
 void SearchSpace::canonicalizeArray(Candidate& c, int s) const
@@ -518,6 +558,7 @@ void SearchSpace::canonicalizeArray(Candidate& c, int s) const
     }
     cs.vectorize = false;
     std::fill(cs.vectorLast.begin(), cs.vectorLast.end(), 0);
+    std::fill(cs.widen.begin(), cs.widen.end(), 0);  // the accelerator reads int8 operands
     const Bands b = bands(c, s);
     const int nOuter = static_cast<int>(b.outer.size());
     for (size_t t = 0; t < sp.tensors.size(); ++t) {
@@ -604,6 +645,8 @@ Candidate SearchSpace::sample(std::mt19937_64& rng) const
             cs.cacheAt[t] = randomInt(rng, -1, nOuter);
             cs.doubleBuffer[t] = rng() & 1;
             cs.vectorLast[t] = rng() & 1;
+            if (sp.tensors[t].widenable)  // drawn only where it can apply: other spaces draw as before
+                cs.widen[t] = rng() & 1;
         }
         cs.unroll = randomInt(rng, 0, 3);
         cs.vectorize = rng() & 1;
@@ -659,7 +702,10 @@ void SearchSpace::mutateOnce(Candidate& c, std::mt19937_64& rng) const
     case 5:
         if (nt > 0) {
             int t = randomInt(rng, 0, nt - 1);
-            cs.doubleBuffer[t] ^= 1;
+            if (sp.tensors[static_cast<size_t>(t)].widenable && (rng() & 1))
+                cs.widen[static_cast<size_t>(t)] ^= 1;
+            else
+                cs.doubleBuffer[t] ^= 1;
         }
         break;
     case 6: cs.unroll += (rng() & 1) ? 1 : -1; cs.unroll = std::max(cs.unroll, 0); break;
@@ -841,6 +887,8 @@ std::vector<sched::Step> SearchSpace::placementSteps(const Candidate& c) const
                         st.layout.push_back(i);
                 st.layout.push_back(d);
             }
+            if (cs.widen[t])
+                st.dtype = "int16";
             out.push_back(std::move(st));
             if (cs.doubleBuffer[t]) {
                 sched::Step db = makeStep(sched::Primitive::DoubleBuffer, sp.name);
@@ -849,10 +897,12 @@ std::vector<sched::Step> SearchSpace::placementSteps(const Candidate& c) const
                 out.push_back(std::move(db));
             }
         }
-        int end = static_cast<int>(b.inner.size()) - ((cs.vectorize || (!b.inner.empty() && sp.loops[b.inner.back()].vectorized)) ? 1 : 0);
-        for (int i = end - cs.unroll; i < end; ++i) {
+        // Outermost first: the trace of an unroll of inner loops only is as it always was.
+        const std::vector<UnrollLoop> unrolled = unrollable(c, static_cast<int>(s), b);
+        for (int i = std::min(cs.unroll, static_cast<int>(unrolled.size())) - 1; i >= 0; --i) {
+            const UnrollLoop& u = unrolled[static_cast<size_t>(i)];
             sched::Step st = makeStep(sched::Primitive::Unroll, sp.name);
-            st.loops = {innerName(c, static_cast<int>(s), b.inner[i])};
+            st.loops = {u.outer ? outerName(c, static_cast<int>(s), u.loop) : innerName(c, static_cast<int>(s), u.loop)};
             out.push_back(std::move(st));
         }
         if (cs.vectorize) {
@@ -882,6 +932,8 @@ double SearchSpace::log10Size() const
         l += 2 * std::lgamma(n + 1) / std::log(10.0);
         l += static_cast<double>(sp.tensors.size()) * std::log10(2 * (n + 2));
         l += std::log10(4.0 * (sp.lanes > 1 ? 2 : 1));
+        for (const auto& t : sp.tensors)
+            l += t.widenable ? std::log10(2.0) : 0.0;
     }
     return l;
 }

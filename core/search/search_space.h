@@ -49,6 +49,10 @@ struct SpaceTensor {
     std::string name;
     bool write = false;              ///< the stage's output (cache_write)
     std::vector<int> dims;           ///< per tensor dimension: the stage axis of a single-axis index, or -1
+    /// An int8 operand of a stage on the DSP path with no pinned cache in the stage: its cache
+    /// may widen it to int16 (cache_read's dtype), so that the inner loop loads int16 pairs
+    /// with one word load and no unpacking, at the price of a fill the core makes itself.
+    bool widenable = false;
 };
 
 struct SpaceStage {
@@ -73,7 +77,11 @@ struct Candidate {
         std::vector<int> cacheAt;        ///< per SpaceTensor: -1 not cached, 0 at the stage's root, p > 0 in the body of the p-th outer loop
         std::vector<uint8_t> doubleBuffer;  ///< per SpaceTensor
         std::vector<uint8_t> vectorLast; ///< per SpaceTensor: store the vectorized loop's dimension last
-        int unroll = 0;                  ///< innermost inner loops unrolled (after the vectorized one)
+        std::vector<uint8_t> widen;      ///< per SpaceTensor: a widenable tensor's cache holds it as int16
+        /// Loops unrolled, innermost first (SearchSpace::unrollable): the inner loops after the
+        /// vectorized one, then, once all of those are, the innermost outer loops inside every
+        /// cache and producer placement of the stage (the tflite_dsp schedules' r and s).
+        int unroll = 0;
         bool vectorize = false;          ///< vectorize the innermost inner loop
         int computeAt = -1;              ///< producer stages: -1 not computed at, p > 0 at the p-th outer loop of the consumer
         /// Array mode: the ArrayMapping tensorized (-1: the stage runs on the host). In array
@@ -136,6 +144,15 @@ public:
     std::vector<sched::Step> placementSteps(const Candidate& c) const;
     /// Both, in that order: what follows the pinned steps.
     std::vector<sched::Step> steps(const Candidate& c) const;
+
+    /// The loops candidate `c` may unroll in stage `stage`, innermost first (see
+    /// Candidate::Stage::unroll), within the limits on their number, extents and product;
+    /// `outer` tells which are outer-band loops.
+    struct UnrollLoop {
+        int loop = -1;
+        bool outer = false;
+    };
+    std::vector<UnrollLoop> unrollable(const Candidate& c, int stage, const Bands& b) const;
 
     /// The number of distinct loop structures and placements, roughly (log10), for messages.
     double log10Size() const;

@@ -400,13 +400,13 @@ private slots:
         QVERIFY2(found < hand.report.cycles.total, "the tutorial says the search goes past the hand schedule: update it if it no longer does");
         claim(QString("it finds %1 cycles, %2 below the hand schedule's %3").arg(grouped(double(found)), pct((1 - double(found) / hand.report.cycles.total) * 100, 1),
                                                                                grouped(hand.report.cycles.total)));
-        // The register block it finds: k split by 16, j by 4, both inner loops unrolled.
+        // The register block it finds: k split by 16, i by 4, both inner loops unrolled.
         const search::PointExplanation mwhy = search::explainPoint(hand.program, m.front[static_cast<size_t>(m.best)].trace);
         QStringList mAdded;
         for (const auto& c : mwhy.changes)
             if (c.added)
                 mAdded << QString::fromStdString(search::describeChange(c)).section(':', 0, 0);
-        for (const char* step : {"split k by 16", "split j by 4", "unroll k.inner", "unroll j.inner"})
+        for (const char* step : {"split k by 16", "split i by 4", "unroll k.inner", "unroll i.inner"})
             QVERIFY2(mAdded.contains(QString("+ ") + step), qPrintable(mAdded.join(" | ")));
     }
 

@@ -8,6 +8,7 @@
 #include "analysis/cost_report.h"
 #include "ir/kernel.h"
 #include "lower/loop_nest.h"
+#include "search/candidate_text.h"
 #include "search/evaluator.h"
 #include "search/explain.h"
 #include "search/occupancy_bound.h"
@@ -33,6 +34,7 @@ const std::map<std::string, std::map<std::string, int64_t>>& smallKernels()
 {
     static const std::map<std::string, std::map<std::string, int64_t>> k = {
         {"conv2d_int8", {{"H", 8}, {"W", 8}, {"C", 8}, {"K", 8}}},
+        {"conv2d_int8_tflite", {{"H", 6}, {"W", 6}, {"C", 8}, {"K", 8}}},
         {"conv2d_s2_int8", {}},
         {"dense_int8", {}},
         {"dense_int16", {}},
@@ -41,6 +43,7 @@ const std::map<std::string, std::map<std::string, int64_t>>& smallKernels()
         {"matmul_f32", {}},
         {"matmul_int8", {}},
         {"pointwise_conv_int8", {}},
+        {"pointwise_conv_int8_tflite", {{"H", 4}, {"W", 8}, {"C", 16}, {"K", 8}}},
     };
     return k;
 }
@@ -264,8 +267,161 @@ TEST(Search, OnGemminiItBeatsTiledMatmulAutoAndTheHandSchedule)
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, SearchOnKernel,
-                         ::testing::Values("conv2d_int8", "conv2d_s2_int8", "dense_int8", "dense_int16", "depthwise_conv_int8", "dwsep_conv",
-                                           "matmul_f32", "matmul_int8", "pointwise_conv_int8"));
+                         ::testing::Values("conv2d_int8", "conv2d_int8_tflite", "conv2d_s2_int8", "dense_int8", "dense_int16",
+                                           "depthwise_conv_int8", "dwsep_conv", "matmul_f32", "matmul_int8", "pointwise_conv_int8",
+                                           "pointwise_conv_int8_tflite"));
+
+namespace {
+
+/// A candidate of a one-stage space, by loop and tensor names: tile factors (identity()'s for
+/// the loops not named), the named loops first in each band, caches as tensor -> (outer loop
+/// position, widened). It must be canonical already.
+search::Candidate candidateOf(const search::SearchSpace& space, const std::map<std::string, int64_t>& tiles,
+                              const std::vector<std::string>& outer, const std::vector<std::string>& inner, int unroll, bool vectorize,
+                              const std::map<std::string, std::pair<int, bool>>& caches = {})
+{
+    const search::SpaceStage& sp = space.stages().at(0);
+    search::Candidate c = space.identity();
+    search::Candidate::Stage& cs = c.stages[0];
+    auto loop = [&](const std::string& n) {
+        for (size_t l = 0; l < sp.loops.size(); ++l)
+            if (sp.loops[l].name == n)
+                return static_cast<int>(l);
+        ADD_FAILURE() << "no loop " << n;
+        return 0;
+    };
+    for (const auto& [n, t] : tiles)
+        cs.tile[static_cast<size_t>(loop(n))] = t;
+    auto order = [&](const std::vector<std::string>& names, std::vector<int>& o) {
+        std::vector<int> first;
+        for (const auto& n : names)
+            first.push_back(loop(n));
+        for (int l : o)
+            if (std::find(first.begin(), first.end(), l) == first.end())
+                first.push_back(l);
+        o = first;
+    };
+    order(outer, cs.outerOrder);
+    order(inner, cs.innerOrder);
+    for (size_t t = 0; t < sp.tensors.size(); ++t) {
+        auto it = caches.find(sp.tensors[t].name);
+        if (it != caches.end()) {
+            cs.cacheAt[t] = it->second.first;
+            cs.widen[t] = it->second.second;
+        }
+    }
+    cs.unroll = unroll;
+    cs.vectorize = vectorize;
+    search::Candidate before = c;
+    space.canonicalize(c);
+    EXPECT_EQ(before, c) << "not canonical: " << search::candidateToText(before) << " -> " << search::candidateToText(c);
+    return c;
+}
+
+/// The figures of a shipped schedule, and whether the candidate's evaluation gives them.
+void expectShippedFigures(const std::string& schedule, const search::Candidate& c, const search::SearchSpace& space)
+{
+    auto o = sched::openSchedule(test::sourceDir() + "/examples/schedules/" + schedule + ".sched.yaml",
+                                 [](const std::string& n, const std::string& d) { return hw::resolveTarget(n, d); });
+    ASSERT_TRUE(o.ok()) << o.errorText();
+    const sched::Program& shipped = o->program;
+    search::Evaluation e = search::Evaluator(space).evaluate(c);
+    ASSERT_EQ(e.status, search::Evaluation::Status::Ok) << e.reason;
+    EXPECT_EQ(e.repairs, 0);
+    EXPECT_EQ(e.figures, replayed(shipped, shipped.trace)) << schedule << " against " << search::candidateToText(c);
+}
+
+} // namespace
+
+TEST(Search, TheSpaceHoldsTheShippedTfliteDspSchedules)
+{
+    // depthwise_conv_int8_tflite_dsp unrolls r and s, whole loops outside its inner tile loops
+    // (outer-band loops), and pointwise_conv_int8_tflite_dsp widens I and F to int16: both are
+    // points of the space, with the figures the shipped schedules have.
+    {
+        search::SearchSpace space(program("depthwise_conv_int8_tflite"));
+        search::Candidate c = candidateOf(space, {{"n", 1}, {"h", 1}, {"w", 2}, {"c", 4}, {"r", 1}, {"s", 1}},
+                                          {"n", "c", "h", "w", "r", "s"}, {"w", "c"}, 3, true);
+        const auto steps = space.steps(c);
+        int outerUnrolled = 0;
+        for (const auto& st : steps)
+            outerUnrolled += st.primitive == sched::Primitive::Unroll && (st.loops[0] == "r" || st.loops[0] == "s");
+        EXPECT_EQ(outerUnrolled, 2);
+        expectShippedFigures("depthwise_conv_int8_tflite_dsp", c, space);
+        // No outer loop is unrolled around a cache: with F cached in the body of s, nothing
+        // beyond the inner loops is unrolled.
+        search::Candidate cached = c;
+        const auto& tensors = space.stages()[0].tensors;
+        const size_t f = static_cast<size_t>(std::find_if(tensors.begin(), tensors.end(), [](const auto& t) { return t.name == "F"; }) - tensors.begin());
+        ASSERT_LT(f, tensors.size());
+        cached.stages[0].cacheAt[f] = 6;  // the body of s: n, c.outer, h, w.outer, r, s
+        space.canonicalize(cached);
+        EXPECT_EQ(cached.stages[0].unroll, 1) << search::candidateToText(cached);
+    }
+    {
+        search::SearchSpace space(program("pointwise_conv_int8_tflite"));
+        search::Candidate c = candidateOf(space, {{"n", 1}, {"h", 1}, {"w", 4}, {"k", 2}, {"c", 4}}, {"n", "h", "w", "k", "c"}, {"w", "k", "c"}, 2,
+                                          true, {{"I", {2, true}}, {"F", {0, true}}});
+        expectShippedFigures("pointwise_conv_int8_tflite_dsp", c, space);
+    }
+}
+
+TEST(Search, WidenedCachesAreInTheSpaceAndVerify)
+{
+    // The tflite_dsp schedules hold their int8 input and weights as int16 in SRAM (cache_read
+    // with dtype int16). The space draws such caches for the int8 operands of a stage on the
+    // DSP path, never for the int32 bias or the output, never double-buffered; they replay,
+    // verify and analyse without an error, and their text form survives a round trip.
+    const sched::Program base = program("conv2d_int8_tflite", smallKernels().at("conv2d_int8_tflite"));
+    search::SearchSpace space(base);
+    const auto& sp = space.stages().at(0);
+    for (const auto& t : sp.tensors)
+        EXPECT_EQ(t.widenable, t.name == "I" || t.name == "F") << t.name;
+    search::Evaluator ev(space);
+    std::mt19937_64 rng(5);
+    int widened = 0, vectorized = 0;
+    for (int i = 0; i < 400 && widened < 12; ++i) {
+        search::Candidate c = space.sample(rng);
+        bool any = false;
+        for (size_t t = 0; t < sp.tensors.size(); ++t) {
+            any = any || c.stages[0].widen[t];
+            if (c.stages[0].widen[t]) {
+                EXPECT_FALSE(c.stages[0].doubleBuffer[t]) << search::candidateToText(c);
+            }
+        }
+        if (!any)
+            continue;
+        search::Candidate back;
+        ASSERT_TRUE(search::candidateFromText(search::candidateToText(c), space, back)) << search::candidateToText(c);
+        EXPECT_EQ(back, c);
+        search::Evaluation e = ev.evaluate(c);
+        if (e.status == search::Evaluation::Status::Pruned)
+            continue;
+        ASSERT_EQ(e.status, search::Evaluation::Status::Ok) << e.reason;
+        bool inTrace = false;
+        for (size_t t = 0; t < sp.tensors.size(); ++t) {
+            if (e.candidate.stages[0].widen[t])
+                inTrace = inTrace || std::any_of(e.steps.begin(), e.steps.end(), [&](const sched::Step& s) {
+                              return s.primitive == sched::Primitive::CacheRead && s.tensor == sp.tensors[t].name && s.dtype == "int16";
+                          });
+        }
+        if (!inTrace)
+            continue;  // repaired away
+        ++widened;
+        vectorized += e.candidate.stages[0].vectorize;
+        sched::ApplyResult r = sched::replay(base.kernel, base.target, e.steps);
+        ASSERT_TRUE(r.ok()) << r.error().str();
+        EXPECT_EQ(replayed(base, e.steps), e.figures);
+        verify::VerifyResult v = verify::verifyProgram(r.program(), 3);
+        EXPECT_TRUE(v.ok) << search::candidateToText(e.candidate) << ": " << v.message;
+    }
+    EXPECT_GE(widened, 12);
+    EXPECT_GE(vectorized, 1);
+    // Without the DSP extension (gemmini-16x16's host: dsp false) there is no widening.
+    search::SearchSpace plain(program("conv2d_int8_tflite", smallKernels().at("conv2d_int8_tflite"), "gemmini-16x16"));
+    for (const auto& t : plain.stages().at(0).tensors)
+        EXPECT_FALSE(t.widenable) << t.name;
+}
 
 TEST(Search, FrontIsParetoAndBestIsTheObjectiveMinimum)
 {
