@@ -221,6 +221,7 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
     Input* in = &input;
     opt.timeLimitSeconds = a.seconds;
     opt.threads = a.threads;
+    opt.distinct = a.measureTop;
     std::unique_ptr<WorkspaceSink> sink;
     if (ws) {
         if (!stored) {
@@ -272,33 +273,32 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
     const search::SearchPoint& best = r.front[static_cast<size_t>(r.best)];
     search::Figures current = search::explainPoint(in->program, in->program.trace).current;
 
-    // --measure-top N: the N best for the objective, measured on qemu, ranked by the measurement.
+    // --measure-top N: the best points for the objective of the N best register blocks (on the
+    // front or not: SearchResult::distinct), measured on qemu, ranked by the measurement.
     struct Measured {
-        int point;
+        const search::SearchPoint* pt;
+        int front;  ///< its row in the front, or -1
         codegen::Measurement m;
     };
     std::vector<Measured> measured;
     if (a.measureTop > 0) {
-        std::vector<int> order(r.front.size());
-        for (size_t i = 0; i < order.size(); ++i)
-            order[i] = static_cast<int>(i);
-        std::stable_sort(order.begin(), order.end(), [&](int x, int y) {
-            return search::objectiveValue(opt.objective, r.front[x].figures) < search::objectiveValue(opt.objective, r.front[y].figures);
-        });
-        order.resize(std::min<size_t>(order.size(), static_cast<size_t>(a.measureTop)));
         std::vector<lower::LoopNest> nests;
-        for (int i : order)
-            nests.push_back(lower::lower(sched::replay(in->base.kernel, in->base.target, r.front[i].trace).program()));
+        for (const auto& pt : r.distinct)
+            nests.push_back(lower::lower(sched::replay(in->base.kernel, in->base.target, pt.trace).program()));
         std::vector<const lower::LoopNest*> ptrs;
         for (const auto& n : nests)
             ptrs.push_back(&n);
         std::vector<codegen::Measurement> ms = codegen::measureBatchOnQemu(ptrs, in->base.target->name);
-        for (size_t i = 0; i < order.size(); ++i) {
+        for (size_t i = 0; i < r.distinct.size(); ++i) {
             if (!ms[i].ok) {
                 err << "--measure-top: " << ms[i].error << "\n";
                 return kExitBadInput;
             }
-            measured.push_back({order[i], ms[i]});
+            int row = -1;
+            for (size_t f = 0; f < r.front.size(); ++f)
+                if (r.front[f].index == r.distinct[i].index)
+                    row = static_cast<int>(f);
+            measured.push_back({&r.distinct[i], row, ms[i]});
         }
         std::stable_sort(measured.begin(), measured.end(),
                          [](const Measured& x, const Measured& y) { return x.m.kernelInstructions + x.m.copyInstructions < y.m.kernelInstructions + y.m.copyInstructions; });
@@ -315,17 +315,17 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
             err << "--measured-out: cannot create " << a.measuredOut << ": " << ec.message() << "\n";
             return kExitBadInput;
         }
-        auto pathOf = [&](const Measured& m) { return (fs::path(a.measuredOut) / ("point-" + std::to_string(m.point) + ".sched.yaml")).string(); };
+        auto pathOf = [&](const Measured& m) { return (fs::path(a.measuredOut) / ("point-" + std::to_string(m.pt->index) + ".sched.yaml")).string(); };
         for (const auto& m : measured)
             if (!a.force && fs::exists(pathOf(m), ec)) {
                 err << pathOf(m) << " exists; pass --force to replace it\n";
                 return kExitBadInput;
             }
         for (const auto& m : measured) {
-            const search::SearchPoint& pt = r.front[static_cast<size_t>(m.point)];
+            const search::SearchPoint& pt = *m.pt;
             const long long insns = m.m.kernelInstructions + m.m.copyInstructions;
-            const std::string desc = "found by loopscope-cli search (objective " + a.objective + ", seed " + std::to_string(a.seed) + "), point "
-                + std::to_string(m.point) + ": predicted " + std::to_string(pt.figures.instructions) + " instructions, measured "
+            const std::string desc = "found by loopscope-cli search (objective " + a.objective + ", seed " + std::to_string(a.seed) + "), candidate "
+                + std::to_string(pt.index) + ": predicted " + std::to_string(pt.figures.instructions) + " instructions, measured "
                 + std::to_string(insns) + " (kernel " + std::to_string(m.m.kernelInstructions) + ", copies "
                 + std::to_string(m.m.copyInstructions) + ") on " + m.m.machine;
             std::string error;
@@ -337,7 +337,7 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
     }
 
     if (!a.out.empty()) {
-        const search::SearchPoint& chosen = measured.empty() ? best : r.front[static_cast<size_t>(measured.front().point)];
+        const search::SearchPoint& chosen = measured.empty() ? best : *measured.front().pt;
         std::string error;
         std::string desc = "found by loopscope-cli search (objective " + a.objective + ", seed " + std::to_string(a.seed) + ")";
         if (!writeSchedule(*in, chosen.trace, a.out, desc, a.force, error)) {
@@ -376,12 +376,16 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
         if (!measured.empty()) {
             j["measured"] = nlohmann::ordered_json::array();
             for (const auto& m : measured) {
-                const auto& f = r.front[static_cast<size_t>(m.point)].figures;
+                const auto& f = m.pt->figures;
                 long long insns = m.m.kernelInstructions + m.m.copyInstructions;
-                j["measured"].push_back({{"point", m.point}, {"machine", m.m.machine}, {"kernel_instructions", m.m.kernelInstructions},
-                                         {"copy_instructions", m.m.copyInstructions}, {"model_cycles", f.cycles},
-                                         {"predicted_instructions", f.instructions},
-                                         {"model_error", insns ? (static_cast<double>(f.instructions) - static_cast<double>(insns)) / static_cast<double>(insns) : 0.0}});
+                nlohmann::ordered_json steps = nlohmann::ordered_json::array();
+                for (const auto& st : m.pt->trace)
+                    steps.push_back(sched::describe(st));
+                j["measured"].push_back({{"point", m.front}, {"candidate", m.pt->index}, {"machine", m.m.machine},
+                                         {"kernel_instructions", m.m.kernelInstructions}, {"copy_instructions", m.m.copyInstructions},
+                                         {"model_cycles", f.cycles}, {"predicted_instructions", f.instructions},
+                                         {"model_error", insns ? (static_cast<double>(f.instructions) - static_cast<double>(insns)) / static_cast<double>(insns) : 0.0},
+                                         {"trace", steps}});
             }
         }
         out << j.dump(2) << "\n";
@@ -426,19 +430,21 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
                   in->program.trace.size());
     out << line;
     if (!measured.empty()) {
-        out << "\nMeasured on qemu (" << measured.front().m.machine << "), best first:\n";
-        std::snprintf(line, sizeof line, "%4s %14s %14s %14s %10s %14s\n", "#", "instructions", "(copies)", "predicted", "model err", "model cycles");
+        out << "\nMeasured on qemu (" << measured.front().m.machine << "): the best point of each of the " << measured.size()
+            << " best register blocks, best first (#: its row in the front, - when it is not on it):\n";
+        std::snprintf(line, sizeof line, "%4s %10s %14s %14s %14s %10s %14s\n", "#", "candidate", "instructions", "(copies)", "predicted", "model err",
+                      "model cycles");
         out << line;
         for (const auto& m : measured) {
-            const auto& f = r.front[static_cast<size_t>(m.point)].figures;
+            const auto& f = m.pt->figures;
             long long insns = m.m.kernelInstructions + m.m.copyInstructions;
-            std::snprintf(line, sizeof line, "%4d %14lld %14lld %14lld %+9.1f%% %14lld\n", m.point + 1, insns, m.m.copyInstructions,
-                          static_cast<long long>(f.instructions), insns ? 100.0 * (static_cast<double>(f.instructions) - insns) / insns : 0.0,
-                          static_cast<long long>(f.cycles));
+            std::snprintf(line, sizeof line, "%4s %10lld %14lld %14lld %14lld %+9.1f%% %14lld\n", m.front >= 0 ? std::to_string(m.front + 1).c_str() : "-",
+                          static_cast<long long>(m.pt->index), insns, m.m.copyInstructions, static_cast<long long>(f.instructions),
+                          insns ? 100.0 * (static_cast<double>(f.instructions) - insns) / insns : 0.0, static_cast<long long>(f.cycles));
             out << line;
         }
     }
-    const search::SearchPoint& shown = measured.empty() ? best : r.front[static_cast<size_t>(measured.front().point)];
+    const search::SearchPoint& shown = measured.empty() ? best : *measured.front().pt;
     out << "\nBest for " << search::objectiveName(opt.objective) << (measured.empty() ? "" : " (by measurement)") << ", and what it changes:\n";
     search::PointExplanation ex = search::explainPoint(in->program, shown.trace);
     if (ex.commonSteps > 0)

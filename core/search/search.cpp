@@ -125,6 +125,35 @@ SearchResult runSearch(const sched::Program& base, const SearchOptions& opt, Sea
         for (const auto& p : parents)
             seen.insert(p.candidate.hash());
     }
+    // The best points of the best register blocks (SearchOptions::distinct), by the objective.
+    struct Block {
+        uint64_t key;
+        double value;
+        SearchPoint point;
+    };
+    std::vector<Block> blocks;
+    auto offer = [&](const SearchPoint& p) {
+        if (opt.distinct <= 0)
+            return;
+        const uint64_t key = space.blockKey(p.candidate);
+        const double v = objectiveValue(opt.objective, p.figures);
+        // Equal figures in every dimension: the same schedule written two ways (a loop of one
+        // iteration split or unrolled), one block whatever the keys say.
+        auto same = std::find_if(blocks.begin(), blocks.end(), [&](const Block& b) { return b.key == key || b.point.figures == p.figures; });
+        if (same != blocks.end()) {
+            if (v < same->value)
+                *same = {key, v, p};
+        } else if (blocks.size() < static_cast<size_t>(opt.distinct)) {
+            blocks.push_back({key, v, p});
+        } else {
+            auto worst = std::max_element(blocks.begin(), blocks.end(), [](const Block& a, const Block& b) { return a.value < b.value; });
+            if (v < worst->value)
+                *worst = {key, v, p};
+        }
+    };
+    if (resume)
+        for (const auto& p : resume->front)
+            offer(p);
     const int64_t evaluatedBefore = prog.evaluated;
     const int threads = opt.threads > 0 ? opt.threads : std::max(1u, std::thread::hardware_concurrency());
     const int batchSize = std::max(1, opt.batchSize);
@@ -248,6 +277,7 @@ SearchResult runSearch(const sched::Program& base, const SearchOptions& opt, Sea
             p.candidate = std::move(s.eval.candidate);
             p.trace = std::move(s.eval.steps);
             p.figures = s.eval.figures;
+            offer(p);
             if (front.insert(p) && sink)
                 sink->pointFound(p);
         }
@@ -278,6 +308,9 @@ SearchResult runSearch(const sched::Program& base, const SearchOptions& opt, Sea
                                       : "no feasible schedule among " + std::to_string(prog.drawn) + " candidates";
     res.front = front.sorted();
     res.best = bestIndex(opt.objective, res.front);
+    std::stable_sort(blocks.begin(), blocks.end(), [](const Block& a, const Block& b) { return a.value < b.value; });
+    for (auto& b : blocks)
+        res.distinct.push_back(std::move(b.point));
     res.progress = prog;
     res.state.batches = prog.batches;
     res.state.front = front.points();

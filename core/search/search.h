@@ -35,6 +35,11 @@ struct SearchOptions {
     int threads = 0;                ///< 0: every core
     uint64_t seed = 1;
     int batchSize = 256;            ///< candidates per batch (the unit of determinism)
+    /// Also keep the best points for the objective with `distinct` different register blocks
+    /// (SearchSpace::blockKey; SearchResult::distinct), on the front or not: what --measure-top
+    /// measures, so that N measurements are not spent on N cache placements of one inner loop,
+    /// whose model errors are alike. 0: none kept.
+    int distinct = 0;
     /// Tests only: called on the worker thread before each candidate is evaluated; an exception
     /// it throws is handled as one from the evaluator (the candidate is rejected, the run goes on).
     std::function<void(const Candidate&)> beforeEvaluate;
@@ -96,6 +101,10 @@ struct SearchResult {
     bool timedOut = false;
     bool budgetReached = false;
     std::vector<std::string> defects;  ///< reasons of rejected candidates (at most a few)
+    /// SearchOptions::distinct: the best point for the objective of each of the best register
+    /// blocks, best first. Kept as the points are merged (deterministic like the front); a
+    /// resumed run starts it from the front it resumes.
+    std::vector<SearchPoint> distinct;
 };
 
 /// Runs a search over the space of `base` (the program after the pinned steps). `cancel`,

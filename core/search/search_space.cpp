@@ -79,6 +79,41 @@ uint64_t Candidate::hash() const
     return h;
 }
 
+uint64_t SearchSpace::blockKey(const Candidate& c) const
+{
+    uint64_t h = 1469598103934665603ull;
+    auto mix = [&h](int64_t v) {
+        h ^= static_cast<uint64_t>(v) + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+        h *= 1099511628211ull;
+    };
+    for (size_t s = 0; s < m_stages.size(); ++s) {
+        const Candidate::Stage& cs = c.stages[s];
+        const Bands b = bands(c, static_cast<int>(s));
+        for (int64_t t : cs.tile) mix(t);
+        mix(-7);
+        // The unrolled loops as a set: their order only orders the straight-line copies.
+        const std::vector<UnrollLoop> u = unrollable(c, static_cast<int>(s), b);
+        std::vector<int> unrolled;
+        for (int i = 0; i < cs.unroll && i < static_cast<int>(u.size()); ++i)
+            unrolled.push_back(u[static_cast<size_t>(i)].outer ? 1000 + u[static_cast<size_t>(i)].loop : u[static_cast<size_t>(i)].loop);
+        for (int l : b.inner)
+            if (std::find(unrolled.begin(), unrolled.end(), l) == unrolled.end())
+                mix(l);
+        mix(-11);
+        std::sort(unrolled.begin(), unrolled.end());
+        for (int l : unrolled) mix(l);
+        mix(-13);
+        mix(cs.vectorize);
+        for (uint8_t w : cs.widen) mix(w);
+        mix(cs.computeAt);
+        mix(cs.tensorize);
+        mix(cs.dataflow);
+        for (int64_t t : cs.tile2) mix(t);
+        mix(-17);
+    }
+    return h;
+}
+
 SearchSpace::SearchSpace(const sched::Program& base, SpaceOptions options)
     : m_base(base), m_options(options)
 {

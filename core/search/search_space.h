@@ -154,6 +154,14 @@ public:
     };
     std::vector<UnrollLoop> unrollable(const Candidate& c, int stage, const Bands& b) const;
 
+    /// The candidate's register blocks as a hash: per stage the tile factors, the inner loops
+    /// kept as loops in order, the set of loops unrolled, vectorize, widening, computeAt and the
+    /// array mapping, but not the outer order, the order of the unrolled copies nor where
+    /// tensors are cached. Points with one key run the same innermost
+    /// code, and the instruction model's error on them is much the same (--measure-top measures
+    /// one of each).
+    uint64_t blockKey(const Candidate& c) const;
+
     /// The number of distinct loop structures and placements, roughly (log10), for messages.
     double log10Size() const;
 

@@ -24,6 +24,7 @@
 #include <chrono>
 #include <filesystem>
 #include <map>
+#include <set>
 
 using namespace loopscope;
 
@@ -421,6 +422,46 @@ TEST(Search, WidenedCachesAreInTheSpaceAndVerify)
     search::SearchSpace plain(program("conv2d_int8_tflite", smallKernels().at("conv2d_int8_tflite"), "gemmini-16x16"));
     for (const auto& t : plain.stages().at(0).tensors)
         EXPECT_FALSE(t.widenable) << t.name;
+}
+
+TEST(Search, DistinctKeepsTheBestPointOfEachOfTheBestRegisterBlocks)
+{
+    // What --measure-top measures: the best points for the objective of the N best register
+    // blocks (SearchSpace::blockKey), best first, the overall best among them; the same whatever
+    // the thread count. Cache placements of one block do not take two places.
+    const sched::Program base = program("dense_int8");
+    search::SearchOptions o = budget(1536, 1, 3);
+    o.objective = search::Objective::Instructions;
+    o.distinct = 5;
+    const search::SearchResult r = search::runSearch(base, o);
+    ASSERT_TRUE(r.feasible);
+    ASSERT_EQ(r.distinct.size(), 5u);
+    search::SearchSpace space(base);
+    std::set<uint64_t> keys;
+    for (size_t i = 0; i < r.distinct.size(); ++i) {
+        const search::SearchPoint& p = r.distinct[i];
+        EXPECT_TRUE(keys.insert(space.blockKey(p.candidate)).second) << i;
+        EXPECT_EQ(replayed(base, p.trace), p.figures) << i;
+        if (i > 0)
+            EXPECT_LE(r.distinct[i - 1].figures.instructions, p.figures.instructions);
+    }
+    EXPECT_EQ(r.distinct.front().figures.instructions, r.front[static_cast<size_t>(r.best)].figures.instructions);
+    // Some of them are not on the front: a block whose best point another block's dominates.
+    int offFront = 0;
+    for (const auto& p : r.distinct)
+        offFront += std::none_of(r.front.begin(), r.front.end(), [&](const search::SearchPoint& f) { return f.index == p.index; });
+    EXPECT_GT(offFront, 0);
+    o.threads = 2;
+    const search::SearchResult r2 = search::runSearch(base, o);
+    ASSERT_EQ(r2.distinct.size(), r.distinct.size());
+    for (size_t i = 0; i < r.distinct.size(); ++i)
+        EXPECT_EQ(r2.distinct[i].index, r.distinct[i].index);
+    // The key ignores where tensors are cached and the order of unrolled copies.
+    search::Candidate c = r.distinct.front().candidate, d = c;
+    for (auto& at : d.stages[0].cacheAt)
+        at = at < 0 ? 0 : -1;
+    space.canonicalize(d);
+    EXPECT_EQ(space.blockKey(c), space.blockKey(d));
 }
 
 TEST(Search, FrontIsParetoAndBestIsTheObjectiveMinimum)
