@@ -193,6 +193,7 @@ struct CodeLoop {
         double accesses;   ///< stack accesses per iteration per register spilled
         bool fp;           ///< in the FPU's registers (float32 values)
         bool whole;        ///< spilled as one group (live across the unrolled body), else one by one
+        bool address = false;  ///< invariant addresses (addressesAlways): spilled first, one by one, leaving the rest as it was
     };
     std::vector<SharedValues> sharedOperands;
     /// DSP operands that do not change in the loop (dspBody): their events (kInvariantFeatures)
@@ -200,6 +201,14 @@ struct CodeLoop {
     /// would hold.
     std::array<double, 4> invariantInLoop{}, invariantHoisted{};
     double invariantRegisters = 0;
+    /// Addresses of DSP word loads that do not change in the loop but stay in it, per
+    /// iteration (addressesAlways: under a guard, never taken out; addressesUnlessHoisted: left
+    /// in when the operands' registers do not fit, invariantRegisters): GCC's tree-level
+    /// invariant motion takes the address computations out whatever the registers, one register
+    /// each (depthwise_conv_int8_tflite_dsp: each of F's 9 tap addresses reloaded from the stack
+    /// before its load).
+    double addressesAlways = 0, addressesUnlessHoisted = 0;
+    double addressLoadsAlways = 0, addressLoadsUnlessHoisted = 0;  ///< their loads per iteration
 };
 
 /// The events of a DSP operand's loads and unpacking or packing (CodeLoop::invariantInLoop).
@@ -1135,7 +1144,7 @@ private:
         m_enclosingStmt.pop_back();
         m_charged.erase(id);
         if (kept) {
-            const CodeLoop L = std::move(m_code.back());
+            CodeLoop L = std::move(m_code.back());
             m_code.pop_back();
             const double it = static_cast<double>(L.iterations);
             m_f[InsnFeature::LoopEntry] += entries;
@@ -1169,6 +1178,12 @@ private:
             const bool hoists = live + L.invariantRegisters <= kAllocatableRegisters;
             for (size_t i = 0; i < std::size(kInvariantFeatures); ++i)
                 m_f[kInvariantFeatures[i]] += (hoists ? L.invariantHoisted : L.invariantInLoop)[i];
+            // The invariant addresses of the loads left in the loop: a register each, reloaded
+            // before its load when spilled (one access per iteration).
+            const double addresses = L.addressesAlways + (hoists ? 0 : L.addressesUnlessHoisted);
+            const double addressLoads = L.addressLoadsAlways + (hoists ? 0 : L.addressLoadsUnlessHoisted);
+            if (addresses > 0)
+                L.sharedOperands.push_back({addresses, addressLoads / addresses, false, false, true});
             if (!m_shapes[id].keptInside) {
                 // Register pressure in the innermost kept loop: the accumulators kept in registers
                 // across its iterations, its pointers and guard expressions, the counter and two
@@ -1223,11 +1238,12 @@ private:
             double registers;
             bool accumulator;
             bool whole;
+            bool address = false;
         };
         std::vector<Candidate> candidates{{2 * L.accumulatorSites, accumulators, true, false}};
         for (const CodeLoop::SharedValues& v : L.sharedOperands)
             if (v.fp == fp)
-                candidates.push_back({v.accesses, v.registers, false, v.whole});
+                candidates.push_back({v.accesses, v.registers, false, v.whole, v.address});
         std::stable_sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) { return a.accesses < b.accesses; });
         bool first = true;
         for (const Candidate& c : candidates) {
@@ -1236,7 +1252,7 @@ private:
             if (c.registers <= 0)
                 continue;
             const double spilled = c.whole && first ? c.registers : std::min(excess, c.registers);
-            first = false;
+            first = first && c.address;  // the addresses leave the other values' order as it was
             // Spill is a reload and a store (two accesses) per site, SpillReload one access.
             m_f[c.accumulator ? InsnFeature::Spill : InsnFeature::SpillReload] += it * spilled * (c.accumulator ? c.accesses / 2 : c.accesses);
             excess -= spilled;
@@ -1266,7 +1282,18 @@ private:
             sharedOperand(slots, d.int8 ? 2 : 1, false, !d.int8 && o->stride == 1);
             // A load under a guard inside the loop is not taken out (it might fault where the
             // guard fails: random #100398 reloads and repacks F in its guarded ow.inner loop).
-            const double hoisted = kept && !conditionalInLoop() ? evaluations(slots, steps, true) : distinct;
+            const bool conditional = conditionalInLoop();
+            const double hoisted = kept && !conditional ? evaluations(slots, steps, true) : distinct;
+            if (kept && o->stride == 1 && kept->iterations > 0 && evaluations(slots, steps, true) < distinct) {
+                // One address per copy of the unrolled loops inside the kept one that move it
+                // (the guards decide how often each is loaded, not how many there are).
+                double copies = 1;
+                for (size_t i = m_enclosing.size(); i-- > 0 && m_enclosing[i].code < 0;)
+                    if (m_enclosing[i].trips > 1 && std::binary_search(slots.begin(), slots.end(), m_enclosing[i].slot))
+                        copies *= static_cast<double>(m_enclosing[i].trips);
+                (conditional ? kept->addressesAlways : kept->addressesUnlessHoisted) += copies;
+                (conditional ? kept->addressLoadsAlways : kept->addressLoadsUnlessHoisted) += distinct / static_cast<double>(kept->iterations);
+            }
             // The events in kInvariantFeatures' order.
             auto count = [&](double times) {
                 if (o->stride == 1)

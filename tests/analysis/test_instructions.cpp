@@ -275,6 +275,23 @@ TEST(InstructionModel, TheLanesAccumulatorsOfADspLoopHoldRegisters)
     EXPECT_EQ(f[InsnFeature::Spill], 1.0 * 9 * 4096);
 }
 
+TEST(InstructionModel, AddressesOfInvariantLoadsLeftInTheLoopHoldRegisters)
+{
+    // depthwise_conv_int8_tflite_dsp loads F's word of each of its 9 taps under the taps' padding
+    // guards, in every iteration of the w.outer loop (a guarded load is not taken out). The
+    // address does not change in the loop, and GCC's tree-level invariant motion takes its
+    // computation out whatever the registers: 9 more values live (24 against 14), the
+    // addresses the cheapest to keep on the stack, each reloaded before its load (M7 profile:
+    // `ldr r6, [sp, #120]; ldr r2, [r6]` at every tap): a stack reload for each of F's loads in
+    // the loop, 9 per iteration over 4,096 iterations less the 1,520 the padding guards skip at
+    // the edges; the one register still over is an accumulator, as before.
+    const analysis::InsnFeatures f = featuresOf(example("depthwise_conv_int8_tflite_dsp"));
+    EXPECT_EQ(f[InsnFeature::SpillReload], 9.0 * 4096 - 1520);
+    EXPECT_EQ(f[InsnFeature::Spill], 1.0 * 9 * 4096);
+    // dense_int8_dsp's loads all move with its loop: no address is taken out.
+    EXPECT_EQ(featuresOf(example("dense_int8_dsp"))[InsnFeature::SpillReload], 0);
+}
+
 TEST(InstructionModel, GuardedAccumulatorsInvariantInTheLoopArePromotedWithAFlag)
 {
     // The search's conv2d_int8 point from conv2d_int8_dsp (tests/data/instructions): oh (16) and
