@@ -209,6 +209,10 @@ struct CodeLoop {
     /// before its load).
     double addressesAlways = 0, addressesUnlessHoisted = 0;
     double addressLoadsAlways = 0, addressLoadsUnlessHoisted = 0;  ///< their loads per iteration
+    /// Guard checks of values that do not change in the loop, computed before it and compared in
+    /// every iteration: one register each (depthwise_conv_int8_mult_tflite_unrolled: its taps'
+    /// w + s - 1 reloaded from the stack for the compare in each c iteration).
+    double hoistedChecks = 0;
 };
 
 /// The events of a DSP operand's loads and unpacking or packing (CodeLoop::invariantInLoop).
@@ -1038,12 +1042,14 @@ private:
             auto reads = [&](int slot) { return std::find(slots.begin(), slots.end(), slot) != slots.end(); };
             double shared = 1;  // copies of unrolled loops inside the innermost kept loop it does not read
             bool hoisted = false;
+            const Enclosing* keptLoop = nullptr;
             for (size_t i = m_enclosing.size(); i-- > 0;) {
                 const Enclosing& e = m_enclosing[i];
                 if (e.code >= 0) {
                     hoisted = e.trips > 1 && !reads(e.slot);
                     if (hoisted)
                         shared *= static_cast<double>(e.trips);
+                    keptLoop = &e;
                     break;
                 }
                 if (!reads(e.slot))
@@ -1057,6 +1063,13 @@ private:
                 if (hoisted && perExecution > 0) {
                     flagTested = true;
                     flagTests = n;
+                    // The checked value, computed before the loop, is live across it: one
+                    // register per copy of the unrolled loops it reads that checks it.
+                    double copies = 1;
+                    for (size_t i = m_enclosing.size(); i-- > 0 && &m_enclosing[i] != keptLoop;)
+                        if (m_enclosing[i].trips > 1 && reads(m_enclosing[i].slot))
+                            copies *= static_cast<double>(m_enclosing[i].trips);
+                    m_code[keptLoop->code].hoistedChecks += copies * perExecution;
                 }
                 continue;
             }
@@ -1184,6 +1197,8 @@ private:
             const double addressLoads = L.addressLoadsAlways + (hoists ? 0 : L.addressLoadsUnlessHoisted);
             if (addresses > 0)
                 L.sharedOperands.push_back({addresses, addressLoads / addresses, false, false, true});
+            if (L.hoistedChecks > 0)
+                L.sharedOperands.push_back({L.hoistedChecks, 1, false, false, true});
             if (!m_shapes[id].keptInside) {
                 // Register pressure in the innermost kept loop: the accumulators kept in registers
                 // across its iterations, its pointers and guard expressions, the counter and two

@@ -209,8 +209,10 @@ TEST(InstructionModel, OperandsThatGuardedCopiesShareBeyondTheRegistersAreSpille
     // 8 beyond the 14. The group goes to the stack whole, each register reloaded for each oh
     // copy: 128 stack accesses per iteration, 2,304 iterations (measured: 74 reloads and 19
     // stores; counting only the 8 over, 64, left the total 18.3% low, the group 7.1%).
+    // The two padding checks of oh that do not change in the loop (GuardValuesComputedBefore
+    // TheLoopHoldRegisters) add a reload each per iteration.
     const analysis::InsnFeatures spilled = searchFound("search_conv2d_int8_dsp_2");
-    EXPECT_EQ(spilled[InsnFeature::SpillReload], 16.0 * 8 * 2304);
+    EXPECT_EQ(spilled[InsnFeature::SpillReload], 16.0 * 8 * 2304 + 2.0 * 2304);
     EXPECT_EQ(spilled[InsnFeature::Spill], 0);
     // The 2x2 DSP block of dense_int8_dsp shares W's and x's pairs the same way, in one basic
     // block: GCC's scheduler interleaves the copies and nothing is spilled (M7 profile).
@@ -226,11 +228,13 @@ TEST(InstructionModel, ValuesMoreThanTwoCopiesShareStayLiveAndGoToTheStackAsAGro
     // the 16 oh copies, which stay in order: 8 registers live across them, beside the loop's own.
     // Once over, the group goes to the stack whole: each pair reloaded at each of its 16 uses,
     // 128 reloads per iteration, 2,304 iterations (measured: 127 stack accesses per iteration).
+    // (Plus a reload per iteration for each padding check computed before the loop, as above:
+    // 2 here, 1 in the conv2d_s2_int8 pick.)
     const analysis::InsnFeatures conv = searchFound("search_conv2d_int8_dsp_5");
-    EXPECT_EQ(conv[InsnFeature::SpillReload], 8.0 * 16 * 2304);
+    EXPECT_EQ(conv[InsnFeature::SpillReload], 8.0 * 16 * 2304 + 2.0 * 2304);
     // conv2d_s2_int8 the same way with 16 (ow, oh) copies: 1,152 iterations of the oh.outer loop.
     const analysis::InsnFeatures s2 = searchFound("search_conv2d_s2_int8_tiled_1");
-    EXPECT_EQ(s2[InsnFeature::SpillReload], 8.0 * 16 * 1152);
+    EXPECT_EQ(s2[InsnFeature::SpillReload], 8.0 * 16 * 1152 + 1.0 * 1152);
     // Two copies keep shared values live too when each copy is large (more than 8 copies inside):
     // the conv2d_s2_int8 pick's 2 k copies of 8 oh x 3 r copies each. I's values do not depend on
     // k: 24 offsets of 2 unpacked halves, 48 registers, spilled whole, each stored once and
@@ -284,12 +288,26 @@ TEST(InstructionModel, AddressesOfInvariantLoadsLeftInTheLoopHoldRegisters)
     // addresses the cheapest to keep on the stack, each reloaded before its load (M7 profile:
     // `ldr r6, [sp, #120]; ldr r2, [r6]` at every tap): a stack reload for each of F's loads in
     // the loop, 9 per iteration over 4,096 iterations less the 1,520 the padding guards skip at
-    // the edges; the one register still over is an accumulator, as before.
+    // the edges; the one register still over is an accumulator, as before. (With the two
+    // checks of h + r - 1 computed before the loop, GuardValuesComputedBeforeTheLoopHoldRegisters,
+    // two reloads more per iteration.)
     const analysis::InsnFeatures f = featuresOf(example("depthwise_conv_int8_tflite_dsp"));
-    EXPECT_EQ(f[InsnFeature::SpillReload], 9.0 * 4096 - 1520);
+    EXPECT_EQ(f[InsnFeature::SpillReload], 9.0 * 4096 - 1520 + 2.0 * 4096);
     EXPECT_EQ(f[InsnFeature::Spill], 1.0 * 9 * 4096);
     // dense_int8_dsp's loads all move with its loop: no address is taken out.
     EXPECT_EQ(featuresOf(example("dense_int8_dsp"))[InsnFeature::SpillReload], 0);
+}
+
+TEST(InstructionModel, GuardValuesComputedBeforeTheLoopHoldRegisters)
+{
+    // depthwise_conv_int8_mult_tflite_unrolled: the padding guards of its unrolled 3x3 taps do
+    // not change in the c loop (2,048 iterations); their values are computed before it and
+    // compared in every iteration, one register per copy that checks one (h + r - 1 for r = 0
+    // and 2, w + s - 1 for s = 0 and 2): 4 beside the loop's 11 (6 pointers, 2 accumulators,
+    // the counter and two temporaries), one over the 14, reloaded for its compare in every
+    // iteration (M7 profile: `ldr r3, [sp, #28]; cmp r3, #15` at the taps).
+    const analysis::InsnFeatures f = featuresOf(example("depthwise_conv_int8_mult_tflite_unrolled"));
+    EXPECT_EQ(f[InsnFeature::SpillReload], 1.0 * 2048);
 }
 
 TEST(InstructionModel, GuardedAccumulatorsInvariantInTheLoopArePromotedWithAFlag)
