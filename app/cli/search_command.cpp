@@ -430,7 +430,7 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
                   in->program.trace.size());
     out << line;
     if (!measured.empty()) {
-        out << "\nMeasured on qemu (" << measured.front().m.machine << "): the best point of each of the " << measured.size()
+        out << "\nMeasured on " << measured.front().m.machine << ": the best point of each of the " << measured.size()
             << " best register blocks, best first (#: its row in the front, - when it is not on it):\n";
         std::snprintf(line, sizeof line, "%4s %10s %14s %14s %14s %10s %14s\n", "#", "candidate", "instructions", "(copies)", "predicted", "model err",
                       "model cycles");
