@@ -47,15 +47,21 @@ sched::Step makeStep(sched::Primitive p, const std::string& stage)
     return s;
 }
 
+/// The hash both Candidate::hash and SearchSpace::blockKey build, one value at a time.
+struct Mixer {
+    uint64_t h = 1469598103934665603ull;
+    void operator()(int64_t v)
+    {
+        h ^= static_cast<uint64_t>(v) + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+        h *= 1099511628211ull;
+    }
+};
+
 } // namespace
 
 uint64_t Candidate::hash() const
 {
-    uint64_t h = 1469598103934665603ull;
-    auto mix = [&h](int64_t v) {
-        h ^= static_cast<uint64_t>(v) + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-        h *= 1099511628211ull;
-    };
+    Mixer mix;
     for (const auto& s : stages) {
         for (int64_t t : s.tile) mix(t);
         for (int o : s.outerOrder) mix(o);
@@ -76,16 +82,12 @@ uint64_t Candidate::hash() const
         for (int64_t t : s.tile2) mix(t);
         mix(-13);
     }
-    return h;
+    return mix.h;
 }
 
 uint64_t SearchSpace::blockKey(const Candidate& c) const
 {
-    uint64_t h = 1469598103934665603ull;
-    auto mix = [&h](int64_t v) {
-        h ^= static_cast<uint64_t>(v) + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-        h *= 1099511628211ull;
-    };
+    Mixer mix;
     for (size_t s = 0; s < m_stages.size(); ++s) {
         const Candidate::Stage& cs = c.stages[s];
         const Bands b = bands(c, static_cast<int>(s));
@@ -111,7 +113,7 @@ uint64_t SearchSpace::blockKey(const Candidate& c) const
         for (int64_t t : cs.tile2) mix(t);
         mix(-17);
     }
-    return h;
+    return mix.h;
 }
 
 SearchSpace::SearchSpace(const sched::Program& base, SpaceOptions options)
