@@ -213,6 +213,8 @@ struct CodeLoop {
     /// every iteration: one register each (depthwise_conv_int8_mult_tflite_unrolled: its taps'
     /// w + s - 1 reloaded from the stack for the compare in each c iteration).
     double hoistedChecks = 0;
+    /// Registers of the DSP operand values that interleaved unrolled copies reuse (dspBody).
+    double blockOperands = 0;
 };
 
 /// The events of a DSP operand's loads and unpacking or packing (CodeLoop::invariantInLoop).
@@ -539,7 +541,10 @@ private:
     /// `interleaves`: a plain int value used as loaded (a scalar int load, a DSP int16 word),
     /// whose copies GCC interleaves however many there are (random #100092's scalar F values
     /// across 4 oh copies; the search's dense_int16 picks).
-    void sharedOperand(const std::vector<int>& slots, double registers, bool fp = false, bool interleaves = false)
+    /// `interleaved` (DSP operands): set to the registers the values reused by interleaved copies
+    /// take at once, the loop of the DSP steps itself left out (0: no copy reuses them, or they
+    /// are counted as shared).
+    void sharedOperand(const std::vector<int>& slots, double registers, bool fp = false, bool interleaves = false, double* interleaved = nullptr)
     {
         size_t kept = m_enclosing.size();
         for (size_t i = m_enclosing.size(); i-- > 0;)
@@ -551,12 +556,20 @@ private:
             return;
         auto reads = [&](const Enclosing& e) { return std::binary_search(slots.begin(), slots.end(), e.slot); };
         double atOnce = 1, values = 1, reuse = 1;
-        bool shared = false;
+        double reusedAtOnce = 1;  // (interleaved) the copies whose values stay live while a copy that does not read them runs
+        bool shared = false, reused = false;
+        const size_t end = m_enclosing.size() - (interleaved ? 1 : 0);
         for (size_t i = kept + 1; i < m_enclosing.size(); ++i) {
             const Enclosing& e = m_enclosing[i];
             if (e.trips <= 1)
                 continue;
             const double t = static_cast<double>(e.trips);
+            if (i < end) {
+                if (!reads(e))
+                    reused = true;
+                else if (reused)
+                    reusedAtOnce *= t;
+            }
             if (!reads(e)) {
                 // Two copies in one basic block are interleaved by GCC's scheduler, which keeps
                 // the live ranges short (kInterleavedCopies); more stay in order, and so do copies
@@ -577,6 +590,8 @@ private:
                     atOnce *= t;
             }
         }
+        if (interleaved)
+            *interleaved = reused && !shared ? reusedAtOnce * registers : 0;
         if (!shared)
             return;
         // Each spilled register holds values/atOnce of the values in turn: a store and a reload
@@ -1187,7 +1202,7 @@ private:
                 m_f[InsnFeature::GuardStream] += it * static_cast<double>(L.guardForms.size());
             // Values live across an iteration: the loop's pointers and guard expressions, the
             // counter and two temporaries, and the accumulators kept in registers.
-            double live = static_cast<double>(L.streams.size() + L.guardForms.size()) + 3;
+            double live = static_cast<double>(L.streams.size() + L.guardForms.size()) + 3 + L.blockOperands;
             for (const auto& [buffer, copies] : L.accumulators)
                 live += copies;
             // DSP operands that do not change in the loop: GCC's loop-invariant motion (RTL,
@@ -1293,7 +1308,12 @@ private:
                 kept = &m_code[m_enclosing[i].code];
                 break;
             }
+        // The values interleaved copies reuse, per operand (sharedOperand): GCC's scheduler keeps
+        // the smaller set live while it works through the other.
+        double blockRegs[2] = {0, 0};
+        int operand = 0;
         for (const codegen::DspOperand* o : {&d.x, &d.y}) {
+            ++operand;
             if (!o->load)
                 continue;  // a pair constant, set up outside the loop
             const codegen::BufferOffset off = codegen::bufferOffset(m_n, o->load->buffer, o->load->index);
@@ -1301,7 +1321,7 @@ private:
             const double distinct = evaluations(slots, steps, false);
             // Registers of one value: an int8 word's two unpacked halves or two packed pairs; an
             // int16 word or pair.
-            sharedOperand(slots, d.int8 ? 2 : 1, false, !d.int8 && o->stride == 1);
+            sharedOperand(slots, d.int8 ? 2 : 1, false, !d.int8 && o->stride == 1, &blockRegs[operand - 1]);
             // A load under a guard inside the loop is not taken out (it might fault where the
             // guard fails: random #100398 reloads and repacks F in its guarded ow.inner loop).
             const bool conditional = conditionalInLoop();
@@ -1337,6 +1357,8 @@ private:
             }
             access(o->load->buffer, off, distinct, o->stride == 1);
         }
+        if (kept)
+            kept->blockOperands = std::max(kept->blockOperands, std::min(blockRegs[0], blockRegs[1]));
         if (d.path == codegen::DspLoop::Path::Lanes) {
             // One SMLABB or SMLATT per lane, each lane its own accumulator.
             m_f[InsnFeature::Smlad] += steps * d.lanes;
