@@ -55,6 +55,15 @@ struct Mixer {
         h ^= static_cast<uint64_t>(v) + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
         h *= 1099511628211ull;
     }
+    /// The producer placement and the array mapping of a stage.
+    void placement(const Candidate::Stage& s)
+    {
+        (*this)(s.computeAt);
+        (*this)(s.tensorize);
+        (*this)(s.dataflow);
+        for (int64_t t : s.tile2)
+            (*this)(t);
+    }
 };
 
 } // namespace
@@ -76,10 +85,7 @@ uint64_t Candidate::hash() const
                 mix(-1000 - static_cast<int64_t>(w));
         mix(s.unroll);
         mix(s.vectorize);
-        mix(s.computeAt);
-        mix(s.tensorize);
-        mix(s.dataflow);
-        for (int64_t t : s.tile2) mix(t);
+        mix.placement(s);
         mix(-13);
     }
     return mix.h;
@@ -107,10 +113,7 @@ uint64_t SearchSpace::blockKey(const Candidate& c) const
         mix(-13);
         mix(cs.vectorize);
         for (uint8_t w : cs.widen) mix(w);
-        mix(cs.computeAt);
-        mix(cs.tensorize);
-        mix(cs.dataflow);
-        for (int64_t t : cs.tile2) mix(t);
+        mix.placement(cs);
         mix(-17);
     }
     return mix.h;
