@@ -193,7 +193,7 @@ struct CodeLoop {
         double accesses;   ///< stack accesses per iteration per register spilled
         bool fp;           ///< in the FPU's registers (float32 values)
         bool whole;        ///< spilled as one group (live across the unrolled body), else one by one
-        bool address = false;  ///< invariant addresses (addressesAlways): spilled first, one by one, leaving the rest as it was
+        bool invariant = false;  ///< values computed before the loop (invariant addresses, guard values): spilled first, one by one, leaving the rest as it was
     };
     std::vector<SharedValues> sharedOperands;
     /// DSP operands that do not change in the loop (dspBody): their events (kInvariantFeatures)
@@ -1030,6 +1030,18 @@ private:
     }
 
     /// The innermost loop the compiled code keeps around the current statement (nullptr: none).
+    /// The copies of the unrolled loops inside the innermost kept loop whose counters `reads`
+    /// (a predicate on a slot) says a value depends on: that many distinct values in one iteration.
+    template <typename Reads>
+    double unrolledCopies(Reads reads) const
+    {
+        double copies = 1;
+        for (size_t i = m_enclosing.size(); i-- > 0 && m_enclosing[i].code < 0;)
+            if (m_enclosing[i].trips > 1 && reads(m_enclosing[i].slot))
+                copies *= static_cast<double>(m_enclosing[i].trips);
+        return copies;
+    }
+
     const Enclosing* innermostKept() const
     {
         for (size_t i = m_enclosing.size(); i-- > 0;)
@@ -1080,11 +1092,7 @@ private:
                     flagTests = n;
                     // The checked value, computed before the loop, is live across it: one
                     // register per copy of the unrolled loops it reads that checks it.
-                    double copies = 1;
-                    for (size_t i = m_enclosing.size(); i-- > 0 && &m_enclosing[i] != keptLoop;)
-                        if (m_enclosing[i].trips > 1 && reads(m_enclosing[i].slot))
-                            copies *= static_cast<double>(m_enclosing[i].trips);
-                    m_code[keptLoop->code].hoistedChecks += copies * perExecution;
+                    m_code[keptLoop->code].hoistedChecks += unrolledCopies(reads) * perExecution;
                 }
                 continue;
             }
@@ -1218,9 +1226,9 @@ private:
             const double addresses = L.addressesAlways + (hoists ? 0 : L.addressesUnlessHoisted);
             const double addressLoads = L.addressLoadsAlways + (hoists ? 0 : L.addressLoadsUnlessHoisted);
             if (addresses > 0)
-                L.sharedOperands.push_back({addresses, addressLoads / addresses, false, false, true});
+                L.sharedOperands.push_back({addresses, addressLoads / addresses, false, false, /*invariant=*/true});
             if (L.hoistedChecks > 0)
-                L.sharedOperands.push_back({L.hoistedChecks, 1, false, false, true});
+                L.sharedOperands.push_back({L.hoistedChecks, 1, false, false, /*invariant=*/true});
             if (!m_shapes[id].keptInside) {
                 // Register pressure in the innermost kept loop: the accumulators kept in registers
                 // across its iterations, its pointers and guard expressions, the counter and two
@@ -1275,12 +1283,12 @@ private:
             double registers;
             bool accumulator;
             bool whole;
-            bool address = false;
+            bool invariant = false;
         };
         std::vector<Candidate> candidates{{2 * L.accumulatorSites, accumulators, true, false}};
         for (const CodeLoop::SharedValues& v : L.sharedOperands)
             if (v.fp == fp)
-                candidates.push_back({v.accesses, v.registers, false, v.whole, v.address});
+                candidates.push_back({v.accesses, v.registers, false, v.whole, v.invariant});
         std::stable_sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) { return a.accesses < b.accesses; });
         bool first = true;
         for (const Candidate& c : candidates) {
@@ -1289,7 +1297,7 @@ private:
             if (c.registers <= 0)
                 continue;
             const double spilled = c.whole && first ? c.registers : std::min(excess, c.registers);
-            first = first && c.address;  // the addresses leave the other values' order as it was
+            first = first && c.invariant;  // values computed before the loop leave the other values' order as it was
             // Spill is a reload and a store (two accesses) per site, SpillReload one access.
             m_f[c.accumulator ? InsnFeature::Spill : InsnFeature::SpillReload] += it * spilled * (c.accumulator ? c.accesses / 2 : c.accesses);
             excess -= spilled;
@@ -1325,14 +1333,12 @@ private:
             // A load under a guard inside the loop is not taken out (it might fault where the
             // guard fails: random #100398 reloads and repacks F in its guarded ow.inner loop).
             const bool conditional = conditionalInLoop();
-            const double hoisted = kept && !conditional ? evaluations(slots, steps, true) : distinct;
-            if (kept && o->stride == 1 && kept->iterations > 0 && evaluations(slots, steps, true) < distinct) {
+            const double outOfLoop = kept ? evaluations(slots, steps, true) : distinct;  // the loads were they taken out
+            const double hoisted = !conditional ? outOfLoop : distinct;
+            if (kept && o->stride == 1 && kept->iterations > 0 && outOfLoop < distinct) {
                 // One address per copy of the unrolled loops inside the kept one that move it
                 // (the guards decide how often each is loaded, not how many there are).
-                double copies = 1;
-                for (size_t i = m_enclosing.size(); i-- > 0 && m_enclosing[i].code < 0;)
-                    if (m_enclosing[i].trips > 1 && std::binary_search(slots.begin(), slots.end(), m_enclosing[i].slot))
-                        copies *= static_cast<double>(m_enclosing[i].trips);
+                const double copies = unrolledCopies([&](int slot) { return std::binary_search(slots.begin(), slots.end(), slot); });
                 (conditional ? kept->addressesAlways : kept->addressesUnlessHoisted) += copies;
                 (conditional ? kept->addressLoadsAlways : kept->addressLoadsUnlessHoisted) += distinct / static_cast<double>(kept->iterations);
             }
