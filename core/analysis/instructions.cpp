@@ -40,11 +40,16 @@ thread_local int64_t t_enumeratedPoints = 0;
 /// nothing of it folds away in the copies. GCC unrolls two iterations when 2/3 of the two copies'
 /// statements, less those folded away, is no more than the loop's (cunroll's
 /// estimated_unrolled_size, without growth at -O2): with loopBodySize standing for the body's
-/// statements and the loop's own four (counter, exit test) folded, a body of at most 14, and 4
+/// statements and the loop's own four (counter, exit test) folded, a body of at most 13, and 4
 /// more per statement folded away (foldedByPeeling). Measured on the 500 random schedules of
 /// docs/performance.md with `-fdump-tree-cunroll-details` (the size was 18 for every loop before,
-/// which kept random #100262's 2x2 block around an accumulator in a static array: +118%).
-constexpr int kSmallLoopBody = 14;
+/// which kept random #100262's 2x2 block around an accumulator in a static array: +118%); then
+/// 14 until session 10, when GCC's own decisions (`-fopt-info-loop-optimized`: "loop with 2
+/// iterations completely unrolled") were set beside the model's for the 279 two-iteration loops
+/// with nothing kept inside of 343 of those schedules: the one loop of size 4f + 14 is kept
+/// (random #100313's i.inner around two float k copies, -32.5% as unrolled), every one up to
+/// 4f + 12 unrolled, every one from 4f + 16 kept.
+constexpr int kSmallLoopBody = 13;
 /// The same for a DSP loop of two steps. GCC keeps those with an accumulator in memory or a
 /// strided (packed) int8 operand as loops (sizes 16 to 22 here) and unrolls those of contiguous
 /// operands and a register accumulator (5 to 14): measured on the examples, 60 random schedules
@@ -359,6 +364,7 @@ private:
         std::vector<std::pair<int, const std::vector<IndexId>*>> accesses;
         std::vector<int64_t> copies;  // per access: the copies of the unrolled loops around it in the body
         bool splits = false;  // a guard on the loop's counter
+        std::vector<std::pair<int, int64_t>> steps;  // (slot, step) of the DSP loops inside: their counters advance by the lanes
         std::vector<int> read;
         std::function<void(int, int64_t)> collect = [&](int c, int64_t times) {
             const Stmt& b = m_n.stmts[c];
@@ -372,7 +378,12 @@ private:
                     splits = splits || std::find(read.begin(), read.end(), loop.slot) != read.end();
                 }
                 break;
-            case Stmt::Kind::For: inner.push_back(b.slot); times *= std::max<int64_t>(1, m_info[c].trips); break;
+            case Stmt::Kind::For:
+                inner.push_back(b.slot);
+                times *= std::max<int64_t>(1, m_info[c].trips);
+                if (m_info[c].dsp)
+                    steps.push_back({b.slot, m_info[c].trips > 1 ? m_info[c].dsp->lanes : 0});
+                break;
             case Stmt::Kind::Load: accesses.push_back({b.buffer, &b.index}); copies.push_back(times); break;
             case Stmt::Kind::Compute:
             case Stmt::Kind::AccInit:
@@ -417,9 +428,12 @@ private:
                 continue;
             // GCC factors the coefficients' common divisor out of the sum (the offset is
             // (... + v) * 4 when every term is a multiple of 4): v is then not multiplied.
+            // A DSP loop's counter advances by its lanes (and is 0 in a loop of one step).
             int64_t common = 0;
-            for (const auto& [slot, k] : off.coeff)
-                common = std::gcd(common, std::abs(k));
+            for (const auto& term : off.coeff) {
+                auto step = std::find_if(steps.begin(), steps.end(), [&](const auto& st) { return st.first == term.first; });
+                common = std::gcd(common, std::abs(term.second) * (step == steps.end() ? 1 : step->second));
+            }
             if (common != 0 && c / common != 1 && multiplied.insert(c / common).second)
                 ++folded;
             bool constantIndex = true;

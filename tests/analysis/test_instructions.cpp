@@ -169,6 +169,18 @@ TEST(InstructionModel, ATwoIterationLoopWhoseIndexArithmeticFoldsAwayIsUnrolled)
     EXPECT_EQ(twoTripLoopsKept(split, "oh.inner"), std::make_pair(1, 0));
 }
 
+TEST(InstructionModel, ATwoIterationLoopWhoseIndexArithmeticDoesNotFoldIsKept)
+{
+    // i.inner.outer around a DSP loop of one step: the DSP counter is 0 in that step, so 4 is
+    // factored out of the operands' offsets and nothing of i.inner.outer is multiplied; GCC
+    // keeps the loop (size 25, 29 unrolled). Counting the DSP counter's coefficient 1 in the
+    // common divisor found a multiplication folded away and unrolled it.
+    EXPECT_EQ(twoTripLoopsKept(dataNest("two_trip_around_one_dsp_step"), "i.inner.outer"), std::make_pair(1, 1));
+    // i.inner around two float k copies, one folded multiplication: one statement above the
+    // largest body GCC unrolls (size 28, 30 unrolled), kept (kSmallLoopBody 13, not 14).
+    EXPECT_EQ(twoTripLoopsKept(dataNest("two_trip_one_too_large"), "i.inner"), std::make_pair(1, 1));
+}
+
 TEST(InstructionModel, AGuardThatIsAConstantInEveryCopyCostsNothing)
 {
     // 0 <= ow*2 + s - 1 in the unrolled ow and s copies: true in 11 copies, false in one (its code

@@ -26,8 +26,10 @@
 //     21.7% / 32.6%: the median of these 60 rose where the code now runs fewer instructions than
 //     the model counts, while over 500 random schedules every figure improved (docs/performance.md);
 //     after a guard's own induction variable was counted only in loops without an advancing
-//     pointer (session 9), M7 5.9% / 14.7% / 33.1%, M4 5.4% / 14.7% / 32.6%;
-//     the issue asks 5% / 10% / 25%).
+//     pointer (session 9), M7 5.9% / 14.7% / 33.1%, M4 5.4% / 14.7% / 32.6%; after a DSP
+//     loop's counter was counted by its lanes in GCC's common divisor and the largest body of
+//     an unrolled two-iteration loop set one lower (session 10), M7 5.9% / 13.0% / 25.0%, M4
+//     5.4% / 13.0% / 25.0%; the issue asks 5% / 10% / 25%).
 // Tighten the bounds as the model improves; the goal is the issue's figures.
 // Needs arm-none-eabi-gcc and qemu-system-arm (./test.sh installs them); installs nothing.
 #include "support/test_paths.h"
@@ -148,7 +150,7 @@ const std::map<std::string, double> kSearchBounds = {
 struct RandomBounds {
     double median, p95, worst;
 };
-constexpr RandomBounds kRandomBounds{0.062, 0.16, 0.34};
+constexpr RandomBounds kRandomBounds{0.062, 0.14, 0.26};
 /// Spearman over all schedules (the issue: 0.95).
 constexpr double kSpearmanBound = 0.99;
 
