@@ -209,7 +209,7 @@ std::string humanBytes(int64_t b)
     return buf;
 }
 
-int runAnalyze(const std::string& schedule, const std::string& target, bool json, std::ostream& out, std::ostream& err, bool measure)
+int runAnalyze(const std::string& schedule, const std::string& target, bool json, std::ostream& out, std::ostream& err, bool measure, bool loops)
 {
     auto p = programFor(schedule, target, &err);
     if (!p) {
@@ -237,6 +237,8 @@ int runAnalyze(const std::string& schedule, const std::string& target, bool json
                              {"estimated_compute_cycles", r.cycles.compute}};
             addPredictionError(r, measured, j["measured"]);
         }
+        if (loops && r.instructions.available)
+            j["loops"] = loopsJson(analysis::loopDecisions(nest, *p->target));
         out << j.dump(2) << "\n";
         return kExitOk;
     }
@@ -256,7 +258,10 @@ int runAnalyze(const std::string& schedule, const std::string& target, bool json
                   r.bounds.computeCycles > 0 ? static_cast<double>(r.cycles.total) / r.bounds.computeCycles : 0.0);
     out << line;
     std::snprintf(line, sizeof line, "latency  %14.3f  ms\nenergy   %14.3f  uJ\n", r.latencyMs, r.energyUj);
-    out << line << instructionsText(r) << "\n";
+    out << line << instructionsText(r);
+    if (loops && r.instructions.available)
+        out << loopsText(analysis::loopDecisions(nest, *p->target));
+    out << "\n";
     out << "level        capacity        used   used%     read bytes    write bytes\n";
     for (const auto& l : r.levels) {
         std::snprintf(line, sizeof line, "%-10s %10s  %10s  %5.1f%%  %13lld  %13lld\n", l.name.c_str(), humanBytes(l.capacityBytes).c_str(), humanBytes(l.usedBytes).c_str(),
@@ -377,6 +382,10 @@ int runCli(int argc, char** argv, std::ostream& out, std::ostream& err)
     analyzeCmd->add_flag("--json", json, "print JSON");
     bool measure = false;
     analyzeCmd->add_flag("--measure", measure, "also export the kernel, run it on qemu (cortex-m7/m4 targets) and count its instructions");
+    bool loops = false;
+    analyzeCmd->add_flag("--loops", loops,
+                         "also list every loop with how the instruction model expects GCC -O2 to compile it (kept, unrolled, memset), "
+                         "the instructions predicted inside it and the registers its values take (Cortex-M targets)");
 
     std::string outDir;
     bool harness = false;
@@ -434,7 +443,7 @@ int runCli(int argc, char** argv, std::ostream& out, std::ostream& err)
         if (countsCmd->parsed())
             return runCounts(file, json, seed, out, err);
         if (analyzeCmd->parsed())
-            return runAnalyze(file, target, json, out, err, measure);
+            return runAnalyze(file, target, json, out, err, measure, loops);
         if (exportCmd->parsed())
             return runExport(file, outDir, harness, seed, out, err, force, accScale);
         if (targetsCmd->parsed())

@@ -23,7 +23,8 @@ inline constexpr int kExitBadInput = 2;
 int runLower(const std::string& file, const std::string& target, std::ostream& out, std::ostream& err);
 int runVerify(const std::string& schedule, uint64_t seed, std::ostream& out, std::ostream& err);
 int runCounts(const std::string& schedule, bool json, uint64_t seed, std::ostream& out, std::ostream& err);
-int runAnalyze(const std::string& schedule, const std::string& target, bool json, std::ostream& out, std::ostream& err, bool measure = false);
+int runAnalyze(const std::string& schedule, const std::string& target, bool json, std::ostream& out, std::ostream& err, bool measure = false,
+               bool loops = false);
 /// Refuses (exit 2, nothing written) a schedule with error diagnostics (it does not fit the target),
 /// naming them, and refuses to overwrite files in `outDir` that an earlier export did not
 /// write or that were edited since, unless `force`.

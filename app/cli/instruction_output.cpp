@@ -24,6 +24,61 @@ void addPredictionError(const analysis::CostReport& r, const codegen::Measuremen
     out["predicted_total_error"] = relativeError(r.instructions.predicted, m.kernelInstructions + m.copyInstructions);
 }
 
+std::string loopsText(const std::vector<analysis::LoopDecision>& loops)
+{
+    if (loops.empty())
+        return "";
+    std::string out =
+        "\nloops: how GCC -O2 is expected to compile each loop of the exported C; instructions predicted inside the\n"
+        "loops it keeps (nested loops included); in the innermost ones the values live across an iteration against\n"
+        "the registers (beyond them: spilled to the stack)\n"
+        "loop                            entered  iterations  compiled as               body  instructions  registers\n";
+    char line[320];
+    for (const analysis::LoopDecision& d : loops) {
+        const std::string name = std::string(static_cast<size_t>(2 * d.depth), ' ') + d.name;
+        std::string compiled = analysis::compiledName(d.compiled);
+        if (d.dsp)
+            compiled += " (DSP)";
+        char instructions[32] = "";
+        if (d.instructions >= 0)
+            std::snprintf(instructions, sizeof instructions, "%.0f", d.instructions);
+        std::string registers;
+        if (d.registers >= 0) {
+            std::snprintf(line, sizeof line, "%.0f of %.0f", d.registers, analysis::kAllocatableRegisters);
+            registers = line;
+            if (d.registers > analysis::kAllocatableRegisters) {
+                std::snprintf(line, sizeof line, " (%.0f spilled)", d.registers - analysis::kAllocatableRegisters);
+                registers += line;
+            }
+            if (d.fpRegisters > 2) {
+                std::snprintf(line, sizeof line, ", fp %.0f of %.0f", d.fpRegisters, analysis::kFpRegisters);
+                registers += line;
+            }
+        }
+        std::snprintf(line, sizeof line, "%-30s %9lld  %10lld  %-24s %5d  %12s  %s\n", name.c_str(), static_cast<long long>(d.entries),
+                      static_cast<long long>(d.trips), compiled.c_str(), d.bodySize, instructions, registers.c_str());
+        out += line;
+    }
+    return out;
+}
+
+nlohmann::ordered_json loopsJson(const std::vector<analysis::LoopDecision>& loops)
+{
+    nlohmann::ordered_json a = nlohmann::ordered_json::array();
+    for (const analysis::LoopDecision& d : loops) {
+        nlohmann::ordered_json j = {{"name", d.name}, {"depth", d.depth}, {"entered", d.entries}, {"iterations", d.trips},
+                                    {"compiled", analysis::compiledName(d.compiled)}, {"dsp", d.dsp}, {"body_size", d.bodySize}};
+        if (d.instructions >= 0)
+            j["instructions"] = d.instructions;
+        if (d.registers >= 0) {
+            j["registers"] = d.registers;
+            j["fp_registers"] = d.fpRegisters;
+        }
+        a.push_back(std::move(j));
+    }
+    return a;
+}
+
 std::string instructionsText(const analysis::CostReport& r)
 {
     const analysis::InstructionReport& in = r.instructions;

@@ -4,6 +4,7 @@
 
 #include "common/saturating.h"
 
+#include "analysis/cost_report.h"
 #include "analysis/nest_count.h"
 #include "codegen/c_decisions.h"
 
@@ -56,10 +57,6 @@ constexpr int kSmallLoopBody = 13;
 /// and the search's DSP schedules (docs/cost-model.md).
 constexpr int kSmallDspBody = 15;
 
-/// General registers GCC allocates in an Armv7-M loop: r0-r12 and lr.
-constexpr double kAllocatableRegisters = 14;
-/// Single-precision registers of the FPU (FPv4-SP, FPv5): s0-s31, where float values live.
-constexpr double kFpRegisters = 32;
 /// Unrolled copies of a loop that GCC's scheduler interleaves in one basic block, so that a value
 /// they share is used by all of them while it is fresh: two (dense_int8_dsp's 2x2 block, no
 /// spill on the M7). From three copies on the copies stay in the order the C writes them and a
@@ -1264,6 +1261,13 @@ private:
                     (ir::isFloat(m_n.buffers[buffer].dtype) ? fpAccumulators : intAccumulators) += copies;
                 spill(L, it, false, live - fpAccumulators - kAllocatableRegisters, intAccumulators);
                 spill(L, it, true, fpAccumulators + 2 - kFpRegisters, fpAccumulators);
+                if (m_loopFeatures) {
+                    double shared[2] = {0, 0};
+                    for (const CodeLoop::SharedValues& v : L.sharedOperands)
+                        shared[v.fp ? 1 : 0] += v.registers;
+                    (*m_loopFeatures)[record].registers = live - fpAccumulators + shared[0];
+                    (*m_loopFeatures)[record].fpRegisters = fpAccumulators + 2 + shared[1];
+                }
             }
             m_f[InsnFeature::StreamInit] += static_cast<double>(entries) * static_cast<double>(L.streams.size() + L.guardForms.size());
             if (m_loopFeatures) {
@@ -1764,6 +1768,73 @@ int64_t loopTrips(const LoopNest& n, const Stmt& s)
 }
 
 int loopBodySize(const LoopNest& n, int stmt) { return LoopShapes(n)[stmt].size; }
+
+const char* compiledName(LoopDecision::Compiled c)
+{
+    switch (c) {
+    case LoopDecision::Compiled::Loop: return "loop";
+    case LoopDecision::Compiled::UnrolledBySchedule: return "unrolled";
+    case LoopDecision::Compiled::UnrolledByCompiler: return "unrolled by the compiler";
+    case LoopDecision::Compiled::OneIteration: return "one iteration";
+    case LoopDecision::Compiled::Memset: return "memset";
+    }
+    return "loop";
+}
+
+std::vector<LoopDecision> loopDecisions(const LoopNest& n, const hw::Target& target)
+{
+    std::vector<LoopDecision> out;
+    if (n.root < 0)
+        return out;
+    const std::vector<int64_t> execs = statementExecutions(n, target);
+    std::vector<LoopFeatures> loops;
+    instructionFeatures(n, execs, &loops);
+    const std::array<double, kInsnFeatureCount> coeff = insnCoefficients(target);
+    const LoopShapes shapes(n);
+    std::vector<const LoopFeatures*> record(n.stmts.size(), nullptr);
+    for (const LoopFeatures& l : loops)
+        record[static_cast<size_t>(l.stmt)] = &l;
+    std::function<void(int, int)> walk = [&](int id, int depth) {
+        const Stmt& s = n.stmts[static_cast<size_t>(id)];
+        if (s.kind == Stmt::Kind::For) {
+            const LoopShapes::Info& in = shapes[id];
+            LoopDecision d;
+            d.stmt = id;
+            d.name = s.name;
+            d.depth = depth;
+            d.entries = execs[static_cast<size_t>(id)];
+            d.trips = in.trips;
+            d.dsp = in.dsp.has_value();
+            d.bodySize = in.size;
+            using C = LoopDecision::Compiled;
+            if (in.kept)
+                d.compiled = C::Loop;
+            else if (s.loopKind == sched::LoopKind::Unrolled || in.writtenOut)
+                d.compiled = C::UnrolledBySchedule;
+            else if (in.memset && s.extent > 1)
+                d.compiled = C::Memset;
+            else if (in.trips <= 1)
+                d.compiled = C::OneIteration;
+            else
+                d.compiled = C::UnrolledByCompiler;
+            if (const LoopFeatures* r = record[static_cast<size_t>(id)]) {
+                double sum = 0;
+                for (int i = 0; i < kInsnFeatureCount; ++i)
+                    if (!insnFeatureIsCopy(static_cast<InsnFeature>(i)))
+                        sum += r->features.count[static_cast<size_t>(i)] * coeff[static_cast<size_t>(i)];
+                d.instructions = sum;
+                d.registers = r->registers;
+                d.fpRegisters = r->fpRegisters;
+            }
+            out.push_back(std::move(d));
+            ++depth;
+        }
+        for (int c : s.body)
+            walk(c, depth);
+    };
+    walk(n.root, 0);
+    return out;
+}
 bool isMemsetLoop(const LoopNest& n, int stmt) { return LoopShapes(n)[stmt].memset; }
 bool compilerKeepsLoop(const LoopNest& n, int stmt) { return LoopShapes(n)[stmt].kept; }
 

@@ -101,6 +101,12 @@ struct LoopFeatures {
     int stmt = -1;              ///< the For statement
     InsnFeatures features;
     int parent = -1;            ///< the record of the kept loop around it (-1: none)
+    /// An innermost kept loop: the values the model counts live across an iteration in the
+    /// general registers (pointers, guard expressions, counter and temporaries, accumulators,
+    /// operands shared by unrolled copies, invariant addresses) and in the FPU's; those beyond
+    /// the allocatable registers are spilled. -1: a loop with a kept loop inside.
+    double registers = -1;
+    double fpRegisters = -1;
 };
 
 /// Counts the events of the code generated for `nest`. `executions` gives, per statement of the
@@ -121,6 +127,38 @@ int loopBodySize(const lower::LoopNest& nest, int stmt);
 bool compilerKeepsLoop(const lower::LoopNest& nest, int stmt);
 /// Whether a For only zeroes accumulators in memory (GCC -O2 turns it into a call of memset).
 bool isMemsetLoop(const lower::LoopNest& nest, int stmt);
+
+/// General registers GCC allocates in an Armv7-M loop (r0-r12 and lr), and the FPU's
+/// single-precision registers (s0-s31): what an innermost kept loop's live values are held to.
+inline constexpr double kAllocatableRegisters = 14;
+inline constexpr double kFpRegisters = 32;
+
+/// What the instruction model makes of one loop of the nest (`loopscope-cli analyze --loops`):
+/// how the C writes it and how GCC -O2 is expected to compile it, and for the loops the code
+/// keeps the instructions predicted inside them.
+struct LoopDecision {
+    enum class Compiled {
+        Loop,               ///< kept as a loop
+        UnrolledBySchedule, ///< an unroll step (or a vectorized loop the C writes out): straight-line copies
+        UnrolledByCompiler, ///< two iterations around little code: GCC unrolls it completely
+        OneIteration,       ///< one iteration (as the C writes it): no loop
+        Memset,             ///< zeroes an accumulator in memory: a call of memset
+    };
+    int stmt = -1;
+    std::string name;
+    int depth = 0;              ///< For statements around it
+    int64_t entries = 0;        ///< times the loop is entered
+    int64_t trips = 0;          ///< iterations per entry as the C writes them (a DSP loop steps by its lanes)
+    Compiled compiled = Compiled::Loop;
+    bool dsp = false;           ///< vectorized on the DSP path (SMLAD)
+    int bodySize = 0;           ///< loopBodySize
+    double instructions = -1;   ///< kept loops: the predicted kernel instructions inside (nested loops included)
+    double registers = -1;      ///< innermost kept loops: LoopFeatures::registers
+    double fpRegisters = -1;
+};
+const char* compiledName(LoopDecision::Compiled c);
+/// Every For of the nest in the C's order, with the model's decisions and figures on `target`.
+std::vector<LoopDecision> loopDecisions(const lower::LoopNest& nest, const hw::Target& target);
 
 /// The coefficient of each feature on `target` (its calibration, else the defaults).
 std::array<double, kInsnFeatureCount> insnCoefficients(const hw::Target& target);

@@ -538,6 +538,70 @@ TEST(CliExport, RefusesAScheduleWithErrorsUnlessForced)
     fs::remove_all(dir);
 }
 
+// `analyze --loops`: what the instruction model expects GCC -O2 to make of each loop.
+TEST(CliAnalyze, LoopsListWhatTheCompilerIsExpectedToMakeOfEachLoop)
+{
+    auto loopsOf = [](const std::string& schedule) {
+        CliRun r = cli({"analyze", "--json", "--loops", schedule});
+        EXPECT_EQ(r.exitCode, 0) << describe(r);
+        nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
+        EXPECT_FALSE(j.is_discarded()) << r.out;
+        return j;
+    };
+    // i.inner, a two-iteration loop one statement too large to unroll, is kept; k.inner inside
+    // it (two iterations, one multiply-accumulate) is unrolled by the compiler.
+    nlohmann::json j = loopsOf(src("tests/data/analysis/two_trip_one_too_large.sched.yaml"));
+    ASSERT_TRUE(j["loops"].is_array()) << j.dump(1);
+    const nlohmann::json* iInner = nullptr;
+    const nlohmann::json* kInner = nullptr;
+    int depthBefore = -1;
+    for (const auto& l : j["loops"]) {
+        EXPECT_LE(l["depth"].get<int>(), depthBefore + 1) << "the C's order, a child right after its parent";
+        depthBefore = l["depth"].get<int>();
+        if (l["name"] == "i.inner" && l["depth"] == 4)  // in k.outer, i.outer, j.inner: the multiply-accumulates'
+            iInner = &l;
+        if (l["name"] == "k.inner" && iInner && !kInner)
+            kInner = &l;
+    }
+    ASSERT_NE(iInner, nullptr) << j["loops"].dump(1);
+    ASSERT_NE(kInner, nullptr);
+    EXPECT_EQ((*iInner)["compiled"], "loop");
+    EXPECT_EQ((*iInner)["iterations"], 2);
+    EXPECT_GT((*iInner)["instructions"].get<double>(), 0);
+    EXPECT_GT((*iInner)["registers"].get<double>(), 0);  // the innermost kept loop
+    EXPECT_EQ((*kInner)["compiled"], "unrolled by the compiler");
+    EXPECT_FALSE(kInner->contains("instructions"));
+    // Instructions inside a kept loop include its kept loops': the outermost holds nearly all of
+    // the kernel's (the function's prologue, the other nests outside).
+    const double kernel = j["instructions"]["kernel"].get<double>();
+    const double outer = j["loops"][0]["instructions"].get<double>();
+    EXPECT_LE(outer, kernel);
+    EXPECT_GT(outer, 0.9 * kernel);
+    // w.inner around a 2x2 block whose index arithmetic folds away: unrolled by the compiler.
+    j = loopsOf(src("tests/data/analysis/two_trip_folded_index.sched.yaml"));
+    bool folded = false;
+    for (const auto& l : j["loops"])
+        folded = folded || (l["name"] == "w.inner" && l["compiled"] == "unrolled by the compiler");
+    EXPECT_TRUE(folded) << j["loops"].dump(1);
+    // The schedule's unroll steps and the DSP path.
+    j = loopsOf(src("examples/schedules/dense_int8_dsp.sched.yaml"));
+    bool unrolled = false, dsp = false;
+    for (const auto& l : j["loops"]) {
+        unrolled = unrolled || (l["name"] == "b.inner" && l["compiled"] == "unrolled");
+        dsp = dsp || (l["name"] == "i.inner" && l["dsp"] == true);
+    }
+    EXPECT_TRUE(unrolled && dsp) << j["loops"].dump(1);
+    // The table.
+    CliRun text = cli({"analyze", "--loops", src("tests/data/analysis/two_trip_one_too_large.sched.yaml")});
+    ASSERT_EQ(text.exitCode, 0) << describe(text);
+    EXPECT_NE(text.out.find("compiled as"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("unrolled by the compiler"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find(" of 14"), std::string::npos) << text.out;
+    // An accelerator: no instruction model, no loop list.
+    j = loopsOf(src("examples/schedules/gemmini_matmul_int8_128.sched.yaml"));
+    EXPECT_FALSE(j.contains("loops"));
+}
+
 // `tiles`: the regions of the tile model per iteration of the outer loops, as text and JSON.
 TEST(CliTiles, PrintsTheRegionsOfEveryStep)
 {
