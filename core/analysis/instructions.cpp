@@ -91,6 +91,7 @@ constexpr FeatureInfo kFeatures[] = {
     {InsnFeature::FoldedStream, "folded_stream", "address", 0},
     {InsnFeature::SharedStream, "shared_stream", "address", 0.5},
     {InsnFeature::WordStream, "word_stream", "address", 1},
+    {InsnFeature::StreamCopy, "stream_copy", "address", 1},
     {InsnFeature::GuardStream, "guard_stream", "guards", 1},
     {InsnFeature::OuterStream, "outer_stream", "address", 1},
     {InsnFeature::IndexOp, "index_op", "address", 2},
@@ -138,6 +139,12 @@ public:
         }
         return it->second;
     }
+    /// The value at `k`, or null.
+    const V* find(const K& k) const
+    {
+        auto it = std::lower_bound(m_items.begin(), m_items.end(), k, [](const std::pair<K, V>& a, const K& b) { return a.first < b; });
+        return it == m_items.end() || it->first != k ? nullptr : &it->second;
+    }
     size_t size() const { return m_items.size(); }
     bool empty() const { return m_items.empty(); }
     auto begin() const { return m_items.begin(); }
@@ -178,6 +185,9 @@ struct CodeLoop {
     /// use it in all iterations, and whether a post-indexed load can advance it.
     FlatMap<std::pair<int, int64_t>, std::pair<double, bool>> streams;
     FlatSet<std::pair<int, int64_t>> outerStreams;
+    /// Per stream: its float loads at offset 0 from the pointer, counted over the copies of the
+    /// unrolled loops around them where the copy's constant offset is 0 (Counter::access).
+    FlatMap<std::pair<int, int64_t>, double> zeroOffsetFloat;
     std::vector<codegen::SlotCoefficients> guardForms;  ///< distinct guard expressions advancing in it
     size_t condsAtEntry = 0;   ///< guards around the loop (those inside make its accesses conditional)
     bool dsp = false;          ///< a DSP loop (its word loads step by the lanes)
@@ -723,6 +733,8 @@ private:
                     auto& st = L.streams[{buffer, c}];
                     st.first += n;
                     st.second = foldable;
+                    if (ir::isFloat(b.dtype) && !conditional && !foldable && std::abs(bytes) <= 255 && off.nonlinear.empty() && !off.base)
+                        L.zeroOffsetFloat[{buffer, c}] += n * zeroOffsetShare(off);
                 }
             }
             innermost = false;
@@ -730,6 +742,35 @@ private:
         // Divisions, modulos, minima: computed where their operands change, once per value.
         for (IndexId e : off.nonlinear)
             charge(e, n);
+    }
+
+    /// The share of the copies of the loops around the current statement that the compiled
+    /// code does not keep (unrolled copies: their counters are constants) in which an access at
+    /// `off` has a constant part of 0 (every kept loop's counter left out: the pointer's).
+    double zeroOffsetShare(const codegen::BufferOffset& off) const
+    {
+        std::vector<std::pair<int64_t, int64_t>> terms;  // (coefficient, values) of the copies' counters
+        int64_t combos = 1;
+        for (const Enclosing& e : m_enclosing)
+            if (e.code < 0 && e.trips > 1) {
+                const int64_t k = off.coefficient(e.slot);
+                if (k != 0) {
+                    terms.push_back({k, e.trips});
+                    combos = satMul(combos, e.trips);
+                }
+            }
+        if (combos > 4096)
+            return 0;  // not enumerated: no copy counted
+        int64_t zero = 0;
+        for (int64_t q = 0; q < combos; ++q) {
+            int64_t sum = off.constant, r = q;
+            for (const auto& [k, values] : terms) {
+                sum += k * (r % values);
+                r /= values;
+            }
+            zero += sum == 0 ? 1 : 0;
+        }
+        return static_cast<double>(zero) / static_cast<double>(combos);
     }
 
     /// Charges an index computation (once for equal expressions in one region of code).
@@ -1219,6 +1260,20 @@ private:
             // this event at 0.01 instructions).
             if (L.streams.empty())
                 m_f[InsnFeature::GuardStream] += it * static_cast<double>(L.guardForms.size());
+            // A float pointer advanced by a stride VLDR cannot post-increment (VLDM steps by one
+            // word), read by one load at offset 0: GCC's scheduler puts the increment before the
+            // load and keeps the old value in a copy, one MOV per iteration (matmul_f32_tiled's k
+            // loop: `mov sl, r2; vldmia r3!, {s15}; adds r2, #64; vldr s13, [sl]`, 262,144 of
+            // them, -11.3% -> +0.5%). At another offset the load takes the offset less the
+            // stride and needs no copy (random #100103's k.inner copies 1 to 3: `vldr s15, [r3,
+            // #12]`), nor with a stride of 256 bytes or more (matmul_f32_naive: the load before
+            // `add.w r2, r2, #256`). Over the 71 of calibrate's 528 schedules that have such
+            // loads, 385,500 copies predicted and 385,455 measured.
+            for (const auto& [key, z] : L.zeroOffsetFloat) {
+                const auto* st = L.streams.find(key);
+                if (st && !st->second && st->first <= it * 1.01)
+                    m_f[InsnFeature::StreamCopy] += z;
+            }
             // Values live across an iteration: the loop's pointers and guard expressions, the
             // counter and two temporaries, and the accumulators kept in registers.
             double live = static_cast<double>(L.streams.size() + L.guardForms.size()) + 3 + L.blockOperands;

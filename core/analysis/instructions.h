@@ -33,6 +33,7 @@ enum class InsnFeature {
     FoldedStream,   ///< an iteration of a loop times a pointer that advances in it with one access (post-indexed)
     SharedStream,   ///< the same for a pointer several accesses share, or a guard's expression
     WordStream,     ///< the same for a pointer no post-indexed access can advance (a long stride, a guarded access)
+    StreamCopy,     ///< the same for a float pointer VLDR reads at offset 0 after its increment: a register copy (MOV)
     GuardStream,    ///< an iteration of a loop times a guard expression that advances in it
     OuterStream,    ///< an iteration of a loop times a pointer advanced for the loops inside it
     IndexOp,        ///< a division or modulo of a fused loop recomputed in an index

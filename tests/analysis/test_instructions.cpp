@@ -181,6 +181,24 @@ TEST(InstructionModel, ATwoIterationLoopWhoseIndexArithmeticDoesNotFoldIsKept)
     EXPECT_EQ(twoTripLoopsKept(dataNest("two_trip_one_too_large"), "i.inner"), std::make_pair(1, 1));
 }
 
+TEST(InstructionModel, AFloatPointerReadAtOffsetZeroAfterItsIncrementIsCopied)
+{
+    // matmul_f32_tiled's k loop: A_SRAM by VLDM (one word, post-incremented), B_SRAM by VLDR at a
+    // stride of 64 bytes, which VLDR cannot post-increment: one MOV per iteration (measured
+    // 262,144 on qemu, one per MAC).
+    EXPECT_EQ(featuresOf(example("matmul_f32_tiled"))[InsnFeature::StreamCopy], 64.0 * 64 * 64);
+    // The naive matmul's B stride is 256 bytes: the load stays before `add.w r2, r2, #256`.
+    EXPECT_EQ(featuresOf(example("matmul_f32_naive"))[InsnFeature::StreamCopy], 0);
+    // Four copies of the i loop (k.inner unrolled around it): only the one reading at offset 0
+    // copies its pointer, 1,152 iterations; the three at offsets 4, 8 and 12 bytes do not (4,608
+    // if every copy were counted).
+    const lower::LoopNest n = dataNest("float_stream_offsets");
+    const std::shared_ptr<const hw::Target> target = test::builtinTarget("cortex-m7");
+    const double copies = analysis::instructionFeatures(n, analysis::statementExecutions(n, *target))[InsnFeature::StreamCopy];
+    EXPECT_GE(copies, 1152);
+    EXPECT_LT(copies, 2 * 1152);
+}
+
 TEST(InstructionModel, AGuardThatIsAConstantInEveryCopyCostsNothing)
 {
     // 0 <= ow*2 + s - 1 in the unrolled ow and s copies: true in 11 copies, false in one (its code

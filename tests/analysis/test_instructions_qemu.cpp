@@ -29,7 +29,9 @@
 //     pointer (session 9), M7 5.9% / 14.7% / 33.1%, M4 5.4% / 14.7% / 32.6%; after a DSP
 //     loop's counter was counted by its lanes in GCC's common divisor and the largest body of
 //     an unrolled two-iteration loop set one lower (session 10), M7 5.9% / 13.0% / 25.0%, M4
-//     5.4% / 13.0% / 25.0%; the issue asks 5% / 10% / 25%).
+//     5.4% / 13.0% / 25.0%; after a float pointer read at offset 0 after its increment was
+//     counted with its register copy (stream_copy), M7 and M4 4.4% / 13.0% / 24.99%, the issue's
+//     median and worst met; the issue asks 5% / 10% / 25%).
 // Tighten the bounds as the model improves; the goal is the issue's figures.
 // Needs arm-none-eabi-gcc and qemu-system-arm (./test.sh installs them); installs nothing.
 #include "support/test_paths.h"
@@ -72,7 +74,8 @@ const std::map<std::string, double> kExampleBounds = {
     // Within 10% since session 9's register rules (invariant addresses, guard values before the
     // loop): conv2d_int8_dsp (-6.5% / -11.8% before, -2.8% / -8.3% now) and
     // pointwise_conv_int8_tflite_small (+5.5% / -9.0%, out of the list for that reason).
-    {"matmul_f32_tiled.sched.yaml", 0.12},      // -11.3% / -11.3%
+    // Within 10% since session 10's copied float pointers (stream_copy): matmul_f32_tiled
+    // (-11.3% / -11.3% before, +0.5% / +0.5% now).
     // Issue 13's schedules, measured 2026-12-04 when they were added (not loosened: new bounds):
     // GCC's Cortex-M4 scheduling spills accumulators of their unrolled blocks, which the model
     // does not count.
@@ -150,7 +153,7 @@ const std::map<std::string, double> kSearchBounds = {
 struct RandomBounds {
     double median, p95, worst;
 };
-constexpr RandomBounds kRandomBounds{0.062, 0.14, 0.26};
+constexpr RandomBounds kRandomBounds{0.05, 0.14, 0.25};
 /// Spearman over all schedules (the issue: 0.95).
 constexpr double kSpearmanBound = 0.99;
 
