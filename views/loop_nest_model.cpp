@@ -2,8 +2,12 @@
 // pairing each with its printed line, so the view reads exactly like `loopscope-cli lower`.
 #include "loop_nest_model.h"
 
+#include "analysis/cost_report.h"
+#include "analysis/instructions.h"
 #include "lower/gemmini_layout.h"
 #include "lower/loop_nest.h"
+
+#include <cmath>
 
 #include <QBrush>
 #include <QColor>
@@ -42,9 +46,17 @@ QString shapeText(const std::vector<int64_t>& shape)
 class RowBuilder {
 public:
     RowBuilder(const lower::LoopNest& nest, const sched::Program& program,
-               std::vector<NestRow>& rows, std::vector<int>& top)
+               std::vector<NestRow>& rows, std::vector<int>& top, bool cpu)
         : m_n(nest), m_p(program), m_rows(rows), m_top(top)
     {
+        // What GCC -O2 is expected to make of each loop of the exported C (the instruction
+        // model's decisions; a CPU target only).
+        if (cpu) {
+            m_decisions = analysis::loopDecisions(nest, *program.target);
+            m_decisionOf.assign(nest.stmts.size(), -1);
+            for (size_t i = 0; i < m_decisions.size(); ++i)
+                m_decisionOf[static_cast<size_t>(m_decisions[i].stmt)] = static_cast<int>(i);
+        }
         const std::string text = lower::print(nest);
         size_t start = 0;
         while (start < text.size()) {
@@ -121,6 +133,38 @@ private:
         return r;
     }
 
+    /// A badge and a tooltip line for what the compiler makes of loop statement `id`.
+    void aboutCompiledLoop(NestRow& r, int id)
+    {
+        if (id < 0 || static_cast<size_t>(id) >= m_decisionOf.size() || m_decisionOf[static_cast<size_t>(id)] < 0)
+            return;
+        const analysis::LoopDecision& d = m_decisions[static_cast<size_t>(m_decisionOf[static_cast<size_t>(id)])];
+        using C = analysis::LoopDecision::Compiled;
+        switch (d.compiled) {
+        case C::UnrolledByCompiler:
+            r.badges << QObject::tr("GCC unrolls");
+            r.tooltip += QObject::tr("\nIn the exported C: two iterations around little code, which GCC -O2 unrolls\n"
+                                     "completely (no loop control is counted for it; analyze --loops lists every loop).");
+            break;
+        case C::Memset:
+            r.badges << QObject::tr("memset");
+            r.tooltip += QObject::tr("\nIn the exported C: it only zeroes an accumulator in memory, which GCC -O2 makes a call of memset.");
+            break;
+        case C::Loop: {
+            QString line = QObject::tr("\nIn the exported C: a loop, about %L1 instructions predicted inside it").arg(std::llround(d.instructions));
+            if (d.registers >= 0) {
+                line += QObject::tr("; %1 values live across an iteration for %2 registers").arg(std::llround(d.registers)).arg(std::llround(analysis::kAllocatableRegisters));
+                if (d.registers > analysis::kAllocatableRegisters)
+                    line += QObject::tr(" (%1 spilled to the stack)").arg(std::llround(d.registers - analysis::kAllocatableRegisters));
+            }
+            r.tooltip += line + QLatin1Char('.');
+            break;
+        }
+        case C::UnrolledBySchedule:
+        case C::OneIteration: break;
+        }
+    }
+
     int add(NestRow r)
     {
         const int id = static_cast<int>(m_rows.size());
@@ -192,6 +236,7 @@ private:
                             .arg(r.label, r.stageName)
                             .arg(s.extent)
                             .arg(kind, s.reduction ? QObject::tr(", a reduction") : QString());
+            aboutCompiledLoop(r, id);
             const int row = add(std::move(r));
             for (int c : s.body)
                 walk(c, row, depth + 1, row);
@@ -313,6 +358,8 @@ private:
     std::vector<NestRow>& m_rows;
     std::vector<int>& m_top;
     QStringList m_lines;
+    std::vector<analysis::LoopDecision> m_decisions;
+    std::vector<int> m_decisionOf;  ///< per statement: its index in m_decisions, or -1
     int m_cursor = 0;
     std::vector<lower::RowPlacement> m_rowPlacement;  ///< of the row-addressed levels, computed on the first instruction
     QString m_firstRows;  ///< the printed first rows of the last line's operands ("A_scratchpad i.outer*16; ...")
@@ -341,7 +388,7 @@ bool LoopNestModel::setSnapshot(const Snapshot& snapshot)
     std::vector<NestRow> rows;
     std::vector<int> top;
     if (!snapshot.empty() && snapshot.nest)
-        RowBuilder(*snapshot.nest, *snapshot.program, rows, top).run();
+        RowBuilder(*snapshot.nest, *snapshot.program, rows, top, snapshot.report && snapshot.report->instructions.available).run();
 
     bool sameShape = top == m_top && rows.size() == m_rows.size();
     for (size_t i = 0; sameShape && i < rows.size(); ++i)

@@ -45,6 +45,8 @@ QColor badgeColor(const QString& b)
 {
     if (b == QLatin1String("unrolled"))
         return QColor(0x2e, 0x7d, 0x32);
+    if (b == QLatin1String("GCC unrolls"))
+        return QColor(0x7c, 0xb3, 0x42);  // unrolled by the compiler, not by a step
     if (b == QLatin1String("vectorized"))
         return QColor(0x00, 0x83, 0x8f);
     if (b == QLatin1String("parallel"))

@@ -111,6 +111,20 @@ void BM_InstructionFeatures(benchmark::State& state)
 }
 BENCHMARK(BM_InstructionFeatures)->Unit(benchmark::kMicrosecond);
 
+/// The loop nest view's extra work per edit on a Cortex-M target: the instruction model's
+/// decisions for every loop (analysis::loopDecisions: the execution counts, the events per kept
+/// loop and their weights), on conv2d_int8_dsp (its 64 unrolled copies: a large nest).
+void BM_LoopDecisions(benchmark::State& state)
+{
+    auto o = openBench("examples/schedules/conv2d_int8_dsp.sched.yaml");
+    lower::LoopNest nest = lower::lower(o.program);
+    for (auto _ : state) {
+        std::vector<analysis::LoopDecision> d = analysis::loopDecisions(nest, *o.target);
+        benchmark::DoNotOptimize(d.data());
+    }
+}
+BENCHMARK(BM_LoopDecisions)->Unit(benchmark::kMicrosecond);
+
 /// The oracle, for scale: interpreting the same nest on data.
 void BM_Interpret(benchmark::State& state)
 {

@@ -100,6 +100,53 @@ private slots:
         QVERIFY(k.data(LoopNestModel::BadgesRole).toStringList().contains("reduction"));
     }
 
+    // What GCC -O2 is expected to make of each loop of the exported C (the instruction model's
+    // decisions): a badge on the loops it unrolls or makes a memset, a tooltip line on every one.
+    void loopsSayWhatTheCompilerMakesOfThem()
+    {
+        const QString data = QStringLiteral(LOOPSCOPE_SOURCE_DIR "/tests/data/analysis/");
+        ScheduleDocument doc;
+        Models m(doc);
+        auto loopRows = [&](const QString& label) {
+            std::vector<const NestRow*> out;
+            for (const auto& r : m.nest.rows())
+                if (r.kind == NestRow::Kind::Loop && r.label == label)
+                    out.push_back(&r);
+            return out;
+        };
+        // w.inner around a 2x2 block whose index arithmetic folds away: GCC unrolls it.
+        QVERIFY(doc.openSchedule(data + QStringLiteral("two_trip_folded_index.sched.yaml")));
+        bool unrolled = false;
+        for (const NestRow* r : loopRows(QStringLiteral("w.inner")))
+            unrolled = unrolled || (r->badges.contains(QStringLiteral("GCC unrolls")) && r->tooltip.contains(QStringLiteral("GCC -O2 unrolls")));
+        QVERIFY(unrolled);
+        // i.inner one statement too large: kept, its k.inner inside unrolled; the accumulators'
+        // zeroing nest is a memset.
+        QVERIFY(doc.openSchedule(data + QStringLiteral("two_trip_one_too_large.sched.yaml")));
+        const NestRow* kept = nullptr;
+        for (const NestRow* r : loopRows(QStringLiteral("i.inner")))
+            for (int c : r->children)
+                if (m.nest.rows()[c].kind == NestRow::Kind::Loop && m.nest.rows()[c].label == QLatin1String("k.inner"))
+                    kept = r;
+        QVERIFY(kept);
+        QVERIFY(!kept->badges.contains(QStringLiteral("GCC unrolls")));
+        QVERIFY2(kept->tooltip.contains(QStringLiteral("a loop, about")) && kept->tooltip.contains(QStringLiteral("values live across an iteration")),
+                 qPrintable(kept->tooltip));
+        bool kUnrolled = false, memset = false;
+        for (const NestRow* r : loopRows(QStringLiteral("k.inner")))
+            kUnrolled = kUnrolled || r->badges.contains(QStringLiteral("GCC unrolls"));
+        for (const auto& r : m.nest.rows())
+            memset = memset || (r.kind == NestRow::Kind::Loop && r.badges.contains(QStringLiteral("memset")));
+        QVERIFY(kUnrolled);
+        QVERIFY(memset);
+        // On the accelerator there is no such model: no badge, no line.
+        QVERIFY(doc.openSchedule(example("gemmini_matmul_int8_128.sched.yaml")));
+        for (const auto& r : m.nest.rows()) {
+            QVERIFY(!r.badges.contains(QStringLiteral("GCC unrolls")));
+            QVERIFY(!r.tooltip.contains(QStringLiteral("In the exported C")));
+        }
+    }
+
     void badgesFollowTheEdits()
     {
         ScheduleDocument doc;
