@@ -273,8 +273,9 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
     const search::SearchPoint& best = r.front[static_cast<size_t>(r.best)];
     search::Figures current = search::explainPoint(in->program, in->program.trace).current;
 
-    // --measure-top N: the best points for the objective of the N best register blocks (on the
-    // front or not: SearchResult::distinct), measured on qemu, ranked by the measurement.
+    // --measure-top N: the best points for the objective of N register blocks, the N - 1 best and
+    // the best small unrolled body (on the front or not: SearchResult::distinct), measured on
+    // qemu, ranked by the measurement.
     struct Measured {
         const search::SearchPoint* pt;
         int front;  ///< its row in the front, or -1
@@ -472,7 +473,7 @@ Subcommand addSearchCommand(CLI::App& app, std::ostream& out, std::ostream& err)
     cmd->add_option("--budget", a.budget, "candidates at most (with a budget the result is the same for any --threads)");
     cmd->add_option("--threads", a.threads, "worker threads (default: every core)")->check(CLI::NonNegativeNumber);
     cmd->add_option("--seed", a.seed, "seed of the search");
-    cmd->add_option("--measure-top", a.measureTop, "measure the N best on qemu (cortex-m7/m4) and rank them by instructions")->check(CLI::NonNegativeNumber);
+    cmd->add_option("--measure-top", a.measureTop, "measure the best points of N register blocks (the N - 1 best and the best small unrolled body) on qemu (cortex-m7/m4) and rank them by instructions")->check(CLI::NonNegativeNumber);
     cmd->add_flag("--partial-tiles", a.partialTiles, "also split by factors that do not divide the extent");
     cmd->add_flag("--json", a.json, "print JSON (the front with figures and traces)");
     cmd->add_option("--workspace", a.workspace, "stream the run into this workspace (created if missing): the run, its progress, its points as variants");

@@ -101,9 +101,13 @@ struct SearchResult {
     bool timedOut = false;
     bool budgetReached = false;
     std::vector<std::string> defects;  ///< reasons of rejected candidates (at most a few)
-    /// SearchOptions::distinct: the best point for the objective of each of the best register
-    /// blocks, best first. Kept as the points are merged (deterministic like the front); a
-    /// resumed run starts it from the front it resumes.
+    /// SearchOptions::distinct (N): the best point for the objective of each of the N - 1 best
+    /// register blocks and, beside them, of the best block whose unrolled body is small
+    /// (SearchSpace::unrolledCopies at most 4; the N-th best block when that one is among the
+    /// others or there is none), best first. The model's error grows with the unrolled body, so
+    /// N large bodies all predicted low would leave the measurement nothing else to choose.
+    /// Kept as the points are merged (deterministic like the front); a resumed run starts it
+    /// from the front it resumes.
     std::vector<SearchPoint> distinct;
 };
 

@@ -119,6 +119,20 @@ uint64_t SearchSpace::blockKey(const Candidate& c) const
     return mix.h;
 }
 
+int64_t SearchSpace::unrolledCopies(const Candidate& c) const
+{
+    int64_t most = 1;
+    for (size_t s = 0; s < m_stages.size(); ++s) {
+        const Candidate::Stage& cs = c.stages[s];
+        const std::vector<UnrollLoop> u = unrollable(c, static_cast<int>(s), bands(c, static_cast<int>(s)));
+        int64_t copies = 1;
+        for (int i = 0; i < cs.unroll && i < static_cast<int>(u.size()); ++i)
+            copies *= u[static_cast<size_t>(i)].copies;
+        most = std::max(most, copies);
+    }
+    return most;
+}
+
 SearchSpace::SearchSpace(const sched::Program& base, SpaceOptions options)
     : m_base(base), m_options(options)
 {
@@ -525,7 +539,7 @@ std::vector<SearchSpace::UnrollLoop> SearchSpace::unrollable(const Candidate& c,
             || product * ext > m_options.maxUnrollProduct)
             return false;
         product *= ext;
-        out.push_back({l, outer});
+        out.push_back({l, outer, ext});
         return true;
     };
     const bool vectorized = cs.vectorize || (!b.inner.empty() && sp.loops[static_cast<size_t>(b.inner.back())].vectorized);

@@ -151,6 +151,7 @@ public:
     struct UnrollLoop {
         int loop = -1;
         bool outer = false;
+        int64_t copies = 1;   ///< straight-line copies its unrolling makes (its iterations)
     };
     std::vector<UnrollLoop> unrollable(const Candidate& c, int stage, const Bands& b) const;
 
@@ -161,6 +162,11 @@ public:
     /// code, and the instruction model's error on them is much the same (--measure-top measures
     /// one of each).
     uint64_t blockKey(const Candidate& c) const;
+    /// The straight-line copies of the innermost body the candidate's unrolling writes: the
+    /// product of the iterations of its unrolled loops, the largest over its stages (1: none).
+    /// The instruction model's error grows with it (large unrolled bodies spill more than the
+    /// model foresees), so --measure-top measures blocks of every size (SearchOptions::distinct).
+    int64_t unrolledCopies(const Candidate& c) const;
 
     /// The number of distinct loop structures and placements, roughly (log10), for messages.
     double log10Size() const;
