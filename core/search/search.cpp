@@ -4,8 +4,8 @@
 #include "search/occupancy_bound.h"
 
 #include <algorithm>
-#include <optional>
 #include <chrono>
+#include <optional>
 #include <thread>
 #include <unordered_set>
 

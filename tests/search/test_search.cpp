@@ -424,6 +424,20 @@ TEST(Search, WidenedCachesAreInTheSpaceAndVerify)
         EXPECT_FALSE(t.widenable) << t.name;
 }
 
+namespace {
+
+/// The options of a --measure-top run: `n` candidates (seed 3), objective instructions, the
+/// best points of `distinct` register blocks kept.
+search::SearchOptions distinctBlocks(int64_t n, int distinct)
+{
+    search::SearchOptions o = budget(n, 1, 3);
+    o.objective = search::Objective::Instructions;
+    o.distinct = distinct;
+    return o;
+}
+
+} // namespace
+
 TEST(Search, DistinctKeepsTheBestPointOfEachOfTheBestRegisterBlocks)
 {
     // What --measure-top measures: the best points for the objective of the best register
@@ -431,9 +445,7 @@ TEST(Search, DistinctKeepsTheBestPointOfEachOfTheBestRegisterBlocks)
     // first, the overall best among them; the same whatever the thread count. Cache placements
     // of one block do not take two places.
     const sched::Program base = program("dense_int8");
-    search::SearchOptions o = budget(1536, 1, 3);
-    o.objective = search::Objective::Instructions;
-    o.distinct = 5;
+    search::SearchOptions o = distinctBlocks(1536, 5);
     const search::SearchResult r = search::runSearch(base, o);
     ASSERT_TRUE(r.feasible);
     ASSERT_EQ(r.distinct.size(), 5u);
@@ -472,12 +484,8 @@ TEST(Search, DistinctMeasuresTheBestSmallBodyBesideTheBestBlocks)
     // bodies the model predicts 15-35 % low, and the small one (a 2x2 block) is what measures
     // best (docs/search.md). Without it the fifth would be the fifth best block, another 2x4.
     const sched::Program base = program("dense_int8");
-    search::SearchOptions o = budget(8192, 1, 3);
-    o.objective = search::Objective::Instructions;
-    o.distinct = 5;
-    const search::SearchResult a = search::runSearch(base, o);
-    o.distinct = 60;
-    const search::SearchResult b = search::runSearch(base, o);
+    const search::SearchResult a = search::runSearch(base, distinctBlocks(8192, 5));
+    const search::SearchResult b = search::runSearch(base, distinctBlocks(8192, 60));
     ASSERT_EQ(a.distinct.size(), 5u);
     ASSERT_GT(b.distinct.size(), 5u);
     search::SearchSpace space(base);
