@@ -455,8 +455,9 @@ TEST(Search, DistinctKeepsTheBestPointOfEachOfTheBestRegisterBlocks)
         const search::SearchPoint& p = r.distinct[i];
         EXPECT_TRUE(keys.insert(space.blockKey(p.candidate)).second) << i;
         EXPECT_EQ(replayed(base, p.trace), p.figures) << i;
-        if (i > 0)
+        if (i > 0) {
             EXPECT_LE(r.distinct[i - 1].figures.instructions, p.figures.instructions);
+        }
     }
     EXPECT_EQ(r.distinct.front().figures.instructions, r.front[static_cast<size_t>(r.best)].figures.instructions);
     // Some of them are not on the front: a block whose best point another block's dominates.
