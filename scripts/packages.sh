@@ -8,6 +8,7 @@ LOOPSCOPE_PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev              # tests and benchmarks
   libsqlitecpp-dev libsqlite3-dev                         # core/store: the workspace (SQLiteCpp; its CMake config finds SQLite3)
   libssl-dev                                              # core/store: SHA-256 content hashes of kernels and targets (libcrypto)
+  libmimalloc-dev                                         # the programs' malloc: a search evaluation's ~600 small allocations (docs/performance.md)
   qt6-base-dev qt6-charts-dev                             # the desktop app
   libqt6opengl6-dev                                       # Qt6Charts' CMake config needs Qt6OpenGL (only a Recommends of qt6-base-dev)
   fonts-dejavu-core                                       # text in the offscreen screenshot of run.sh
