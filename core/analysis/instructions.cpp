@@ -56,6 +56,13 @@ constexpr int kSmallLoopBody = 13;
 /// operands and a register accumulator (5 to 14): measured on the examples, 60 random schedules
 /// and the search's DSP schedules (docs/cost-model.md).
 constexpr int kSmallDspBody = 15;
+/// Int8 words a single-issue core's schedule holds beyond the set unrolled copies reuse (see the
+/// registers of a loop in loop()). GCC schedules with register pressure in view and stops moving
+/// loads up where the registers run out; where is not modelled: fitted on the qemu suite's
+/// Cortex-M4 schedules, all of an iteration's words (no limit) predicted search_dense_int8_dsp_2
+/// +22.0% and search_pointwise_conv_int8_resident_1 +20.0%, 6 predicted them +1.0% and +12.6%, 5
+/// -6.0% and +10.1% with dense_int8_dsp at -4.0% (-18.2% without the rule), 4 left it at -11.1%.
+constexpr double kLoadsAhead = 5;
 
 /// Unrolled copies of a loop that GCC's scheduler interleaves in one basic block, so that a value
 /// they share is used by all of them while it is fresh: two (dense_int8_dsp's 2x2 block, no
@@ -225,6 +232,11 @@ struct CodeLoop {
     /// every iteration: one register each (depthwise_conv_int8_mult_tflite_unrolled: its taps'
     /// w + s - 1 reloaded from the stack for the compare in each c iteration).
     double hoistedChecks = 0;
+    /// Words of int8 DSP operands loaded in each iteration (not taken out of the loop), and
+    /// whether a guard inside splits the body into blocks: on a single-issue core GCC's
+    /// scheduler issues an unguarded body's int8 loads first (see the end of loop()).
+    double int8Words = 0;
+    bool guarded = false;
     /// Registers of the DSP operand values that interleaved unrolled copies reuse (dspBody).
     double blockOperands = 0;
 };
@@ -465,7 +477,8 @@ private:
 class Counter {
 public:
     Counter(const LoopNest& n, const std::vector<int64_t>& execs, std::vector<LoopFeatures>* loops)
-        : m_n(n), m_execs(execs), m_loopFeatures(loops), m_shapes(n)
+        : m_n(n), m_execs(execs), m_loopFeatures(loops), m_shapes(n),
+          m_singleIssue(n.target && n.target->issue.present && n.target->issue.width < 2)
     {
         // The walk's stacks, reserved once rather than grown by doublings.
         const size_t depth = n.slotExtents.size() + 1;
@@ -1182,8 +1195,14 @@ private:
         for (const Cond& c : s.conds)
             m_guards.push_back(condFactor(m_n.index, c));
         m_liveConds += live;
-        if (live > 0)
+        if (live > 0) {
             m_guardDepths.push_back(m_enclosing.size());
+            for (size_t i = m_enclosing.size(); i-- > 0;)
+                if (m_enclosing[i].code >= 0) {
+                    m_code[m_enclosing[i].code].guarded = true;
+                    break;
+                }
+        }
         body(s);
         if (live > 0)
             m_guardDepths.pop_back();
@@ -1277,6 +1296,16 @@ private:
             // Values live across an iteration: the loop's pointers and guard expressions, the
             // counter and two temporaries, and the accumulators kept in registers.
             double live = static_cast<double>(L.streams.size() + L.guardForms.size()) + 3 + L.blockOperands;
+            // On a single-issue core (the export compiles with -mcpu=cortex-m4) GCC's scheduler
+            // issues the int8 words of an unguarded body ahead of their SXTB16 unpacks, so more
+            // of them are live at once than the operand set the copies reuse (dense_int8_dsp on
+            // the M4: its 8 words loaded in the first 10 instructions, 12 stack accesses per
+            // iteration; the M7 interleaves them, 1 stack access): up to kLoadsAhead words more.
+            // Not int16 words (dense_int16_dsp: loaded in groups of three, no spill), nor a body
+            // a guard splits into blocks (conv2d_int8_tflite_small: counted per iteration the
+            // words predicted it 30% high).
+            if (m_singleIssue && !L.guarded && L.int8Words > L.blockOperands)
+                live += std::min(L.int8Words - L.blockOperands, kLoadsAhead);
             for (const auto& [buffer, copies] : L.accumulators)
                 live += copies;
             // DSP operands that do not change in the loop: GCC's loop-invariant motion (RTL,
@@ -1435,6 +1464,8 @@ private:
                     m_f[kInvariantFeatures[i]] += inLoop[i];
             }
             access(o->load->buffer, off, distinct, o->stride == 1);
+            if (kept && d.int8 && o->stride == 1 && hoisted >= distinct && kept->iterations > 0)
+                kept->int8Words += distinct / static_cast<double>(kept->iterations);
         }
         if (kept)
             kept->blockOperands = std::max(kept->blockOperands, std::min(blockRegs[0], blockRegs[1]));
@@ -1800,6 +1831,7 @@ private:
     std::vector<LoopFeatures>* m_loopFeatures;
     std::vector<int> m_records;  ///< m_loopFeatures records of the kept loops being walked, outermost first
     LoopShapes m_shapes;
+    const bool m_singleIssue;  ///< the nest's target issues one instruction per cycle (the M4's scheduling)
     InsnFeatures m_f;
     std::vector<CodeLoop> m_code;
     std::vector<Enclosing> m_enclosing;
