@@ -63,6 +63,11 @@ constexpr int kSmallDspBody = 15;
 /// +22.0% and search_pointwise_conv_int8_resident_1 +20.0%, 6 predicted them +1.0% and +12.6%, 5
 /// -6.0% and +10.1% with dense_int8_dsp at -4.0% (-18.2% without the rule), 4 left it at -11.1%.
 constexpr double kLoadsAhead = 5;
+/// The same in a body guards split into blocks (padded taps), counting the words of the block
+/// with the most: 2 (fitted on the M4's guarded examples: with 5, or with every word,
+/// conv2d_int8_tflite_small came out 30% high; with 2 it is -7.3%, _slide -5.6% and
+/// conv2d_s2_int8_tflite_small -5.4%, from -19.8%, -18.4% and -16.5% without).
+constexpr double kLoadsAheadGuarded = 2;
 
 /// Unrolled copies of a loop that GCC's scheduler interleaves in one basic block, so that a value
 /// they share is used by all of them while it is fresh: two (dense_int8_dsp's 2x2 block, no
@@ -237,6 +242,7 @@ struct CodeLoop {
     /// scheduler issues an unguarded body's int8 loads first (see the end of loop()).
     double int8Words = 0;
     bool guarded = false;
+    double maxBlockWords = 0;
     /// Registers of the DSP operand values that interleaved unrolled copies reuse (dspBody).
     double blockOperands = 0;
 };
@@ -1203,7 +1209,22 @@ private:
                     break;
                 }
         }
+        const bool block = live > 0 && innermostKept();
+        if (block) {
+            m_blockWords.push_back(0);
+            m_blockExecs.push_back(n);
+        }
         body(s);
+        if (block) {
+            for (size_t i = m_enclosing.size(); i-- > 0;)
+                if (m_enclosing[i].code >= 0) {
+                    CodeLoop& K = m_code[m_enclosing[i].code];
+                    K.maxBlockWords = std::max(K.maxBlockWords, m_blockWords.back());
+                    break;
+                }
+            m_blockWords.pop_back();
+            m_blockExecs.pop_back();
+        }
         if (live > 0)
             m_guardDepths.pop_back();
         m_liveConds -= live;
@@ -1304,8 +1325,11 @@ private:
             // Not int16 words (dense_int16_dsp: loaded in groups of three, no spill), nor a body
             // a guard splits into blocks (conv2d_int8_tflite_small: counted per iteration the
             // words predicted it 30% high).
-            if (m_singleIssue && !L.guarded && L.int8Words > L.blockOperands)
-                live += std::min(L.int8Words - L.blockOperands, kLoadsAhead);
+            if (m_singleIssue) {
+                const double ahead = L.guarded ? std::min(L.maxBlockWords - L.blockOperands, kLoadsAheadGuarded)
+                                               : std::min(L.int8Words - L.blockOperands, kLoadsAhead);
+                live += std::max(0.0, ahead);
+            }
             for (const auto& [buffer, copies] : L.accumulators)
                 live += copies;
             // DSP operands that do not change in the loop: GCC's loop-invariant motion (RTL,
@@ -1464,8 +1488,11 @@ private:
                     m_f[kInvariantFeatures[i]] += inLoop[i];
             }
             access(o->load->buffer, off, distinct, o->stride == 1);
-            if (kept && d.int8 && o->stride == 1 && hoisted >= distinct && kept->iterations > 0)
+            if (kept && d.int8 && o->stride == 1 && hoisted >= distinct && kept->iterations > 0) {
                 kept->int8Words += distinct / static_cast<double>(kept->iterations);
+                if (!m_blockWords.empty() && m_blockExecs.back() > 0)
+                    m_blockWords.back() += distinct / m_blockExecs.back();
+            }
         }
         if (kept)
             kept->blockOperands = std::max(kept->blockOperands, std::min(blockRegs[0], blockRegs[1]));
@@ -1842,6 +1869,7 @@ private:
     std::vector<Factor> m_guards;  ///< condFactor of each of m_conds
     /// Depth of m_enclosing at each guard around the statement that the code checks.
     std::vector<size_t> m_guardDepths;
+    std::vector<double> m_blockWords, m_blockExecs;
     size_t m_liveConds = 0;  ///< conditions around the statement that the code checks
     std::set<int> m_offsetRegs;
 };
