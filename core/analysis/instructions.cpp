@@ -63,6 +63,8 @@ constexpr int kSmallDspBody = 15;
 /// +22.0% and search_pointwise_conv_int8_resident_1 +20.0%, 6 predicted them +1.0% and +12.6%, 5
 /// -6.0% and +10.1% with dense_int8_dsp at -4.0% (-18.2% without the rule), 4 left it at -11.1%.
 constexpr double kLoadsAhead = 5;
+/// Largest stride in bytes a Thumb-2 load reaches with a scaled register offset (LSL #3).
+constexpr int64_t kRegisterOffsetStride = 8;
 /// The same in a body guards split into blocks (padded taps), counting the words of the block
 /// with the most: 2 (fitted on the M4's guarded examples: with 5, or with every word,
 /// conv2d_int8_tflite_small came out 30% high; with 2 it is -7.3%, _slide -5.6% and
@@ -237,6 +239,9 @@ struct CodeLoop {
     /// every iteration: one register each (depthwise_conv_int8_mult_tflite_unrolled: its taps'
     /// w + s - 1 reloaded from the stack for the compare in each c iteration).
     double hoistedChecks = 0;
+    /// Base registers beyond one per array of per-channel parameters addressed with a register
+    /// offset (registerOffsetBases), per buffer.
+    FlatMap<int, double> offsetBases;
     /// Words of int8 DSP operands loaded in each iteration (not taken out of the loop), and
     /// whether a guard inside splits the body into blocks: on a single-issue core GCC's
     /// scheduler issues an unguarded body's int8 loads first (see the end of loop()).
@@ -871,6 +876,7 @@ private:
             if (s.src >= 0) {
                 m_f[InsnFeature::Load] += n;
                 access(s.src, s.srcIndex, n);
+                registerOffsetBases(s.src, s.srcIndex);
             } else {
                 m_f[InsnFeature::AccInit] += n;
             }
@@ -918,6 +924,7 @@ private:
                     if (q >= 0) {
                         m_f[InsnFeature::Load] += n;
                         access(q, {s.channel}, n);
+                        registerOffsetBases(q, {s.channel});
                     }
             }
             m_f[InsnFeature::Store] += n;
@@ -965,6 +972,33 @@ private:
         std::sort(slots.begin(), slots.end());
         slots.erase(std::unique(slots.begin(), slots.end()), slots.end());
         liveAccumulator(buffer, slots, registers, dsp);
+    }
+
+    /// A per-channel parameter (bias, multiplier, shift) read in copies of an unrolled loop inside
+    /// the innermost kept loop, at a stride of at most 8 bytes per iteration of that loop: GCC
+    /// addresses each copy as [base + copy's offset, counter, lsl #k] (Thumb-2's register offset
+    /// shifts by 0-3), one base register per copy where the model counts one pointer per array;
+    /// the bases are computed before the loop and, beyond the registers, reloaded before their
+    /// loads (depthwise_conv_int8_mult_tflite_unrolled: bias, multiplier and shift of channels
+    /// 2c and 2c + 1, `ldr.w r8, [r7, r4, lsl #3]`, four of the six bases reloaded from the stack
+    /// in each c iteration; M7 -11.0% -> -8.8%). At a larger stride GCC advances one pointer and
+    /// reaches the copies by immediate offsets (conv2d_int8_tflite_dsp's multipliers of
+    /// k.outer * 4 + k.inner, 16 bytes apart: LDRD pairs from one pointer).
+    void registerOffsetBases(int buffer, const std::vector<IndexId>& index)
+    {
+        const Enclosing* kept = innermostKept();
+        if (!kept || kept->trips <= 1 || m_n.buffers[buffer].level < 0)
+            return;
+        const codegen::BufferOffset off = codegen::bufferOffset(m_n, buffer, index);
+        const int64_t bytes = std::abs(off.coefficient(kept->slot)) * ir::dtypeBytes(m_n.buffers[buffer].dtype);
+        if (bytes == 0 || bytes > kRegisterOffsetStride || !off.nonlinear.empty() || off.base)
+            return;
+        const std::vector<int> slots = slotsOf(off);
+        const double copies = unrolledCopies([&](int slot) { return slot != kept->slot && std::binary_search(slots.begin(), slots.end(), slot); });
+        if (copies > 1) {
+            double& b = m_code[kept->code].offsetBases[buffer];
+            b = std::max(b, copies - 1);
+        }
     }
 
     /// Whether the current statement sits under a guard inside the innermost kept loop.
@@ -1346,6 +1380,11 @@ private:
             const double addressLoads = L.addressLoadsAlways + (hoists ? 0 : L.addressLoadsUnlessHoisted);
             if (addresses > 0)
                 L.sharedOperands.push_back({addresses, addressLoads / addresses, false, false, /*invariant=*/true});
+            double bases = 0;
+            for (const auto& [buffer, b] : L.offsetBases)
+                bases += b;
+            if (bases > 0)
+                L.sharedOperands.push_back({bases, 1, false, false, /*invariant=*/true});
             if (L.hoistedChecks > 0)
                 L.sharedOperands.push_back({L.hoistedChecks, 1, false, false, /*invariant=*/true});
             if (!m_shapes[id].keptInside) {

@@ -334,10 +334,12 @@ TEST(InstructionModel, GuardValuesComputedBeforeTheLoopHoldRegisters)
     // not change in the c loop (2,048 iterations); their values are computed before it and
     // compared in every iteration, one register per copy that checks one (h + r - 1 for r = 0
     // and 2, w + s - 1 for s = 0 and 2): 4 beside the loop's 11 (6 pointers, 2 accumulators,
-    // the counter and two temporaries), one over the 14, reloaded for its compare in every
-    // iteration (M7 profile: `ldr r3, [sp, #28]; cmp r3, #15` at the taps).
+    // the counter and two temporaries), and the 3 bases of the second channel's bias, multiplier
+    // and shift (PerChannelParametersAtASmallStrideTakeABaseRegisterPerCopy): 18, four over the 14,
+    // each reloaded in every iteration (M7 profile: `ldr r3, [sp, #28]; cmp r3, #15` at the taps,
+    // `ldr r7, [sp, #48]` before `ldr.w r8, [r7, r4, lsl #3]`). One over before the bases counted.
     const analysis::InsnFeatures f = featuresOf(example("depthwise_conv_int8_mult_tflite_unrolled"));
-    EXPECT_EQ(f[InsnFeature::SpillReload], 1.0 * 2048);
+    EXPECT_EQ(f[InsnFeature::SpillReload], 4.0 * 2048);
 }
 
 TEST(InstructionModel, InterleavedCopiesKeepTheOperandTheyReuseLive)
@@ -555,4 +557,16 @@ TEST(InstructionModel, OnTheSingleIssueM4AnUnguardedInt8BodysLoadsComeFirst)
     // kLoadsAheadGuarded (2) words more, counted in the block with the most.
     const sched::Program taps = example("conv2d_int8_tflite_small");
     EXPECT_EQ(registersIn(onTarget(taps, "cortex-m4"), "k.outer"), registersIn(taps, "k.outer") + 2);
+}
+
+TEST(InstructionModel, PerChannelParametersAtASmallStrideTakeABaseRegisterPerCopy)
+{
+    // depthwise_conv_int8_mult_tflite_unrolled requantizes channels 2c and 2c + 1 (m unrolled) in
+    // its c loop: bias, multiplier and shift 8 bytes apart per c. GCC reads each copy as
+    // [base + 4m, c, lsl #3], one base register per copy and array: three more than one pointer per
+    // array (15 values live in c -> 18).
+    EXPECT_EQ(registersIn(example("depthwise_conv_int8_mult_tflite_unrolled"), "c"), 18);
+    // conv2d_int8_tflite_dsp's multipliers of k.outer * 4 + k.inner are 16 bytes apart per k.outer,
+    // beyond a register offset's LSL #3: one pointer and immediate offsets (LDRD), no more bases.
+    EXPECT_EQ(registersIn(example("conv2d_int8_tflite_dsp"), "k.outer"), 88);
 }
