@@ -63,13 +63,13 @@ constexpr int kSmallDspBody = 15;
 /// +22.0% and search_pointwise_conv_int8_resident_1 +20.0%, 6 predicted them +1.0% and +12.6%, 5
 /// -6.0% and +10.1% with dense_int8_dsp at -4.0% (-18.2% without the rule), 4 left it at -11.1%.
 constexpr double kLoadsAhead = 5;
-/// Largest stride in bytes a Thumb-2 load reaches with a scaled register offset (LSL #3).
-constexpr int64_t kRegisterOffsetStride = 8;
 /// The same in a body guards split into blocks (padded taps), counting the words of the block
 /// with the most: 2 (fitted on the M4's guarded examples: with 5, or with every word,
 /// conv2d_int8_tflite_small came out 30% high; with 2 it is -7.3%, _slide -5.6% and
 /// conv2d_s2_int8_tflite_small -5.4%, from -19.8%, -18.4% and -16.5% without).
 constexpr double kLoadsAheadGuarded = 2;
+/// Largest stride in bytes a Thumb-2 load reaches with a scaled register offset (LSL #3).
+constexpr int64_t kRegisterOffsetStride = 8;
 
 /// Unrolled copies of a loop that GCC's scheduler interleaves in one basic block, so that a value
 /// they share is used by all of them while it is fresh: two (dense_int8_dsp's 2x2 block, no
@@ -242,9 +242,9 @@ struct CodeLoop {
     /// Base registers beyond one per array of per-channel parameters addressed with a register
     /// offset (registerOffsetBases), per buffer.
     FlatMap<int, double> offsetBases;
-    /// Words of int8 DSP operands loaded in each iteration (not taken out of the loop), and
-    /// whether a guard inside splits the body into blocks: on a single-issue core GCC's
-    /// scheduler issues an unguarded body's int8 loads first (see the end of loop()).
+    /// Words of int8 DSP operands loaded in each iteration (not taken out of the loop), whether
+    /// a guard inside splits the body into blocks, and the words loaded in the block that loads
+    /// the most: on a single-issue core GCC's scheduler issues int8 loads ahead (see loop()).
     double int8Words = 0;
     bool guarded = false;
     double maxBlockWords = 0;
@@ -1235,27 +1235,21 @@ private:
         for (const Cond& c : s.conds)
             m_guards.push_back(condFactor(m_n.index, c));
         m_liveConds += live;
-        if (live > 0) {
+        // A checked guard inside the innermost kept loop makes its statements a block of their
+        // own: the int8 words loaded in it are counted apart (CodeLoop::maxBlockWords).
+        const Enclosing* kept = live > 0 ? innermostKept() : nullptr;
+        if (live > 0)
             m_guardDepths.push_back(m_enclosing.size());
-            for (size_t i = m_enclosing.size(); i-- > 0;)
-                if (m_enclosing[i].code >= 0) {
-                    m_code[m_enclosing[i].code].guarded = true;
-                    break;
-                }
-        }
-        const bool block = live > 0 && innermostKept();
-        if (block) {
+        if (kept) {
+            m_code[kept->code].guarded = true;
             m_blockWords.push_back(0);
             m_blockExecs.push_back(n);
         }
+        const int keptCode = kept ? kept->code : -1;  // an index: body() may reallocate m_code and m_enclosing
         body(s);
-        if (block) {
-            for (size_t i = m_enclosing.size(); i-- > 0;)
-                if (m_enclosing[i].code >= 0) {
-                    CodeLoop& K = m_code[m_enclosing[i].code];
-                    K.maxBlockWords = std::max(K.maxBlockWords, m_blockWords.back());
-                    break;
-                }
+        if (keptCode >= 0) {
+            double& most = m_code[keptCode].maxBlockWords;
+            most = std::max(most, m_blockWords.back());
             m_blockWords.pop_back();
             m_blockExecs.pop_back();
         }
@@ -1355,10 +1349,10 @@ private:
             // issues the int8 words of an unguarded body ahead of their SXTB16 unpacks, so more
             // of them are live at once than the operand set the copies reuse (dense_int8_dsp on
             // the M4: its 8 words loaded in the first 10 instructions, 12 stack accesses per
-            // iteration; the M7 interleaves them, 1 stack access): up to kLoadsAhead words more.
-            // Not int16 words (dense_int16_dsp: loaded in groups of three, no spill), nor a body
-            // a guard splits into blocks (conv2d_int8_tflite_small: counted per iteration the
-            // words predicted it 30% high).
+            // iteration; the M7 interleaves them, 1 stack access): up to kLoadsAhead words more,
+            // and up to kLoadsAheadGuarded in a body guards split into blocks, counted in the
+            // block that loads the most. Not int16 words (dense_int16_dsp: loaded in groups of
+            // three, no spill).
             if (m_singleIssue) {
                 const double ahead = L.guarded ? std::min(L.maxBlockWords - L.blockOperands, kLoadsAheadGuarded)
                                                : std::min(L.int8Words - L.blockOperands, kLoadsAhead);
@@ -1908,6 +1902,8 @@ private:
     std::vector<Factor> m_guards;  ///< condFactor of each of m_conds
     /// Depth of m_enclosing at each guard around the statement that the code checks.
     std::vector<size_t> m_guardDepths;
+    /// Int8 words loaded so far in each guarded block being walked inside the innermost kept
+    /// loop, per execution of the block, and the block's executions.
     std::vector<double> m_blockWords, m_blockExecs;
     size_t m_liveConds = 0;  ///< conditions around the statement that the code checks
     std::set<int> m_offsetRegs;
