@@ -21,6 +21,9 @@ bool parseInstructionCounts(const std::string& output, Measurement& m)
         return false;
     m.kernelInstructions = std::atoll(output.c_str() + kernel + 8);
     m.copyInstructions = std::atoll(output.c_str() + copies + 8);
+    const size_t end = output.find('\n', line);
+    const size_t calls = output.find(" calls=", line);
+    m.libraryInstructions = calls != std::string::npos && calls < end ? std::atoll(output.c_str() + calls + 7) : 0;
     return true;
 }
 

@@ -17,6 +17,8 @@ struct Measurement {
     std::string machine;              ///< e.g. "qemu mps2-an500 (Cortex-M7)"
     long long kernelInstructions = 0;  ///< the kernel's own code (the DMA hooks excluded)
     long long copyInstructions = 0;    ///< the default DMA hooks' copies (hooks + memcpy)
+    long long libraryInstructions = 0; ///< of kernelInstructions, the C library's code the kernel calls
+                                       ///< itself (the memset and memcpy GCC makes of zeroing and copying loops)
     std::string compiler;             ///< what compiled the harness ("arm-none-eabi-gcc")
     std::string compilerVersion;      ///< its -dumpversion ("unknown" when it does not say)
     std::string error;                ///< why it could not be measured

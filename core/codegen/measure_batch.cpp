@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <sstream>
@@ -145,20 +146,28 @@ void runImage(const std::vector<const Prepared*>& kernels, const std::vector<siz
     const std::string command = "make -s -C '" + dir.string() + "' -f batch.mk -j" + std::to_string(std::max(1, options.jobs))
         + " RUN_TIMEOUT='timeout --foreground 3600'" + (options.profile ? " PROFILE=,profile=profile.txt" : "") + " batch-" + core + " 2>&1";
     const int status = detail::runCaptured(command, output);
-    std::vector<std::pair<long long, long long>> marks;
+    struct Mark {
+        long long kernel = 0, copies = 0, calls = 0;
+    };
+    std::vector<Mark> marks;
     for (size_t at = 0; (at = output.find("insns mark kernel=", at)) != std::string::npos; ++at) {
-        const size_t copies = output.find(" copies=", at);
-        marks.push_back({std::atoll(output.c_str() + at + 18), copies == std::string::npos ? 0 : std::atoll(output.c_str() + copies + 8)});
+        const size_t end = output.find('\n', at);
+        auto field = [&](const char* name) {
+            const size_t f = output.find(name, at);
+            return f == std::string::npos || f > end ? 0 : std::atoll(output.c_str() + f + std::strlen(name));
+        };
+        marks.push_back({std::atoll(output.c_str() + at + 18), field(" copies="), field(" calls=")});
     }
     if (status != 0 || marks.size() != kernels.size()) {
         fail("measuring failed (needs arm-none-eabi-gcc and qemu-system-arm):\n" + output);
         return;
     }
-    std::pair<long long, long long> before{0, 0};
+    Mark before;
     for (size_t j = 0; j < indices.size(); ++j) {
         Measurement& m = out[indices[j]];
-        m.kernelInstructions = marks[j].first - before.first;
-        m.copyInstructions = marks[j].second - before.second;
+        m.kernelInstructions = marks[j].kernel - before.kernel;
+        m.copyInstructions = marks[j].copies - before.copies;
+        m.libraryInstructions = marks[j].calls - before.calls;
         m.ok = true;
         before = marks[j];
     }
