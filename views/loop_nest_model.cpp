@@ -148,7 +148,13 @@ private:
             break;
         case C::Memset:
             r.badges << QObject::tr("memset");
-            r.tooltip += QObject::tr("\nIn the exported C: it only zeroes an accumulator in memory, which GCC -O2 makes a call of memset.");
+            r.tooltip += QObject::tr("\nIn the exported C: it only zeroes an accumulator in memory, which GCC -O2 makes calls of memset\n"
+                                     "(one per contiguous run; a run under 32 bytes is stored in line).");
+            break;
+        case C::Memcpy:
+            r.badges << QObject::tr("memcpy");
+            r.tooltip += QObject::tr("\nIn the exported C: it only copies elements unchanged to or from an accumulator in memory,\n"
+                                     "which GCC -O2 makes calls of memcpy where both sides are contiguous.");
             break;
         case C::Loop: {
             QString line = QObject::tr("\nIn the exported C: a loop, about %L1 instructions predicted inside it").arg(std::llround(d.instructions));

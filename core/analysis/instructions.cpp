@@ -117,7 +117,8 @@ constexpr FeatureInfo kFeatures[] = {
     {InsnFeature::DspUnpack, "dsp_unpack", "alu", 1},
     {InsnFeature::DspPack, "dsp_pack", "alu", 1},
     {InsnFeature::Smlad, "smlad", "smlad", 1},
-    {InsnFeature::MemsetCall, "memset_call", "stores", 4},
+    {InsnFeature::LibraryCall, "library_call", "library", 4},
+    {InsnFeature::Library, "library", "library", 1},
     {InsnFeature::CopyStatement, "copy_statement", "copy_calls", 2},
     {InsnFeature::CopyCall, "copy_call", "copy_calls", 10},
     {InsnFeature::WaitCall, "wait_call", "copy_calls", 1},
@@ -298,6 +299,9 @@ public:
         bool zeroes = false;      ///< only zeroes accumulators in memory (and has at least one)
         bool onlyZeroes = true;
         bool memset = false;
+        bool copies = false;      ///< only copies elements unchanged (plainCopy) (and has at least one)
+        bool onlyCopies = true;
+        bool memcpy = false;
         bool writtenOut = false;  ///< a vectorized loop written out like an unrolled one
         bool kept = false;
     };
@@ -312,7 +316,7 @@ private:
         for (int c : s.body)
             visit(c);
         int size = 0;
-        bool onlyZeroes = true, anyZero = false;
+        bool onlyZeroes = true, anyZero = false, onlyCopies = true, anyCopy = false;
         for (int c : s.body) {
             const Stmt& b = m_n.stmts[c];
             const Info& ci = m_info[c];
@@ -320,6 +324,8 @@ private:
             in.keptInside = in.keptInside || ci.kept || ci.keptInside;
             onlyZeroes = onlyZeroes && ci.onlyZeroes;
             anyZero = anyZero || ci.zeroes;
+            onlyCopies = onlyCopies && ci.onlyCopies;
+            anyCopy = anyCopy || ci.copies;
             switch (b.kind) {
             case Stmt::Kind::For: size += static_cast<int>(std::min<int64_t>(ci.trips, 64)) * ci.size; break;
             case Stmt::Kind::If: size += 3 + ci.size; break;
@@ -344,8 +350,12 @@ private:
             in.onlyZeroes = onlyZeroes && s.loopKind != sched::LoopKind::Vectorized;
             in.zeroes = anyZero;
             in.memset = in.onlyZeroes && in.zeroes;
+            in.onlyCopies = onlyCopies && s.loopKind != sched::LoopKind::Vectorized && s.loopKind != sched::LoopKind::Unrolled
+                && (s.extent == 1 || contiguousCopies(s, s.slot));
+            in.copies = anyCopy;
+            in.memcpy = in.onlyCopies && in.copies;
             // Unrolled loops, and vectorized ones the generator writes out, are straight-line code.
-            const bool loopy = s.loopKind != sched::LoopKind::Unrolled && !in.writtenOut && in.trips > 1 && !in.memset;
+            const bool loopy = s.loopKind != sched::LoopKind::Unrolled && !in.writtenOut && in.trips > 1 && !in.memset && !in.memcpy;
             // GCC -O2 unrolls a two-iteration loop completely when that does not make the code
             // larger (cunroll: 2/3 of twice the body without the counter's statements, at most the
             // body): an innermost loop around a few statements, guarded or not, or around more
@@ -362,21 +372,63 @@ private:
             in.size = size;
             in.onlyZeroes = onlyZeroes && s.kind != Stmt::Kind::If;
             in.zeroes = anyZero;
+            in.onlyCopies = onlyCopies && s.kind != Stmt::Kind::If;
+            in.copies = anyCopy;
             break;
-        case Stmt::Kind::Load: in.size = 2; in.onlyZeroes = false; break;
-        case Stmt::Kind::Compute: in.size = 1 + valueArithmetic(m_n, s.value) + (m_n.buffers[s.buffer].level >= 0 ? 3 : 0); in.onlyZeroes = false; break;
+        case Stmt::Kind::Load: in.size = 2; in.onlyZeroes = in.onlyCopies = false; break;
+        case Stmt::Kind::Compute: in.size = 1 + valueArithmetic(m_n, s.value) + (m_n.buffers[s.buffer].level >= 0 ? 3 : 0); in.onlyZeroes = in.onlyCopies = false; break;
         case Stmt::Kind::AccInit:
             in.size = s.src >= 0 ? 2 : 1;
             in.zeroes = s.src < 0 && m_n.buffers[s.buffer].level >= 0;
             in.onlyZeroes = in.zeroes;
+            in.copies = in.onlyCopies = plainCopy(s);
             break;
-        case Stmt::Kind::AccStore: in.size = m_n.kernel->stages[s.stage].requant ? 20 : 2; in.onlyZeroes = false; break;
-        case Stmt::Kind::Copy: in.size = 12; in.onlyZeroes = false; break;
+        case Stmt::Kind::AccStore:
+            in.size = m_n.kernel->stages[s.stage].requant ? 20 : 2;
+            in.onlyZeroes = false;
+            in.copies = in.onlyCopies = plainCopy(s);
+            break;
+        case Stmt::Kind::Copy: in.size = 12; in.onlyZeroes = in.onlyCopies = false; break;
         // Accelerator instructions: the model runs on CPU targets only (analyze skips it for
         // accelerators; analysis/array_model.cpp counts these).
         case Stmt::Kind::Matmul:
-        case Stmt::Kind::Fill: in.size = 0; in.onlyZeroes = false; break;
+        case Stmt::Kind::Fill: in.size = 0; in.onlyZeroes = in.onlyCopies = false; break;
         }
+    }
+
+    /// Whether every copy in `s`'s body outside the loops in it (loops of one iteration aside)
+    /// steps by one element along `slot` on both sides: a loop GCC can make a memcpy (a bias read
+    /// at the same element in every iteration, `acc[.. + ow] = bias[k]`, is not).
+    bool contiguousCopies(const Stmt& s, int slot) const
+    {
+        for (int c : s.body) {
+            const Stmt& b = m_n.stmts[c];
+            if (b.kind == Stmt::Kind::For && b.extent != 1)
+                continue;
+            if ((b.kind == Stmt::Kind::AccInit || b.kind == Stmt::Kind::AccStore) && b.src >= 0) {
+                if (codegen::bufferOffset(m_n, b.buffer, b.index).coefficient(slot) != 1
+                    || codegen::bufferOffset(m_n, b.src, b.srcIndex).coefficient(slot) != 1)
+                    return false;
+            } else if (!contiguousCopies(b, slot)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /// An AccInit from a bias, or an AccStore without requantization, that copies an element
+    /// unchanged between two buffers of the same type, one of them an accumulator in memory: a
+    /// loop of these GCC may make a memcpy (random #100045's `C[i * 12 + j] = acc_C[i * 12 + j]`).
+    bool plainCopy(const Stmt& s) const
+    {
+        if (s.src < 0)
+            return false;
+        const Buffer& from = m_n.buffers[s.src];
+        const Buffer& to = m_n.buffers[s.buffer];
+        const Buffer& acc = s.kind == Stmt::Kind::AccInit ? to : from;
+        if (acc.level < 0 || from.dtype != to.dtype)
+            return false;
+        return s.kind == Stmt::Kind::AccInit || (!m_n.kernel->stages[s.stage].requant && s.multBuffer < 0 && s.shiftBuffer < 0);
     }
 
     /// Index arithmetic of a loop's body that GCC's size estimate counts as folded away in the
@@ -1260,12 +1312,117 @@ private:
         m_guards.resize(m_conds.size());
     }
 
+    /// What GCC makes of a loop (nest) that only zeroes accumulators in memory (LoopShapes'
+    /// memset), per entry. Loop distribution (-ftree-loop-distribute-patterns) turns it into
+    /// one memset per contiguous run: around the zeroing, going outward, a loop whose counter
+    /// steps the element by the run so far extends the run (random #100045: a 12 x 12
+    /// accumulator zeroed by one call of 576 bytes); the first that does not, and every loop
+    /// outside it, repeat the run. The copies of an unrolled loop are separate statements in the
+    /// C: a run of one element each (random #100004: four calls of 32 bytes per iteration of
+    /// the loop around them). A run of fewer than kInlineMemsetBytes is expanded in line as word
+    /// stores, in the loops that repeat it; a longer one is a call of the C library's memset.
+    /// Checked on the 500 random schedules of calibrate (seed 100000) by the calls qemu counts:
+    /// 45 of the 47 that zero an accumulator in memory get the calls right (the other two zero
+    /// it under a guard, which GCC hoists; the model keeps those as loops).
+    static constexpr int64_t kInlineMemsetBytes = 32;
+    /// GCC completely unrolls loops of up to 3 iterations around so little code before it
+    /// distributes loops (cunrolli: no larger unrolled): their copies are separate runs (random
+    /// #100352: a loop of 2 around loops of 8 floats, a call of 32 bytes per copy). And it merges
+    /// at most two loops into one call (#100405: 4 x 4 x 4 x 5 contiguous int32, 16 calls of 80
+    /// bytes).
+    static constexpr int64_t kUnrolledBeforeDistribution = 3;
+    static constexpr int kMergedMemsetLoops = 2;
+    /// Copies of up to 64 bytes are made in line (LDR and STM; of calibrate's 500, every copy
+    /// of 64 bytes or fewer, 18 schedules, and a call for every one of 96 or more, 16).
+    static constexpr int64_t kInlineMemcpyBytes = 64;
+    struct LibraryCode {
+        int64_t calls = 0;         ///< calls of memset or memcpy
+        int64_t instructions = 0;  ///< inside them
+        int64_t stores = 0;        ///< word stores of runs stored in line
+        int64_t loads = 0;         ///< word loads of runs copied in line
+        int64_t iterations = 0;    ///< iterations of the loops repeating those
+    };
+    /// The same for a loop (nest) that only copies elements unchanged (LoopShapes' memcpy: a
+    /// bias into an accumulator, an accumulator out): calls of memcpy where both sides step by
+    /// the run, by the same rules but two: copies of up to kInlineMemcpyBytes are made in line,
+    /// and only the innermost loop of up to 3 iterations is unrolled first (random #100090: 2 x
+    /// 12 floats copied out by one call of 96 bytes, where the same nest zeroing them makes two
+    /// calls). Of calibrate's 500, 54 of the 56 schedules that call memset or memcpy, or are
+    /// predicted to, get the calls right.
+    LibraryCode libraryCode(int id) const
+    {
+        LibraryCode out;
+        std::vector<int> loops;  // the loops from `id` inward to the statement visited
+        std::function<void(int)> visit = [&](int c) {
+            const Stmt& b = m_n.stmts[c];
+            if (b.kind == Stmt::Kind::For)
+                loops.push_back(c);
+            const bool copy = b.src >= 0 && (b.kind == Stmt::Kind::AccInit || b.kind == Stmt::Kind::AccStore);
+            if (b.kind == Stmt::Kind::AccInit || copy) {
+                const codegen::BufferOffset off = codegen::bufferOffset(m_n, b.buffer, b.index);
+                const codegen::BufferOffset from = copy ? codegen::bufferOffset(m_n, b.src, b.srcIndex) : off;
+                int64_t run = 1, repeats = 1, iterations = 0;
+                int merged = 0;
+                auto copies = [&](const Stmt& l) {
+                    return l.loopKind == sched::LoopKind::Unrolled || (l.extent <= kUnrolledBeforeDistribution && (!copy || &l == &m_n.stmts[loops.back()]));
+                };
+                bool merging = true;
+                for (size_t i = loops.size(); i-- > 0;) {
+                    const Stmt& l = m_n.stmts[loops[i]];
+                    if (l.extent == 1)
+                        continue;
+                    merging = merging && !copies(l) && merged < kMergedMemsetLoops && off.coefficient(l.slot) == run && from.coefficient(l.slot) == run;
+                    if (merging) {
+                        run = satMul(run, l.extent);
+                        ++merged;
+                        continue;
+                    }
+                    repeats = satMul(repeats, l.extent);
+                }
+                // The loops that repeat the run, as loops: their iterations, outermost first.
+                int64_t around = 1;
+                for (size_t i = 0; i < loops.size(); ++i) {
+                    const Stmt& l = m_n.stmts[loops[i]];
+                    if (copies(l) || around >= repeats)
+                        continue;
+                    around = satMul(around, l.extent);
+                    iterations = satAdd(iterations, around);
+                }
+                const int64_t bytes = satMul(run, ir::dtypeBytes(m_n.buffers[b.buffer].dtype));
+                const int64_t words = (bytes + 3) / 4;
+                if (copy ? bytes <= kInlineMemcpyBytes : bytes < kInlineMemsetBytes) {
+                    // A copy in line loads the words and stores them four at a time (STM).
+                    out.stores = satAdd(out.stores, satMul(repeats, copy ? (words + 3) / 4 : words));
+                    if (copy)
+                        out.loads = satAdd(out.loads, satMul(repeats, words));
+                    out.iterations = satAdd(out.iterations, iterations);
+                } else {
+                    out.calls = satAdd(out.calls, repeats);
+                    out.instructions = satAdd(out.instructions, satMul(repeats, copy ? memcpyInstructions(bytes, 0, 0) : memsetInstructions(bytes, 0)));
+                }
+            }
+            for (int k : b.body)
+                visit(k);
+            if (b.kind == Stmt::Kind::For)
+                loops.pop_back();
+        };
+        visit(id);
+        return out;
+    }
+
     void loop(int id, const Stmt& s, int64_t entries)
     {
-        if (s.extent > 1 && m_shapes[id].memset) {
-            // Zeroing an accumulator in memory: GCC makes the loop (nest) a call of memset,
-            // whose instructions are the C library's.
-            m_f[InsnFeature::MemsetCall] += entries;
+        if (s.extent > 1 && (m_shapes[id].memset || m_shapes[id].memcpy)) {
+            // Zeroing an accumulator in memory, or copying elements unchanged: GCC makes the loop
+            // (nest) calls of memset or memcpy, whose instructions are the C library's, or code
+            // in line (libraryCode).
+            const LibraryCode code = libraryCode(id);
+            const double n = static_cast<double>(entries);
+            m_f[InsnFeature::LibraryCall] += n * static_cast<double>(code.calls);
+            m_f[InsnFeature::Library] += n * static_cast<double>(code.instructions);
+            m_f[InsnFeature::Store] += n * static_cast<double>(code.stores);
+            m_f[InsnFeature::Load] += n * static_cast<double>(code.loads);
+            m_f[InsnFeature::LoopIteration] += n * static_cast<double>(code.iterations);
             return;
         }
         const std::optional<codegen::DspLoop>& dsp = m_shapes[id].dsp;
@@ -1927,6 +2084,7 @@ const char* compiledName(LoopDecision::Compiled c)
     case LoopDecision::Compiled::UnrolledByCompiler: return "unrolled by the compiler";
     case LoopDecision::Compiled::OneIteration: return "one iteration";
     case LoopDecision::Compiled::Memset: return "memset";
+    case LoopDecision::Compiled::Memcpy: return "memcpy";
     }
     return "loop";
 }
@@ -1963,6 +2121,8 @@ std::vector<LoopDecision> loopDecisions(const LoopNest& n, const hw::Target& tar
                 d.compiled = C::UnrolledBySchedule;
             else if (in.memset && s.extent > 1)
                 d.compiled = C::Memset;
+            else if (in.memcpy && s.extent > 1)
+                d.compiled = C::Memcpy;
             else if (in.trips <= 1)
                 d.compiled = C::OneIteration;
             else
@@ -2035,7 +2195,8 @@ bool insnFeatureIsExact(InsnFeature f)
     case InsnFeature::Smlad:
     case InsnFeature::DspWord:
     case InsnFeature::DspUnpack:
-    case InsnFeature::DspPack: return true;
+    case InsnFeature::DspPack:
+    case InsnFeature::Library: return true;
     default: return false;
     }
 }
@@ -2088,6 +2249,41 @@ int64_t memcpyInstructions(int64_t n, int srcMod4, int dstMod4)
     const int head = 4 - dstMod4;  // bytes copied to align the destination
     c += 7 + ((head & 2) ? 3 : 0);
     return c + words(n - head);
+}
+
+int64_t memsetInstructions(int64_t n, int dstMod4)
+{
+    if (n < 0)
+        return 0;
+    // Bytes after the first 0-3 (`m`): blocks of 16 bytes (four STRs), then words, then bytes.
+    auto aligned = [](int64_t m) {
+        int64_t c = 2;  // cmp, bls
+        const auto tail = [](int64_t r) { return 1 + (r == 0 ? 0 : 2 + 3 * r) + 1; };  // cbz, byte loop, pop
+        if (m <= 3)
+            return c + tail(m);
+        c += 5;  // the byte splatted into a word, cmp
+        int64_t r = m;
+        if (m > 15) {
+            c += 6 + 7 * (m / 16) + 5;
+            r = m & 15;
+            if ((r & 12) == 0)
+                return c + 4 + ((r & 3) == 0 ? 2 : 2 + 3 * (r & 3) + 1);
+        } else {
+            c += 3;
+        }
+        return c + 4 + 3 * (r / 4) + 1 + tail(r & 3);
+    };
+    int64_t c = 3;  // lsls, push, beq
+    if (dstMod4 == 0)
+        return c + 3 + aligned(n);
+    c += 3;  // subs, cmp, beq
+    if (n == 0)
+        return c + 1;
+    c += 3;  // uxtb, mov, b
+    const int64_t head = 4 - dstMod4;  // bytes stored one by one to align
+    if (n < head)
+        return c + 5 * n + 1;
+    return c + 3 * head + 2 * (head - 1) + aligned(n - head);
 }
 
 InsnFeatures instructionFeatures(const LoopNest& nest, const std::vector<int64_t>& executions, std::vector<LoopFeatures>* loops)

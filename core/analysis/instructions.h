@@ -46,7 +46,8 @@ enum class InsnFeature {
     DspUnpack,      ///< SXTAB16/SXTB16 unpacking
     DspPack,        ///< PKHBT packing of strided lanes (and SADD16 of their offset)
     Smlad,          ///< SMLAD: two 16-bit multiply-accumulates
-    MemsetCall,     ///< a loop zeroing an accumulator in memory, which GCC makes a call of memset
+    LibraryCall,    ///< a call of memset or memcpy GCC makes of a loop zeroing or copying a contiguous run
+    Library,        ///< an instruction of newlib's memset or memcpy the kernel calls (counted exactly)
     CopyStatement,  ///< a copy stage executed (its counts, the emptiness check)
     CopyCall,       ///< a call of loopscope_dma_copy (its seven arguments)
     WaitCall,       ///< a call of loopscope_dma_wait
@@ -143,7 +144,8 @@ struct LoopDecision {
         UnrolledBySchedule, ///< an unroll step (or a vectorized loop the C writes out): straight-line copies
         UnrolledByCompiler, ///< two iterations around little code: GCC unrolls it completely
         OneIteration,       ///< one iteration (as the C writes it): no loop
-        Memset,             ///< zeroes an accumulator in memory: a call of memset
+        Memset,             ///< zeroes an accumulator in memory: calls of memset (or stores in line)
+        Memcpy,             ///< copies elements unchanged to or from an accumulator in memory: calls of memcpy
     };
     int stmt = -1;
     std::string name;
@@ -193,5 +195,9 @@ int64_t enumeratedPoints();
 /// Instructions newlib's memcpy (arm, memcpy-armv7m.S, as linked by the export harness) takes for
 /// `bytes` bytes from and to addresses with the given remainders modulo 4.
 int64_t memcpyInstructions(int64_t bytes, int srcMod4, int dstMod4);
+
+/// Instructions newlib's memset (the C one, as arm-none-eabi's multilibs for the M7 and M4 build
+/// it) takes for `bytes` bytes from an address with the given remainder modulo 4.
+int64_t memsetInstructions(int64_t bytes, int dstMod4);
 
 } // namespace loopscope::analysis

@@ -33,7 +33,7 @@ EventIssue eventIssue(InsnFeature f)
     case InsnFeature::Requantize: return {IssueUnit::Alu, 0, 0, 1, 0};        // the doubling high multiply (SMULL)
     case InsnFeature::DspWord: return {IssueUnit::Memory, 0, 0, 0, 1};
     case InsnFeature::Smlad: return {IssueUnit::Mac, 0, 0, 0, 0};
-    case InsnFeature::MemsetCall:
+    case InsnFeature::LibraryCall:
     case InsnFeature::CopyCall:
     case InsnFeature::WaitCall: return {IssueUnit::Alu, 1, 2, 0, 0};          // BL, and the callee's return
     case InsnFeature::Spill: return {IssueUnit::Memory, 0, 0, 0, 0.5};        // a store and a reload

@@ -475,6 +475,22 @@ TEST(InstructionModel, MemcpyFollowsNewlibsWordAndByteLoops)
         EXPECT_EQ(memcpyInstructions(n + 64, 0, 0), memcpyInstructions(n, 0, 0) + 34) << n;
 }
 
+TEST(InstructionModel, MemsetFollowsNewlibsBlockWordAndByteLoops)
+{
+    using analysis::memsetInstructions;
+    // Aligned: entry and the tests of the 16-byte, word and byte loops (96 bytes: 72, the count
+    // qemu gives for the harness's smoke kernel's calls, test_harness_files.cpp).
+    EXPECT_EQ(memsetInstructions(96, 0), 72);
+    EXPECT_EQ(memsetInstructions(0, 0), 3 + 3 + 2 + 2);
+    EXPECT_EQ(memsetInstructions(4, 0), 3 + 3 + 2 + 5 + 3 + 4 + 3 + 1 + 2);
+    // Each further 16 bytes: one more turn of the four-store loop (4 STR, add, cmp, bne).
+    for (int n = 16; n < 300; ++n)
+        EXPECT_EQ(memsetInstructions(n + 16, 0), memsetInstructions(n, 0) + 7) << n;
+    // A start off a word: bytes one at a time up to it, then the same loops.
+    EXPECT_EQ(memsetInstructions(96, 1), 3 + 3 + 3 + 3 * 3 + 2 * 2 + (memsetInstructions(93, 0) - 6));
+    EXPECT_EQ(memsetInstructions(2, 1), 3 + 3 + 3 + 5 * 2 + 1);
+}
+
 TEST(InstructionModel, ReportsWhereTheInstructionsGoWithTheTargetsCoefficients)
 {
     sched::Program p = example("matmul_int8_tiled");

@@ -38,6 +38,7 @@
 
 #include "analysis/calibration.h"
 #include "analysis/cost_report.h"
+#include "analysis/instructions.h"
 #include "codegen/c_codegen.h"
 #include "codegen/c_decisions.h"
 #include "codegen/measure_batch.h"
@@ -300,3 +301,38 @@ TEST_P(InstructionsOnQemu, PredictedTotalsMatchTheEmulator)
 
 INSTANTIATE_TEST_SUITE_P(Cores, InstructionsOnQemu, ::testing::Values("cortex-m7", "cortex-m4"),
                          [](const ::testing::TestParamInfo<const char*>& i) { return std::string(i.param) == "cortex-m7" ? "M7" : "M4"; });
+
+// The memset and memcpy GCC makes of zeroing and copying loop nests (runs merged, runs made in
+// line, a short loop unrolled before loop distribution): the library instructions the model
+// counts (InsnFeature::Library, newlib's code by memsetInstructions and memcpyInstructions) are
+// the ones qemu counts the kernel calling, exactly.
+TEST(InstructionsOnQemu, LibraryCallsOfZeroingAndCopyingLoopsAreCountedExactly)
+{
+    const std::shared_ptr<const hw::Target> target = test::builtinTarget("cortex-m7");
+    ASSERT_TRUE(target);
+    std::vector<lower::LoopNest> nests;
+    std::vector<std::string> names = {"library_merged_runs", "library_short_runs", "library_unrolled_first"};
+    for (const std::string& name : names) {
+        auto o = sched::openSchedule(test::sourceDir() + "/tests/data/analysis/" + name + ".sched.yaml",
+                                     [](const std::string& n, const std::string& d) { return hw::resolveTarget(n, d); });
+        ASSERT_TRUE(o.ok()) << o.errorText();
+        nests.push_back(lower::lower(o->program));
+    }
+    std::vector<const lower::LoopNest*> pointers;
+    for (const auto& n : nests)
+        pointers.push_back(&n);
+    const std::vector<codegen::Measurement> measured = codegen::measureBatchOnQemu(pointers, target->name);
+    ASSERT_EQ(measured.size(), nests.size());
+    std::vector<double> library;
+    for (size_t i = 0; i < nests.size(); ++i) {
+        ASSERT_TRUE(measured[i].ok) << measured[i].error;
+        const analysis::InsnFeatures f = analysis::instructionFeatures(nests[i], analysis::statementExecutions(nests[i], *target));
+        library.push_back(f[analysis::InsnFeature::Library]);
+        EXPECT_EQ(static_cast<long long>(std::llround(library.back())), measured[i].libraryInstructions) << names[i];
+        EXPECT_LT(measured[i].libraryInstructions, measured[i].kernelInstructions) << names[i];
+    }
+    // One memset and one memcpy of 576 bytes; none; two memsets of 256 bytes.
+    EXPECT_EQ(library[0], analysis::memsetInstructions(576, 0) + analysis::memcpyInstructions(576, 0, 0));
+    EXPECT_EQ(library[1], 0);
+    EXPECT_EQ(library[2], 2 * analysis::memsetInstructions(256, 0));
+}
