@@ -231,6 +231,7 @@ int runAnalyze(const std::string& schedule, const std::string& target, bool json
         if (measure) {
             j["measured"] = {{"machine", measured.machine}, {"kernel_instructions", measured.kernelInstructions},
                              {"copy_instructions", measured.copyInstructions},
+                             {"library_instructions", measured.libraryInstructions},
                              {"instructions_per_mac", r.macs ? static_cast<double>(measured.kernelInstructions) / r.macs : 0.0},
                              {"instructions_per_mac_with_copies",
                               r.macs ? static_cast<double>(measured.kernelInstructions + measured.copyInstructions) / r.macs : 0.0},

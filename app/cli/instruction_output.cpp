@@ -111,10 +111,13 @@ std::string measuredText(const analysis::CostReport& r, const codegen::Measureme
                       m.kernelInstructions, m.copyInstructions);
         return line;
     }
+    char library[96] = "";
+    if (m.libraryInstructions > 0)
+        std::snprintf(library, sizeof library, ", %lld of them in the C library's memset and memcpy", m.libraryInstructions);
     std::snprintf(line, sizeof line,
-                  "\nmeasured on %s: %lld instructions (kernel %lld, copies %lld), %.2f per MAC;\n"
+                  "\nmeasured on %s: %lld instructions (kernel %lld%s, copies %lld), %.2f per MAC;\n"
                   "predicted %lld (%+.1f%%): kernel %lld (%+.1f%%), copies %lld (%+.1f%%)\n",
-                  m.machine.c_str(), total, m.kernelInstructions, m.copyInstructions, r.macs ? static_cast<double>(total) / static_cast<double>(r.macs) : 0.0,
+                  m.machine.c_str(), total, m.kernelInstructions, library, m.copyInstructions, r.macs ? static_cast<double>(total) / static_cast<double>(r.macs) : 0.0,
                   static_cast<long long>(r.instructions.predicted), 100 * relativeError(r.instructions.predicted, total),
                   static_cast<long long>(r.instructions.kernel), 100 * relativeError(r.instructions.kernel, m.kernelInstructions),
                   static_cast<long long>(r.instructions.copies), 100 * relativeError(r.instructions.copies, m.copyInstructions));

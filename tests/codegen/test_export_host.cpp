@@ -6,6 +6,7 @@
 #include "support/test_paths.h"
 
 #include "analysis/cost_report.h"
+#include "analysis/instructions.h"
 #include "codegen/c_codegen.h"
 #include "codegen/gemmini_codegen.h"
 #include "sched/schedule_file.h"
@@ -197,6 +198,13 @@ TEST(AnalyzeMeasure, CountsTheExportedKernelsInstructionsOnQemu)
     RunResult naive = run(std::string(LOOPSCOPE_CLI) + " analyze " + test::sourceDir() + "/examples/schedules/matmul_int8_naive.sched.yaml --measure --json");
     ASSERT_EQ(naive.exitCode, 0) << naive.output;
     EXPECT_NE(naive.output.find("\"copy_instructions\": 0,"), std::string::npos) << naive.output;
+    // Nor does it call the C library; zeroing and copying out a 12 x 12 accumulator does (one
+    // memset and one memcpy of 576 bytes), and those instructions are the kernel's.
+    EXPECT_NE(naive.output.find("\"library_instructions\": 0,"), std::string::npos) << naive.output;
+    RunResult lib = run(std::string(LOOPSCOPE_CLI) + " analyze " + test::sourceDir() + "/tests/data/analysis/library_merged_runs.sched.yaml --measure");
+    ASSERT_EQ(lib.exitCode, 0) << lib.output;
+    const long long library = analysis::memsetInstructions(576, 0) + analysis::memcpyInstructions(576, 0, 0);
+    EXPECT_NE(lib.output.find(std::to_string(library) + " of them in the C library's memset and memcpy"), std::string::npos) << lib.output;
     // Not a Cortex-M target: a clear refusal.
     RunResult g = run(std::string(LOOPSCOPE_CLI) + " analyze " + test::sourceDir() + "/examples/schedules/matmul_f32_tiled.sched.yaml --target cortex-m4 --measure");
     EXPECT_EQ(g.exitCode, 0) << g.output;
