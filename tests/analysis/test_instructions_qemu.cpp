@@ -52,9 +52,12 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
+
+#include <unistd.h>
 
 using namespace loopscope;
 namespace fs = std::filesystem;
@@ -321,8 +324,33 @@ TEST(InstructionsOnQemu, LibraryCallsOfZeroingAndCopyingLoopsAreCountedExactly)
     std::vector<const lower::LoopNest*> pointers;
     for (const auto& n : nests)
         pointers.push_back(&n);
-    const std::vector<codegen::Measurement> measured = codegen::measureBatchOnQemu(pointers, target->name);
+    // Kept with a profile: the plugin writes the library instructions beside the call that ran them.
+    const fs::path keep = fs::temp_directory_path() / ("loopscope-library-" + std::to_string(::getpid()));
+    codegen::BatchOptions options;
+    options.keepDirectory = keep.string();
+    options.profile = true;
+    const std::vector<codegen::Measurement> measured = codegen::measureBatchOnQemu(pointers, target->name, options);
     ASSERT_EQ(measured.size(), nests.size());
+    long long profiled = 0, calls = 0;
+    for (const auto& e : fs::recursive_directory_iterator(keep))
+        if (e.path().filename() == "profile.txt") {
+            std::ifstream in(e.path());
+            for (std::string line; std::getline(in, line);) {
+                std::istringstream fields(line);
+                std::string address;
+                long long executions = 0, library = 0;
+                if (fields >> address >> executions >> library) {
+                    profiled += library;
+                    ++calls;
+                }
+            }
+        }
+    fs::remove_all(keep);
+    long long libraryMeasured = 0;
+    for (const auto& m : measured)
+        libraryMeasured += m.libraryInstructions;
+    EXPECT_EQ(profiled, libraryMeasured);
+    EXPECT_EQ(calls, 1 + 1 + 2) << "a memset and a memcpy, then two memsets";
     std::vector<double> library;
     for (size_t i = 0; i < nests.size(); ++i) {
         ASSERT_TRUE(measured[i].ok) << measured[i].error;

@@ -29,7 +29,9 @@
  *                 "insns mark kernel=<m> copies=<c> calls=<l>" with the counts so far;
  *   profile=FILE  at exit, how often each instruction of [lo, hi) and [dlo, dhi) executed,
  *                 "0x<address> <count>" per line (arm-none-eabi-addr2line maps the addresses to
- *                 lines of the kernel's C): where the instructions go.
+ *                 lines of the kernel's C): where the instructions go. A kernel instruction that
+ *                 called library code (a BL, or the B of a tail call) has a third number, the
+ *                 instructions executed in those calls (part of `calls`).
  *
  * Every instruction gets its own execution callback, so an instruction is counted when it
  * executes, also when a translation block is left early (an exception, or -icount ending a
@@ -111,9 +113,11 @@ struct outside_insn {
  * instruction starting there and, with a profile, how often it executed. */
 struct insn_slot {
     uint64_t count;
+    uint64_t library; /* instructions of the library code called from here (calls=) */
     uint64_t pc;
     uint32_t size;
 };
+static struct insn_slot *last_kernel; /* the kernel instruction executed last */
 static uint64_t mark_pc;         /* 0: no mark */
 static const char *profile_path; /* NULL: no profile */
 static uint64_t insn_lo, insn_hi;
@@ -131,6 +135,7 @@ static void count_insn(unsigned int vcpu_index, void *userdata)
             /* The kernel, or a library function it jumped to last, returned to its caller. */
             range_insns += pending_insns;
             call_insns += pending_insns;
+            last_kernel->library += pending_insns;
             kernel_return = pending_insns = 0;
         } else {
             ++pending_insns;
@@ -150,12 +155,14 @@ static void count_range_insn(unsigned int vcpu_index, void *userdata)
     if (pending_insns && slot->pc == kernel_return) {
         range_insns += pending_insns;
         call_insns += pending_insns;
+        last_kernel->library += pending_insns;
     } else if (was_outside && slot->pc != kernel_return) {
         caller_return = outside_end;  /* entered from outside: a call of the kernel */
     }
     pending_insns = 0;
     was_outside = false;
     kernel_return = slot->pc + slot->size;
+    last_kernel = slot;
     in_hook = false;
 }
 
@@ -226,9 +233,14 @@ static void on_exit_report(qemu_plugin_id_t id, void *userdata)
             fprintf(stderr, "insn_count: cannot write the profile to '%s'\n", profile_path);
             return;
         }
-        for (i = 0; i < (insn_hi - insn_lo) / 2; ++i)
-            if (slots[i].count)
+        for (i = 0; i < (insn_hi - insn_lo) / 2; ++i) {
+            if (!slots[i].count)
+                continue;
+            if (slots[i].library)
+                fprintf(f, "0x%" PRIx64 " %" PRIu64 " %" PRIu64 "\n", insn_lo + 2 * i, slots[i].count, slots[i].library);
+            else
                 fprintf(f, "0x%" PRIx64 " %" PRIu64 "\n", insn_lo + 2 * i, slots[i].count);
+        }
         fclose(f);
     }
 }
