@@ -149,12 +149,21 @@ private:
         case C::Memset:
             r.badges << QObject::tr("memset");
             r.tooltip += QObject::tr("\nIn the exported C: it only zeroes an accumulator in memory, which GCC -O2 makes calls of memset\n"
-                                     "(one per contiguous run; a run under 32 bytes is stored in line).");
+                                     "(one per contiguous run of 32 bytes or more).");
             break;
         case C::Memcpy:
             r.badges << QObject::tr("memcpy");
             r.tooltip += QObject::tr("\nIn the exported C: it only copies elements unchanged to or from an accumulator in memory,\n"
-                                     "which GCC -O2 makes calls of memcpy where both sides are contiguous.");
+                                     "which GCC -O2 makes calls of memcpy (one per contiguous run of more than 64 bytes).");
+            break;
+        case C::ZeroedInLine:
+        case C::CopiedInLine:
+            r.badges << QObject::tr("in line");
+            r.tooltip += d.compiled == C::ZeroedInLine
+                             ? QObject::tr("\nIn the exported C: it only zeroes an accumulator in memory, in runs too short for memset:\n"
+                                           "GCC -O2 stores the zeroes in line.")
+                             : QObject::tr("\nIn the exported C: it only copies elements unchanged, in runs too short for memcpy:\n"
+                                           "GCC -O2 copies them in line (loads and STMs).");
             break;
         case C::Loop: {
             QString line = QObject::tr("\nIn the exported C: a loop, about %L1 instructions predicted inside it").arg(std::llround(d.instructions));

@@ -15,6 +15,7 @@
 #include <functional>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <set>
 
 namespace loopscope::analysis {
@@ -536,6 +537,104 @@ private:
     const LoopNest& m_n;
     std::vector<Info> m_info;
 };
+
+/// What GCC makes of a loop (nest) that only zeroes accumulators in memory (LoopShapes'
+/// memset), per entry. Loop distribution (-ftree-loop-distribute-patterns) turns it into
+/// one memset per contiguous run: around the zeroing, going outward, a loop whose counter
+/// steps the element by the run so far extends the run (random #100045: a 12 x 12
+/// accumulator zeroed by one call of 576 bytes); the first that does not, and every loop
+/// outside it, repeat the run. The copies of an unrolled loop are separate statements in the
+/// C: a run of one element each (random #100004: four calls of 32 bytes per iteration of
+/// the loop around them). A run of fewer than kInlineMemsetBytes is expanded in line as word
+/// stores, in the loops that repeat it; a longer one is a call of the C library's memset.
+/// Checked on the 500 random schedules of calibrate (seed 100000) by the calls qemu counts:
+/// 45 of the 47 that zero an accumulator in memory get the calls right (the other two zero
+/// it under a guard, which GCC hoists; the model keeps those as loops).
+constexpr int64_t kInlineMemsetBytes = 32;
+/// GCC completely unrolls loops of up to 3 iterations around so little code before it
+/// distributes loops (cunrolli: no larger unrolled): their copies are separate runs (random
+/// #100352: a loop of 2 around loops of 8 floats, a call of 32 bytes per copy). And it merges
+/// at most two loops into one call (#100405: 4 x 4 x 4 x 5 contiguous int32, 16 calls of 80
+/// bytes).
+constexpr int64_t kUnrolledBeforeDistribution = 3;
+constexpr int kMergedMemsetLoops = 2;
+/// Copies of up to 64 bytes are made in line (LDR and STM; of calibrate's 500, every copy
+/// of 64 bytes or fewer, 18 schedules, and a call for every one of 96 or more, 16).
+constexpr int64_t kInlineMemcpyBytes = 64;
+struct LibraryCode {
+    int64_t calls = 0;         ///< calls of memset or memcpy
+    int64_t instructions = 0;  ///< inside them
+    int64_t stores = 0;        ///< word stores of runs stored in line
+    int64_t loads = 0;         ///< word loads of runs copied in line
+    int64_t iterations = 0;    ///< iterations of the loops repeating those
+};
+/// The same for a loop (nest) that only copies elements unchanged (LoopShapes' memcpy: a
+/// bias into an accumulator, an accumulator out): calls of memcpy where both sides step by
+/// the run, by the same rules but two: copies of up to kInlineMemcpyBytes are made in line,
+/// and only the innermost loop of up to 3 iterations is unrolled first (random #100090: 2 x
+/// 12 floats copied out by one call of 96 bytes, where the same nest zeroing them makes two
+/// calls). Of calibrate's 500, 54 of the 56 schedules that call memset or memcpy, or are
+/// predicted to, get the calls right.
+LibraryCode libraryCode(const LoopNest& n, int id)
+{
+    LibraryCode out;
+    std::vector<int> loops;  // the loops from `id` inward to the statement visited
+    std::function<void(int)> visit = [&](int c) {
+        const Stmt& b = n.stmts[c];
+        if (b.kind == Stmt::Kind::For)
+            loops.push_back(c);
+        const bool copy = b.src >= 0 && (b.kind == Stmt::Kind::AccInit || b.kind == Stmt::Kind::AccStore);
+        if (b.kind == Stmt::Kind::AccInit || copy) {
+            const codegen::BufferOffset off = codegen::bufferOffset(n, b.buffer, b.index);
+            const codegen::BufferOffset from = copy ? codegen::bufferOffset(n, b.src, b.srcIndex) : off;
+            int64_t run = 1, repeats = 1, iterations = 0;
+            int merged = 0;
+            auto copies = [&](const Stmt& l) {
+                return l.loopKind == sched::LoopKind::Unrolled || (l.extent <= kUnrolledBeforeDistribution && (!copy || &l == &n.stmts[loops.back()]));
+            };
+            bool merging = true;
+            for (size_t i = loops.size(); i-- > 0;) {
+                const Stmt& l = n.stmts[loops[i]];
+                if (l.extent == 1)
+                    continue;
+                merging = merging && !copies(l) && merged < kMergedMemsetLoops && off.coefficient(l.slot) == run && from.coefficient(l.slot) == run;
+                if (merging) {
+                    run = satMul(run, l.extent);
+                    ++merged;
+                    continue;
+                }
+                repeats = satMul(repeats, l.extent);
+            }
+            // The loops that repeat the run, as loops: their iterations, outermost first.
+            int64_t around = 1;
+            for (size_t i = 0; i < loops.size(); ++i) {
+                const Stmt& l = n.stmts[loops[i]];
+                if (copies(l) || around >= repeats)
+                    continue;
+                around = satMul(around, l.extent);
+                iterations = satAdd(iterations, around);
+            }
+            const int64_t bytes = satMul(run, ir::dtypeBytes(n.buffers[b.buffer].dtype));
+            const int64_t words = (bytes + 3) / 4;
+            if (copy ? bytes <= kInlineMemcpyBytes : bytes < kInlineMemsetBytes) {
+                // A copy in line loads the words and stores them four at a time (STM).
+                out.stores = satAdd(out.stores, satMul(repeats, copy ? (words + 3) / 4 : words));
+                if (copy)
+                    out.loads = satAdd(out.loads, satMul(repeats, words));
+                out.iterations = satAdd(out.iterations, iterations);
+            } else {
+                out.calls = satAdd(out.calls, repeats);
+                out.instructions = satAdd(out.instructions, satMul(repeats, copy ? memcpyInstructions(bytes, 0, 0) : memsetInstructions(bytes, 0)));
+            }
+        }
+        for (int k : b.body)
+            visit(k);
+        if (b.kind == Stmt::Kind::For)
+            loops.pop_back();
+    };
+    visit(id);
+    return out;
+}
 
 class Counter {
 public:
@@ -1312,111 +1411,13 @@ private:
         m_guards.resize(m_conds.size());
     }
 
-    /// What GCC makes of a loop (nest) that only zeroes accumulators in memory (LoopShapes'
-    /// memset), per entry. Loop distribution (-ftree-loop-distribute-patterns) turns it into
-    /// one memset per contiguous run: around the zeroing, going outward, a loop whose counter
-    /// steps the element by the run so far extends the run (random #100045: a 12 x 12
-    /// accumulator zeroed by one call of 576 bytes); the first that does not, and every loop
-    /// outside it, repeat the run. The copies of an unrolled loop are separate statements in the
-    /// C: a run of one element each (random #100004: four calls of 32 bytes per iteration of
-    /// the loop around them). A run of fewer than kInlineMemsetBytes is expanded in line as word
-    /// stores, in the loops that repeat it; a longer one is a call of the C library's memset.
-    /// Checked on the 500 random schedules of calibrate (seed 100000) by the calls qemu counts:
-    /// 45 of the 47 that zero an accumulator in memory get the calls right (the other two zero
-    /// it under a guard, which GCC hoists; the model keeps those as loops).
-    static constexpr int64_t kInlineMemsetBytes = 32;
-    /// GCC completely unrolls loops of up to 3 iterations around so little code before it
-    /// distributes loops (cunrolli: no larger unrolled): their copies are separate runs (random
-    /// #100352: a loop of 2 around loops of 8 floats, a call of 32 bytes per copy). And it merges
-    /// at most two loops into one call (#100405: 4 x 4 x 4 x 5 contiguous int32, 16 calls of 80
-    /// bytes).
-    static constexpr int64_t kUnrolledBeforeDistribution = 3;
-    static constexpr int kMergedMemsetLoops = 2;
-    /// Copies of up to 64 bytes are made in line (LDR and STM; of calibrate's 500, every copy
-    /// of 64 bytes or fewer, 18 schedules, and a call for every one of 96 or more, 16).
-    static constexpr int64_t kInlineMemcpyBytes = 64;
-    struct LibraryCode {
-        int64_t calls = 0;         ///< calls of memset or memcpy
-        int64_t instructions = 0;  ///< inside them
-        int64_t stores = 0;        ///< word stores of runs stored in line
-        int64_t loads = 0;         ///< word loads of runs copied in line
-        int64_t iterations = 0;    ///< iterations of the loops repeating those
-    };
-    /// The same for a loop (nest) that only copies elements unchanged (LoopShapes' memcpy: a
-    /// bias into an accumulator, an accumulator out): calls of memcpy where both sides step by
-    /// the run, by the same rules but two: copies of up to kInlineMemcpyBytes are made in line,
-    /// and only the innermost loop of up to 3 iterations is unrolled first (random #100090: 2 x
-    /// 12 floats copied out by one call of 96 bytes, where the same nest zeroing them makes two
-    /// calls). Of calibrate's 500, 54 of the 56 schedules that call memset or memcpy, or are
-    /// predicted to, get the calls right.
-    LibraryCode libraryCode(int id) const
-    {
-        LibraryCode out;
-        std::vector<int> loops;  // the loops from `id` inward to the statement visited
-        std::function<void(int)> visit = [&](int c) {
-            const Stmt& b = m_n.stmts[c];
-            if (b.kind == Stmt::Kind::For)
-                loops.push_back(c);
-            const bool copy = b.src >= 0 && (b.kind == Stmt::Kind::AccInit || b.kind == Stmt::Kind::AccStore);
-            if (b.kind == Stmt::Kind::AccInit || copy) {
-                const codegen::BufferOffset off = codegen::bufferOffset(m_n, b.buffer, b.index);
-                const codegen::BufferOffset from = copy ? codegen::bufferOffset(m_n, b.src, b.srcIndex) : off;
-                int64_t run = 1, repeats = 1, iterations = 0;
-                int merged = 0;
-                auto copies = [&](const Stmt& l) {
-                    return l.loopKind == sched::LoopKind::Unrolled || (l.extent <= kUnrolledBeforeDistribution && (!copy || &l == &m_n.stmts[loops.back()]));
-                };
-                bool merging = true;
-                for (size_t i = loops.size(); i-- > 0;) {
-                    const Stmt& l = m_n.stmts[loops[i]];
-                    if (l.extent == 1)
-                        continue;
-                    merging = merging && !copies(l) && merged < kMergedMemsetLoops && off.coefficient(l.slot) == run && from.coefficient(l.slot) == run;
-                    if (merging) {
-                        run = satMul(run, l.extent);
-                        ++merged;
-                        continue;
-                    }
-                    repeats = satMul(repeats, l.extent);
-                }
-                // The loops that repeat the run, as loops: their iterations, outermost first.
-                int64_t around = 1;
-                for (size_t i = 0; i < loops.size(); ++i) {
-                    const Stmt& l = m_n.stmts[loops[i]];
-                    if (copies(l) || around >= repeats)
-                        continue;
-                    around = satMul(around, l.extent);
-                    iterations = satAdd(iterations, around);
-                }
-                const int64_t bytes = satMul(run, ir::dtypeBytes(m_n.buffers[b.buffer].dtype));
-                const int64_t words = (bytes + 3) / 4;
-                if (copy ? bytes <= kInlineMemcpyBytes : bytes < kInlineMemsetBytes) {
-                    // A copy in line loads the words and stores them four at a time (STM).
-                    out.stores = satAdd(out.stores, satMul(repeats, copy ? (words + 3) / 4 : words));
-                    if (copy)
-                        out.loads = satAdd(out.loads, satMul(repeats, words));
-                    out.iterations = satAdd(out.iterations, iterations);
-                } else {
-                    out.calls = satAdd(out.calls, repeats);
-                    out.instructions = satAdd(out.instructions, satMul(repeats, copy ? memcpyInstructions(bytes, 0, 0) : memsetInstructions(bytes, 0)));
-                }
-            }
-            for (int k : b.body)
-                visit(k);
-            if (b.kind == Stmt::Kind::For)
-                loops.pop_back();
-        };
-        visit(id);
-        return out;
-    }
-
     void loop(int id, const Stmt& s, int64_t entries)
     {
         if (s.extent > 1 && (m_shapes[id].memset || m_shapes[id].memcpy)) {
             // Zeroing an accumulator in memory, or copying elements unchanged: GCC makes the loop
             // (nest) calls of memset or memcpy, whose instructions are the C library's, or code
             // in line (libraryCode).
-            const LibraryCode code = libraryCode(id);
+            const LibraryCode code = libraryCode(m_n, id);
             const double n = static_cast<double>(entries);
             m_f[InsnFeature::LibraryCall] += n * static_cast<double>(code.calls);
             m_f[InsnFeature::Library] += n * static_cast<double>(code.instructions);
@@ -2085,6 +2086,8 @@ const char* compiledName(LoopDecision::Compiled c)
     case LoopDecision::Compiled::OneIteration: return "one iteration";
     case LoopDecision::Compiled::Memset: return "memset";
     case LoopDecision::Compiled::Memcpy: return "memcpy";
+    case LoopDecision::Compiled::ZeroedInLine: return "zeroed in line";
+    case LoopDecision::Compiled::CopiedInLine: return "copied in line";
     }
     return "loop";
 }
@@ -2102,8 +2105,12 @@ std::vector<LoopDecision> loopDecisions(const LoopNest& n, const hw::Target& tar
     std::vector<const LoopFeatures*> record(n.stmts.size(), nullptr);
     for (const LoopFeatures& l : loops)
         record[static_cast<size_t>(l.stmt)] = &l;
+    // The outermost loop of a nest GCC makes memset or memcpy calls (or code in line) of decides
+    // for the loops inside it.
+    std::optional<LoopDecision::Compiled> library;
     std::function<void(int, int)> walk = [&](int id, int depth) {
         const Stmt& s = n.stmts[static_cast<size_t>(id)];
+        bool startsLibrary = false;
         if (s.kind == Stmt::Kind::For) {
             const LoopShapes::Info& in = shapes[id];
             LoopDecision d;
@@ -2119,10 +2126,13 @@ std::vector<LoopDecision> loopDecisions(const LoopNest& n, const hw::Target& tar
                 d.compiled = C::Loop;
             else if (s.loopKind == sched::LoopKind::Unrolled || in.writtenOut)
                 d.compiled = C::UnrolledBySchedule;
-            else if (in.memset && s.extent > 1)
-                d.compiled = C::Memset;
-            else if (in.memcpy && s.extent > 1)
-                d.compiled = C::Memcpy;
+            else if ((in.memset || in.memcpy) && s.extent > 1) {
+                if (!library) {
+                    library = libraryCode(n, id).calls > 0 ? (in.memset ? C::Memset : C::Memcpy) : (in.memset ? C::ZeroedInLine : C::CopiedInLine);
+                    startsLibrary = true;
+                }
+                d.compiled = *library;
+            }
             else if (in.trips <= 1)
                 d.compiled = C::OneIteration;
             else
@@ -2141,6 +2151,8 @@ std::vector<LoopDecision> loopDecisions(const LoopNest& n, const hw::Target& tar
         }
         for (int c : s.body)
             walk(c, depth);
+        if (startsLibrary)
+            library.reset();
     };
     walk(n.root, 0);
     return out;

@@ -144,8 +144,10 @@ struct LoopDecision {
         UnrolledBySchedule, ///< an unroll step (or a vectorized loop the C writes out): straight-line copies
         UnrolledByCompiler, ///< two iterations around little code: GCC unrolls it completely
         OneIteration,       ///< one iteration (as the C writes it): no loop
-        Memset,             ///< zeroes an accumulator in memory: calls of memset (or stores in line)
+        Memset,             ///< zeroes an accumulator in memory: calls of memset
         Memcpy,             ///< copies elements unchanged to or from an accumulator in memory: calls of memcpy
+        ZeroedInLine,       ///< the same zeroing, in runs too short for a call: stores in line
+        CopiedInLine,       ///< the same copying, in runs too short for a call: loads and STMs in line
     };
     int stmt = -1;
     std::string name;

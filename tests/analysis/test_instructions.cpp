@@ -491,6 +491,30 @@ TEST(InstructionModel, MemsetFollowsNewlibsBlockWordAndByteLoops)
     EXPECT_EQ(memsetInstructions(2, 1), 3 + 3 + 3 + 5 * 2 + 1);
 }
 
+TEST(InstructionModel, SaysWhichZeroingAndCopyingLoopsBecomeLibraryCalls)
+{
+    // The loops GCC distributes into memset and memcpy calls, and those in runs too short for a
+    // call, as analyze --loops and the loop nest's badges name them; the loops of a nest share
+    // the decision of its outermost one (one call for the 12 x 12 floats).
+    auto decisions = [](const std::string& name) {
+        auto o = sched::openSchedule(test::sourceDir() + "/tests/data/analysis/" + name + ".sched.yaml",
+                                     [](const std::string& n, const std::string& d) { return hw::resolveTarget(n, d); });
+        EXPECT_TRUE(o.ok()) << o.errorText();
+        std::vector<std::string> out;
+        if (!o.ok())
+            return out;
+        const lower::LoopNest nest = lower::lower(o->program);
+        for (const analysis::LoopDecision& d : analysis::loopDecisions(nest, *o->program.target))
+            out.push_back(d.name + " " + analysis::compiledName(d.compiled));
+        return out;
+    };
+    using V = std::vector<std::string>;
+    EXPECT_EQ(decisions("library_merged_runs"), (V{"i memset", "j memset", "k loop", "i loop", "j loop", "i memcpy", "j memcpy"}));
+    const V shortRuns = decisions("library_short_runs");
+    EXPECT_NE(std::find(shortRuns.begin(), shortRuns.end(), "j.inner zeroed in line"), shortRuns.end());
+    EXPECT_NE(std::find(shortRuns.begin(), shortRuns.end(), "j.inner copied in line"), shortRuns.end());
+}
+
 TEST(InstructionModel, ReportsWhereTheInstructionsGoWithTheTargetsCoefficients)
 {
     sched::Program p = example("matmul_int8_tiled");

@@ -132,13 +132,23 @@ private slots:
         QVERIFY(!kept->badges.contains(QStringLiteral("GCC unrolls")));
         QVERIFY2(kept->tooltip.contains(QStringLiteral("a loop, about")) && kept->tooltip.contains(QStringLiteral("values live across an iteration")),
                  qPrintable(kept->tooltip));
-        bool kUnrolled = false, memset = false;
+        bool kUnrolled = false, inLine = false;
         for (const NestRow* r : loopRows(QStringLiteral("k.inner")))
             kUnrolled = kUnrolled || r->badges.contains(QStringLiteral("GCC unrolls"));
+        // Its accumulator is zeroed in runs of one element: stores in line, no memset.
         for (const auto& r : m.nest.rows())
-            memset = memset || (r.kind == NestRow::Kind::Loop && r.badges.contains(QStringLiteral("memset")));
+            inLine = inLine || (r.kind == NestRow::Kind::Loop && r.badges.contains(QStringLiteral("in line")));
         QVERIFY(kUnrolled);
+        QVERIFY(inLine);
+        // A 12 x 12 float accumulator zeroed and copied out whole: a memset and a memcpy.
+        QVERIFY(doc.openSchedule(data + QStringLiteral("library_merged_runs.sched.yaml")));
+        bool memset = false, memcpy = false;
+        for (const auto& r : m.nest.rows()) {
+            memset = memset || (r.kind == NestRow::Kind::Loop && r.badges.contains(QStringLiteral("memset")));
+            memcpy = memcpy || (r.kind == NestRow::Kind::Loop && r.badges.contains(QStringLiteral("memcpy")) && r.tooltip.contains(QStringLiteral("calls of memcpy")));
+        }
         QVERIFY(memset);
+        QVERIFY(memcpy);
         // On the accelerator there is no such model: no badge, no line.
         QVERIFY(doc.openSchedule(example("gemmini_matmul_int8_128.sched.yaml")));
         for (const auto& r : m.nest.rows()) {
