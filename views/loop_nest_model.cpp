@@ -140,30 +140,30 @@ private:
             return;
         const analysis::LoopDecision& d = m_decisions[static_cast<size_t>(m_decisionOf[static_cast<size_t>(id)])];
         using C = analysis::LoopDecision::Compiled;
+        auto say = [&r](const QString& badge, const QString& line) {
+            r.badges << badge;
+            r.tooltip += QStringLiteral("\nIn the exported C: ") + line;
+        };
         switch (d.compiled) {
         case C::UnrolledByCompiler:
-            r.badges << QObject::tr("GCC unrolls");
-            r.tooltip += QObject::tr("\nIn the exported C: two iterations around little code, which GCC -O2 unrolls\n"
-                                     "completely (no loop control is counted for it; analyze --loops lists every loop).");
+            say(QObject::tr("GCC unrolls"), QObject::tr("two iterations around little code, which GCC -O2 unrolls\n"
+                                                        "completely (no loop control is counted for it; analyze --loops lists every loop)."));
             break;
         case C::Memset:
-            r.badges << QObject::tr("memset");
-            r.tooltip += QObject::tr("\nIn the exported C: it only zeroes an accumulator in memory, which GCC -O2 makes calls of memset\n"
-                                     "(one per contiguous run of 32 bytes or more).");
+            say(QObject::tr("memset"), QObject::tr("it only zeroes an accumulator in memory, which GCC -O2 makes calls of memset\n"
+                                                   "(one per contiguous run of 32 bytes or more)."));
             break;
         case C::Memcpy:
-            r.badges << QObject::tr("memcpy");
-            r.tooltip += QObject::tr("\nIn the exported C: it only copies elements unchanged to or from an accumulator in memory,\n"
-                                     "which GCC -O2 makes calls of memcpy (one per contiguous run of more than 64 bytes).");
+            say(QObject::tr("memcpy"), QObject::tr("it only copies elements unchanged to or from an accumulator in memory,\n"
+                                                   "which GCC -O2 makes calls of memcpy (one per contiguous run of more than 64 bytes)."));
             break;
         case C::ZeroedInLine:
+            say(QObject::tr("in line"), QObject::tr("it only zeroes an accumulator in memory, in runs too short for memset:\n"
+                                                    "GCC -O2 stores the zeroes in line."));
+            break;
         case C::CopiedInLine:
-            r.badges << QObject::tr("in line");
-            r.tooltip += d.compiled == C::ZeroedInLine
-                             ? QObject::tr("\nIn the exported C: it only zeroes an accumulator in memory, in runs too short for memset:\n"
-                                           "GCC -O2 stores the zeroes in line.")
-                             : QObject::tr("\nIn the exported C: it only copies elements unchanged, in runs too short for memcpy:\n"
-                                           "GCC -O2 copies them in line (loads and STMs).");
+            say(QObject::tr("in line"), QObject::tr("it only copies elements unchanged, in runs too short for memcpy:\n"
+                                                    "GCC -O2 copies them in line (loads and STMs)."));
             break;
         case C::Loop: {
             QString line = QObject::tr("\nIn the exported C: a loop, about %L1 instructions predicted inside it").arg(std::llround(d.instructions));

@@ -4,8 +4,10 @@
 #include "codegen/c_codegen.h"
 #include "codegen/export_writer.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 
 namespace loopscope::codegen {
@@ -15,19 +17,22 @@ bool parseInstructionCounts(const std::string& output, Measurement& m)
     const size_t line = output.find("insns total=");
     if (line == std::string::npos)
         return false;
-    const size_t kernel = output.find(" kernel=", line);
-    const size_t copies = output.find(" copies=", line);
-    if (kernel == std::string::npos || copies == std::string::npos)
-        return false;
-    m.kernelInstructions = std::atoll(output.c_str() + kernel + 8);
-    m.copyInstructions = std::atoll(output.c_str() + copies + 8);
-    const size_t end = output.find('\n', line);
-    const size_t calls = output.find(" calls=", line);
-    m.libraryInstructions = calls != std::string::npos && calls < end ? std::atoll(output.c_str() + calls + 7) : 0;
-    return true;
+    m.kernelInstructions = detail::countField(output, line, " kernel=");
+    m.copyInstructions = detail::countField(output, line, " copies=");
+    m.libraryInstructions = std::max(0LL, detail::countField(output, line, " calls="));  // absent before the plugin counted calls
+    return m.kernelInstructions >= 0 && m.copyInstructions >= 0;
 }
 
 namespace detail {
+
+long long countField(const std::string& output, size_t line, const char* name)
+{
+    const size_t end = output.find('\n', line);
+    const size_t at = output.find(name, line);
+    if (at == std::string::npos || at > end)
+        return -1;
+    return std::atoll(output.c_str() + at + std::strlen(name));
+}
 
 std::string qemuCore(const std::string& targetName, Measurement& m)
 {

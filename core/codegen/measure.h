@@ -15,7 +15,7 @@ namespace loopscope::codegen {
 struct Measurement {
     bool ok = false;
     std::string machine;              ///< e.g. "qemu mps2-an500 (Cortex-M7)"
-    long long kernelInstructions = 0;  ///< the kernel's own code (the DMA hooks excluded)
+    long long kernelInstructions = 0;  ///< the kernel's own code and the library code it calls (the DMA hooks excluded)
     long long copyInstructions = 0;    ///< the default DMA hooks' copies (hooks + memcpy)
     long long libraryInstructions = 0; ///< of kernelInstructions, the C library's code the kernel calls
                                        ///< itself (the memset and memcpy GCC makes of zeroing and copying loops)
@@ -41,6 +41,9 @@ std::string qemuCore(const std::string& targetName, Measurement& m);
 std::string makeTemporaryDirectory(const std::string& prefix);
 /// Runs a shell command, appending its standard output to `output`; its wait status, or -1.
 int runCaptured(const std::string& command, std::string& output);
+/// The number after ` NAME=` on the plugin's report line that starts at `line` (`name` with
+/// its leading space and `=`); -1 when that line has no such field.
+long long countField(const std::string& output, size_t line, const char* name);
 } // namespace detail
 
 } // namespace loopscope::codegen

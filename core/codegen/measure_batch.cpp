@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <sstream>
@@ -150,14 +149,9 @@ void runImage(const std::vector<const Prepared*>& kernels, const std::vector<siz
         long long kernel = 0, copies = 0, calls = 0;
     };
     std::vector<Mark> marks;
-    for (size_t at = 0; (at = output.find("insns mark kernel=", at)) != std::string::npos; ++at) {
-        const size_t end = output.find('\n', at);
-        auto field = [&](const char* name) {
-            const size_t f = output.find(name, at);
-            return f == std::string::npos || f > end ? 0 : std::atoll(output.c_str() + f + std::strlen(name));
-        };
-        marks.push_back({std::atoll(output.c_str() + at + 18), field(" copies="), field(" calls=")});
-    }
+    for (size_t at = 0; (at = output.find("insns mark kernel=", at)) != std::string::npos; ++at)
+        marks.push_back({detail::countField(output, at, " kernel="), std::max(0LL, detail::countField(output, at, " copies=")),
+                         std::max(0LL, detail::countField(output, at, " calls="))});
     if (status != 0 || marks.size() != kernels.size()) {
         fail("measuring failed (needs arm-none-eabi-gcc and qemu-system-arm):\n" + output);
         return;
