@@ -68,8 +68,10 @@ nlohmann::ordered_json loopsJson(const std::vector<analysis::LoopDecision>& loop
     for (const analysis::LoopDecision& d : loops) {
         nlohmann::ordered_json j = {{"name", d.name}, {"depth", d.depth}, {"entered", d.entries}, {"iterations", d.trips},
                                     {"compiled", analysis::compiledName(d.compiled)}, {"dsp", d.dsp}, {"body_size", d.bodySize}};
-        if (d.instructions >= 0)
+        if (d.instructions >= 0) {
             j["instructions"] = d.instructions;
+            j["spill_instructions"] = d.spills;
+        }
         if (d.registers >= 0) {
             j["registers"] = d.registers;
             j["fp_registers"] = d.fpRegisters;

@@ -158,6 +158,7 @@ struct LoopDecision {
     bool dsp = false;           ///< vectorized on the DSP path (SMLAD)
     int bodySize = 0;           ///< loopBodySize
     double instructions = -1;   ///< kept loops: the predicted kernel instructions inside (nested loops included)
+    double spills = -1;         ///< kept loops: of them, the stack accesses of spilled values (the "spills" category)
     double registers = -1;      ///< innermost kept loops: LoopFeatures::registers
     double fpRegisters = -1;
 };

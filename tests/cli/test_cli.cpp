@@ -591,6 +591,27 @@ TEST(CliAnalyze, LoopsListWhatTheCompilerIsExpectedToMakeOfEachLoop)
         dsp = dsp || (l["name"] == "i.inner" && l["dsp"] == true);
     }
     EXPECT_TRUE(unrolled && dsp) << j["loops"].dump(1);
+    // The spills of a kept loop: the stack accesses of the values beyond the registers, inside it
+    // (a search pick whose 16 oh copies share F's packed pairs: all of the kernel's spills in
+    // its ow loop, 18 registers live there; none in the ow loop of the initialisation).
+    j = loopsOf(src("tests/data/instructions/search_conv2d_int8_dsp_5.sched.yaml"));
+    const double spills = j["instructions"]["breakdown"]["spills"].get<double>();
+    EXPECT_GT(spills, 0);
+    int spilling = 0, free = 0;
+    for (const auto& l : j["loops"]) {
+        if (!l.contains("registers"))
+            continue;  // not an innermost kept loop
+        ASSERT_TRUE(l.contains("spill_instructions")) << l.dump();
+        if (l["registers"].get<double>() > 14) {
+            EXPECT_DOUBLE_EQ(l["spill_instructions"].get<double>(), spills) << l.dump();
+            ++spilling;
+        } else {
+            EXPECT_EQ(l["spill_instructions"].get<double>(), 0) << l.dump();
+            ++free;
+        }
+    }
+    EXPECT_EQ(spilling, 1) << j["loops"].dump(1);
+    EXPECT_GE(free, 1);
     // The table.
     CliRun text = cli({"analyze", "--loops", src("tests/data/analysis/two_trip_one_too_large.sched.yaml")});
     ASSERT_EQ(text.exitCode, 0) << describe(text);
