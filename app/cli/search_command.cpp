@@ -18,7 +18,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <iomanip>
+#include <map>
 #include <memory>
 #include <ostream>
 
@@ -129,6 +131,41 @@ bool writeSchedule(const Input& in, const std::vector<sched::Step>& trace, const
     f.description = description;
     f.steps = trace;
     return sched::saveScheduleFile(f, path, error);
+}
+
+/// Writes each of `points` as DIR/point-N.sched.yaml (N: its candidate number in the run) with
+/// the description `describe` gives it; nothing when a file is in the way, unless `force`.
+bool writePoints(const Input& in, const std::vector<const search::SearchPoint*>& points, const std::string& dir, bool force,
+                 const std::string& option, const std::function<std::string(const search::SearchPoint&)>& describe, std::ostream& err)
+{
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) {
+        err << option << ": cannot create " << dir << ": " << ec.message() << "\n";
+        return false;
+    }
+    auto pathOf = [&](const search::SearchPoint& p) { return (fs::path(dir) / ("point-" + std::to_string(p.index) + ".sched.yaml")).string(); };
+    for (const search::SearchPoint* p : points)
+        if (!force && fs::exists(pathOf(*p), ec)) {
+            err << pathOf(*p) << " exists; pass --force to replace it\n";
+            return false;
+        }
+    for (const search::SearchPoint* p : points) {
+        std::string error;
+        if (!writeSchedule(in, p->trace, pathOf(*p), describe(*p), true, error)) {
+            err << error << "\n";
+            return false;
+        }
+    }
+    return true;
+}
+
+/// A step as the JSON's traces give it: with its stage when the kernel has more than one (the
+/// same loop name can be in several).
+std::string stepText(const sched::Step& s, const ir::Kernel& kernel)
+{
+    return (kernel.stages.size() > 1 && !s.stage.empty() ? s.stage + ": " : "") + sched::describe(s);
 }
 
 } // namespace
@@ -309,32 +346,41 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
     // measurement in the description (a set to re-predict after a model change). Nothing is
     // written if a file exists, unless --force.
     if (!a.measuredOut.empty()) {
-        namespace fs = std::filesystem;
-        std::error_code ec;
-        fs::create_directories(a.measuredOut, ec);
-        if (ec) {
-            err << "--measured-out: cannot create " << a.measuredOut << ": " << ec.message() << "\n";
-            return kExitBadInput;
-        }
-        auto pathOf = [&](const Measured& m) { return (fs::path(a.measuredOut) / ("point-" + std::to_string(m.pt->index) + ".sched.yaml")).string(); };
-        for (const auto& m : measured)
-            if (!a.force && fs::exists(pathOf(m), ec)) {
-                err << pathOf(m) << " exists; pass --force to replace it\n";
-                return kExitBadInput;
-            }
+        std::vector<const search::SearchPoint*> points;
+        std::map<const search::SearchPoint*, const Measured*> of;
         for (const auto& m : measured) {
-            const search::SearchPoint& pt = *m.pt;
+            points.push_back(m.pt);
+            of[m.pt] = &m;
+        }
+        auto describe = [&](const search::SearchPoint& pt) {
+            const Measured& m = *of.at(&pt);
             const long long insns = m.m.kernelInstructions + m.m.copyInstructions;
-            const std::string desc = "found by loopscope-cli search (objective " + a.objective + ", seed " + std::to_string(a.seed) + "), candidate "
+            return "found by loopscope-cli search (objective " + a.objective + ", seed " + std::to_string(a.seed) + "), candidate "
                 + std::to_string(pt.index) + ": predicted " + std::to_string(pt.figures.instructions) + " instructions, measured "
                 + std::to_string(insns) + " (kernel " + std::to_string(m.m.kernelInstructions) + ", copies "
                 + std::to_string(m.m.copyInstructions) + ") on " + m.m.machine;
-            std::string error;
-            if (!writeSchedule(*in, pt.trace, pathOf(m), desc, true, error)) {
-                err << error << "\n";
-                return kExitBadInput;
-            }
-        }
+        };
+        if (!writePoints(*in, points, a.measuredOut, a.force, "--measured-out", describe, err))
+            return kExitBadInput;
+    }
+
+    // --front-out DIR: every point of the front as DIR/point-N.sched.yaml, its figures in the
+    // description (what the JSON lists, as schedules to open, analyse or export).
+    if (!a.frontOut.empty()) {
+        std::vector<const search::SearchPoint*> points;
+        for (const auto& p : r.front)
+            points.push_back(&p);
+        auto describe = [&](const search::SearchPoint& pt) {
+            const search::Figures& f = pt.figures;
+            std::string d = "found by loopscope-cli search (objective " + a.objective + ", seed " + std::to_string(a.seed) + "), candidate "
+                + std::to_string(pt.index) + " of the front: " + std::to_string(f.cycles) + " cycles, " + std::to_string(f.onChipBytes)
+                + " bytes on chip";
+            if (f.instructions > 0)
+                d += ", " + std::to_string(f.instructions) + " instructions predicted";
+            return d;
+        };
+        if (!writePoints(*in, points, a.frontOut, a.force, "--front-out", describe, err))
+            return kExitBadInput;
     }
 
     if (!a.out.empty()) {
@@ -368,7 +414,7 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
         for (const auto& pt : r.front) {
             nlohmann::ordered_json steps = nlohmann::ordered_json::array();
             for (const auto& s : pt.trace)
-                steps.push_back(sched::describe(s));
+                steps.push_back(stepText(s, *in->base.kernel));
             nlohmann::ordered_json e = figuresJson(pt.figures);
             e["index"] = pt.index;
             e["trace"] = steps;
@@ -381,7 +427,7 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
                 long long insns = m.m.kernelInstructions + m.m.copyInstructions;
                 nlohmann::ordered_json steps = nlohmann::ordered_json::array();
                 for (const auto& st : m.pt->trace)
-                    steps.push_back(sched::describe(st));
+                    steps.push_back(stepText(st, *in->base.kernel));
                 j["measured"].push_back({{"point", m.front}, {"candidate", m.pt->index}, {"machine", m.m.machine},
                                          {"kernel_instructions", m.m.kernelInstructions}, {"copy_instructions", m.m.copyInstructions},
                                          {"model_cycles", f.cycles}, {"predicted_instructions", f.instructions},
@@ -481,7 +527,8 @@ Subcommand addSearchCommand(CLI::App& app, std::ostream& out, std::ostream& err)
     cmd->add_option("--out", a.out, "write the best schedule to FILE.sched.yaml");
     cmd->add_option("--measured-out", a.measuredOut,
                     "with --measure-top: write each measured point to DIR/point-N.sched.yaml, its prediction and measurement in the description");
-    cmd->add_flag("--force", a.force, "replace --out (or --measured-out's files) if it exists");
+    cmd->add_option("--front-out", a.frontOut, "write every point of the front to DIR/point-N.sched.yaml, its figures in the description");
+    cmd->add_flag("--force", a.force, "replace --out (or --measured-out's or --front-out's files) if it exists");
     return {cmd, [args, &out, &err] { return runSearchCommand(*args, out, err); }};
 }
 

@@ -25,6 +25,7 @@ struct SearchArgs {
     int64_t resume = 0;             ///< continue this search run of the workspace
     std::string out;                ///< write the best schedule here
     std::string measuredOut;        ///< with --measure-top: write each measured point here (a folder)
+    std::string frontOut;           ///< write every point of the front here (a folder)
     bool force = false;
 };
 

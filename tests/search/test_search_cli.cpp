@@ -263,3 +263,55 @@ TEST(SearchCli, MeasuredOutNeedsMeasureTopAndChangesNothingWithout)
     EXPECT_NE(r.err.find("--measured-out needs --measure-top N"), std::string::npos) << r.err;
     EXPECT_FALSE(fs::exists(dir));
 }
+
+// --front-out: every point of the front as a schedule file that opens and replays to the same
+// figures; the JSON's traces name the stage of each step when the kernel has several (the
+// depthwise-separable convolution's D and O both have loops h and w).
+TEST(SearchCli, FrontOutWritesEveryPointAndTracesNameTheirStage)
+{
+    const fs::path dir = scratch() / "front_out";
+    fs::remove_all(dir);
+    CliResult r = runSearchCli({"search", src("examples/kernels/dwsep_conv.kernel.yaml"), "--target", "cortex-m7", "--budget", "200", "--time", "0",
+                                "--threads", "1", "--seed", "3", "--json", "--front-out", dir.string()});
+    ASSERT_EQ(r.rc, 0) << r.err;
+    nlohmann::json j = nlohmann::json::parse(r.out);
+    ASSERT_GT(j["front"].size(), 1u);
+    int files = 0;
+    for (const auto& e : fs::directory_iterator(dir))
+        files += e.path().extension() == ".yaml" ? 1 : 0;
+    EXPECT_EQ(files, static_cast<int>(j["front"].size()));
+    bool staged = false;
+    for (const auto& p : j["front"]) {
+        const fs::path file = dir / ("point-" + std::to_string(p["index"].get<long long>()) + ".sched.yaml");
+        auto o = sched::openSchedule(file.string(), [](const std::string& n, const std::string& d) { return hw::resolveTarget(n, d); });
+        ASSERT_TRUE(o.ok()) << file << ": " << o.errorText();
+        EXPECT_EQ(o->program.trace.size(), p["trace"].size()) << file;
+        EXPECT_NE(o->file.description.find("of the front"), std::string::npos) << o->file.description;
+        for (const auto& t : p["trace"]) {
+            const std::string step = t.get<std::string>();
+            EXPECT_TRUE(step.rfind("D: ", 0) == 0 || step.rfind("O: ", 0) == 0) << step;
+            staged = true;
+        }
+    }
+    EXPECT_TRUE(staged);
+    // Files in the way: refused, nothing replaced, unless --force.
+    const fs::path first = *fs::directory_iterator(dir);
+    const auto before = fs::last_write_time(first);
+    r = runSearchCli({"search", src("examples/kernels/dwsep_conv.kernel.yaml"), "--target", "cortex-m7", "--budget", "200", "--time", "0",
+                      "--threads", "1", "--seed", "3", "--front-out", dir.string()});
+    EXPECT_EQ(r.rc, cli::kExitBadInput);
+    EXPECT_NE(r.err.find("exists; pass --force"), std::string::npos) << r.err;
+    EXPECT_EQ(fs::last_write_time(first), before);
+    r = runSearchCli({"search", src("examples/kernels/dwsep_conv.kernel.yaml"), "--target", "cortex-m7", "--budget", "200", "--time", "0",
+                      "--threads", "1", "--seed", "3", "--front-out", dir.string(), "--force"});
+    EXPECT_EQ(r.rc, 0) << r.err;
+    // A single-stage kernel's steps are written as before.
+    r = runSearchCli({"search", src("examples/kernels/matmul_int8.kernel.yaml"), "--target", "cortex-m7", "--budget", "50", "--time", "0",
+                      "--threads", "1", "--json"});
+    ASSERT_EQ(r.rc, 0) << r.err;
+    j = nlohmann::json::parse(r.out);
+    for (const auto& p : j["front"])
+        for (const auto& t : p["trace"])
+            EXPECT_EQ(t.get<std::string>().find(": "), std::string::npos) << t;
+    fs::remove_all(dir);
+}
