@@ -57,6 +57,9 @@ constexpr int kSmallLoopBody = 13;
 /// operands and a register accumulator (5 to 14): measured on the examples, 60 random schedules
 /// and the search's DSP schedules (docs/cost-model.md).
 constexpr int kSmallDspBody = 15;
+/// ... and kept whatever its size when its operands' addresses carry this many terms that do not
+/// fold into the copies (LoopShapes: a ping-pong half that changes, a cache's computed origin).
+constexpr int kKeptDspAddressTerms = 2;
 /// Int8 words a single-issue core's schedule holds beyond the set unrolled copies reuse (see the
 /// registers of a loop in loop()). GCC schedules with register pressure in view and stops moving
 /// loads up where the registers run out; where is not modelled: fitted on the qemu suite's
@@ -289,10 +292,22 @@ int valueArithmetic(const LoopNest& n, int v)
 /// code keeps it as a loop (see compilerKeepsLoop) or makes it a memset.
 class LoopShapes {
 public:
-    explicit LoopShapes(const LoopNest& n) : m_n(n), m_info(n.stmts.size())
+    explicit LoopShapes(const LoopNest& n) : m_n(n), m_info(n.stmts.size()), m_halfSlot(n.buffers.size(), -1)
     {
-        if (n.root >= 0)
-            visit(n.root);
+        if (n.root < 0)
+            return;
+        if (std::any_of(n.buffers.begin(), n.buffers.end(), [](const lower::Buffer& b) { return b.doubleBuffer; })) {
+            const std::vector<bool> pingPong = lower::pingPongBuffers(n);
+            std::function<void(int, const Stmt*)> find = [&](int id, const Stmt* loop) {
+                const Stmt& s = n.stmts[id];
+                if (s.kind == Stmt::Kind::Alloc && pingPong[s.buffer] && loop && loop->extent > 1)
+                    m_halfSlot[s.buffer] = loop->slot;
+                for (int c : s.body)
+                    find(c, s.kind == Stmt::Kind::For ? &s : loop);
+            };
+            find(n.root, nullptr);
+        }
+        visit(n.root);
     }
 
     struct Info {
@@ -344,12 +359,27 @@ private:
                 in.writtenOut = codegen::vectorizedWrittenOut(m_n, s);
             }
             in.trips = s.extent / (in.dsp ? in.dsp->lanes : 1);
+            int dspAddressTerms = 0;
             if (in.dsp) {
-                auto operand = [&](const codegen::DspOperand& o) { return !o.load ? 0 : o.stride == 1 ? (in.dsp->int8 ? 4 : 2) : (in.dsp->int8 ? 10 : 5); };
+                // The operands' address terms GCC cannot fold into the copies: a ping-pong half
+                // that changes (per loop choosing it) and an origin computed where a cache is
+                // allocated (per buffer).
+                std::vector<int64_t> terms;
+                auto operand = [&](const codegen::DspOperand& o) {
+                    if (!o.load)
+                        return 0;
+                    if (m_halfSlot[o.load->buffer] >= 0)
+                        terms.push_back(m_halfSlot[o.load->buffer]);
+                    if (codegen::bufferOffset(m_n, o.load->buffer, o.load->index).base)
+                        terms.push_back(-1 - o.load->buffer);
+                    return o.stride == 1 ? (in.dsp->int8 ? 4 : 2) : (in.dsp->int8 ? 10 : 5);
+                };
                 const bool lanes = in.dsp->path == codegen::DspLoop::Path::Lanes;
                 // An accumulator in memory adds its load, store and address, as for a Compute.
                 size = operand(in.dsp->x) + operand(in.dsp->y) + (lanes ? in.dsp->lanes * 3 : (in.dsp->int8 ? 2 : 1))
                     + (m_n.buffers[in.dsp->update->buffer].level >= 0 ? 3 * (lanes ? in.dsp->lanes : in.dsp->int8 ? 2 : 1) : 0);
+                std::sort(terms.begin(), terms.end());
+                dspAddressTerms = static_cast<int>(std::unique(terms.begin(), terms.end()) - terms.begin());
             }
             in.size = size;
             in.onlyZeroes = onlyZeroes && s.loopKind != sched::LoopKind::Vectorized;
@@ -368,7 +398,13 @@ private:
             int small = kSmallDspBody;
             if (loopy && !in.dsp && in.trips == 2 && !in.keptInside && !in.calls && in.size > kSmallLoopBody)
                 small = kSmallLoopBody + 4 * foldedByPeeling(id);
-            in.kept = loopy && (in.trips > 2 || in.keptInside || in.calls || in.size > small);
+            // A two-step DSP loop whose operands' addresses carry kKeptDspAddressTerms terms
+            // that do not fold is kept whatever its size (GCC's own decisions over the search's
+            // fronts, scripts/unroll_decisions.py: the 8-channel blocks of the 9 schedules whose
+            // two-step loops it all kept have two, a ping-pong I cache with its origin or an F
+            // cache ping-ponged beside an I cache's origin; of the 35 schedules whose loops it
+            // unrolled one has, whose 34 of 36 it unrolled; -50.2% -> +7.4% for the worst).
+            in.kept = loopy && (in.trips > 2 || in.keptInside || in.calls || in.size > small || dspAddressTerms >= kKeptDspAddressTerms);
             break;
         }
         case Stmt::Kind::Block:
@@ -540,6 +576,7 @@ private:
 
     const LoopNest& m_n;
     std::vector<Info> m_info;
+    std::vector<int> m_halfSlot;  ///< per buffer: a ping-pong buffer's half, the slot of the loop around its allocation (-1: none, or one iteration)
 };
 
 /// What GCC makes of a loop (nest) that only zeroes accumulators in memory (LoopShapes'
