@@ -26,12 +26,14 @@ target=${4:-cortex-m7}
 budget=${5:-30000}
 top=${6:-15}
 spread=${7:-10}
-cli="$build/app/loopscope-cli"
 here=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$dir/schedules" "$dir/kernels"
 cp "$here"/examples/kernels/*.kernel.yaml "$dir/kernels/"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# A copy of the CLI: a rebuild during the run would replace it under the searches.
+cp "$build/app/loopscope-cli" "$tmp/loopscope-cli"
+cli="$tmp/loopscope-cli"
 "$here/scripts/best_shipped.sh" "$cli" "$target" instructions > "$tmp/shipped"
 while read -r k best bestv; do
     name=$(basename "$k" .kernel.yaml)

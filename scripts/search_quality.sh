@@ -21,10 +21,12 @@ else
     limit="--time $seconds"
     header="${seconds} s, 1 thread"
 fi
-cli="$build/app/loopscope-cli"
 here=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# A copy of the CLI: a rebuild during the run (minutes) would replace it under the searches.
+cp "$build/app/loopscope-cli" "$tmp/loopscope-cli"
+cli="$tmp/loopscope-cli"
 
 case "$objective" in
 cycles) field=cycles ;;
