@@ -1722,8 +1722,8 @@ private:
     /// not depend on the innermost kept loop is taken out of it when the registers allow (decided
     /// where that loop ends: CodeLoop::invariantRegisters).
     /// A DSP operand whose offset is the same in unrolled copies that read different counters
-    /// (r + 2 * oh.inner of a stride-2 convolution, r + h.inner of depthwise taps over unrolled
-    /// rows): GCC loads such a value once and holds it from its first use to its last, across the
+    /// (r + 2 * oh.inner of a stride-2 convolution, s + w.inner of depthwise taps over unrolled
+    /// pixels): GCC loads such a value once and holds it from its first use to its last, across the
     /// copies between. The most held at once count among the loop's shared operands, spilled
     /// beyond the registers with a store and a reload per use. Their loads stay counted per copy:
     /// counting them once as well predicted the search's conv2d_s2_int8_tflite picks 4 points

@@ -320,9 +320,11 @@ TEST(InstructionModel, AddressesOfInvariantLoadsLeftInTheLoopHoldRegisters)
     // the loop, 9 per iteration over 4,096 iterations less the 1,520 the padding guards skip at
     // the edges; the one register still over is an accumulator, as before. (With the two
     // checks of h + r - 1 computed before the loop, GuardValuesComputedBeforeTheLoopHoldRegisters,
-    // two reloads more per iteration.)
+    // two reloads more per iteration; and with I's words that the two w.inner copies' taps share,
+    // w.inner + s the same, held across the copies between and spilled, coincidentOperand, four
+    // more.)
     const analysis::InsnFeatures f = featuresOf(example("depthwise_conv_int8_tflite_dsp"));
-    EXPECT_EQ(f[InsnFeature::SpillReload], 9.0 * 4096 - 1520 + 2.0 * 4096);
+    EXPECT_EQ(f[InsnFeature::SpillReload], 9.0 * 4096 - 1520 + 2.0 * 4096 + 4.0 * 4096);
     EXPECT_EQ(f[InsnFeature::Spill], 1.0 * 9 * 4096);
     // dense_int8_dsp's loads all move with its loop: no address is taken out.
     EXPECT_EQ(featuresOf(example("dense_int8_dsp"))[InsnFeature::SpillReload], 0);
