@@ -783,12 +783,7 @@ private:
     /// are counted as shared).
     void sharedOperand(const std::vector<int>& slots, double registers, bool fp = false, bool interleaves = false, double* interleaved = nullptr)
     {
-        size_t kept = m_enclosing.size();
-        for (size_t i = m_enclosing.size(); i-- > 0;)
-            if (m_enclosing[i].code >= 0) {
-                kept = i;
-                break;
-            }
+        const size_t kept = innermostKeptIndex();
         if (kept == m_enclosing.size())
             return;
         auto reads = [&](const Enclosing& e) { return std::binary_search(slots.begin(), slots.end(), e.slot); };
@@ -1381,6 +1376,15 @@ private:
         return copies;
     }
 
+    /// The index in m_enclosing of the innermost loop the compiled code keeps (its size: none).
+    size_t innermostKeptIndex() const
+    {
+        for (size_t i = m_enclosing.size(); i-- > 0;)
+            if (m_enclosing[i].code >= 0)
+                return i;
+        return m_enclosing.size();
+    }
+
     const Enclosing* innermostKept() const
     {
         for (size_t i = m_enclosing.size(); i-- > 0;)
@@ -1732,12 +1736,7 @@ private:
     /// (conv2d_s2_int8_tflite -19.1% -> -15.3%, depthwise picks -16.9% -> -14.1%).
     void coincidentOperand(const codegen::BufferOffset& off, double registersPerValue)
     {
-        size_t kept = m_enclosing.size();
-        for (size_t i = m_enclosing.size(); i-- > 0;)
-            if (m_enclosing[i].code >= 0) {
-                kept = i;
-                break;
-            }
+        const size_t kept = innermostKeptIndex();
         if (kept == m_enclosing.size())
             return;
         std::vector<int64_t> seq{0};
