@@ -71,6 +71,10 @@ nlohmann::ordered_json loopsJson(const std::vector<analysis::LoopDecision>& loop
         if (d.instructions >= 0) {
             j["instructions"] = d.instructions;
             j["spill_instructions"] = d.spills;
+            nlohmann::ordered_json events = nlohmann::ordered_json::object();
+            for (const auto& [name, count] : d.events)
+                events[name] = count;
+            j["events"] = std::move(events);
         }
         if (d.registers >= 0) {
             j["registers"] = d.registers;

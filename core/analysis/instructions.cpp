@@ -2302,6 +2302,9 @@ std::vector<LoopDecision> loopDecisions(const LoopNest& n, const hw::Target& tar
                     if (!insnFeatureIsCopy(static_cast<InsnFeature>(i)))
                         sum += r->features.count[static_cast<size_t>(i)] * coeff[static_cast<size_t>(i)];
                 d.instructions = sum;
+                for (int i = 0; i < kInsnFeatureCount; ++i)
+                    if (r->features.count[static_cast<size_t>(i)] != 0 && !insnFeatureIsCopy(static_cast<InsnFeature>(i)))
+                        d.events.emplace_back(insnFeatureName(static_cast<InsnFeature>(i)), r->features.count[static_cast<size_t>(i)]);
                 d.spills = 0;
                 for (InsnFeature f : {InsnFeature::Spill, InsnFeature::SpillReload})
                     d.spills += r->features.count[static_cast<size_t>(f)] * coeff[static_cast<size_t>(f)];

@@ -159,6 +159,9 @@ struct LoopDecision {
     int bodySize = 0;           ///< loopBodySize
     double instructions = -1;   ///< kept loops: the predicted kernel instructions inside (nested loops included)
     double spills = -1;         ///< kept loops: of them, the stack accesses of spilled values (the "spills" category)
+    /// kept loops: the model's events inside (nested loops included) that occur, by feature name
+    /// (insnFeatureName), in the order of the features: what the instructions are made of
+    std::vector<std::pair<std::string, double>> events;
     double registers = -1;      ///< innermost kept loops: LoopFeatures::registers
     double fpRegisters = -1;
 };

@@ -2,6 +2,7 @@
 // captured, and exit codes (0 ok, 1 verification failed, 2 bad input) and output are checked.
 #include "support/test_paths.h"
 
+#include "analysis/instructions.h"
 #include "ir/kernel.h"
 #include "lower/loop_nest.h"
 #include "sched/schedule_file.h"
@@ -612,6 +613,27 @@ TEST(CliAnalyze, LoopsListWhatTheCompilerIsExpectedToMakeOfEachLoop)
     }
     EXPECT_EQ(spilling, 1) << j["loops"].dump(1);
     EXPECT_GE(free, 1);
+    // What a kept loop's instructions are made of: its events, each times the target's
+    // instructions per event, sum to them (cortex-m7 has no calibration: the defaults), and the
+    // stack accesses among them are its spills.
+    for (const auto& l : j["loops"]) {
+        if (!l.contains("instructions"))
+            continue;
+        ASSERT_TRUE(l.contains("events")) << l.dump();
+        double sum = 0, stack = 0;
+        for (const auto& [name, count] : l["events"].items()) {
+            int i = 0;
+            while (i < analysis::kInsnFeatureCount && name != analysis::insnFeatureName(static_cast<analysis::InsnFeature>(i)))
+                ++i;
+            ASSERT_LT(i, analysis::kInsnFeatureCount) << name;
+            const auto f = static_cast<analysis::InsnFeature>(i);
+            sum += count.get<double>() * analysis::defaultInsnCoefficient(f);
+            if (f == analysis::InsnFeature::Spill || f == analysis::InsnFeature::SpillReload)
+                stack += count.get<double>() * analysis::defaultInsnCoefficient(f);
+        }
+        EXPECT_NEAR(sum, l["instructions"].get<double>(), 1e-6 * sum + 1e-9) << l.dump();
+        EXPECT_NEAR(stack, l["spill_instructions"].get<double>(), 1e-9) << l.dump();
+    }
     // The table.
     CliRun text = cli({"analyze", "--loops", src("tests/data/analysis/two_trip_one_too_large.sched.yaml")});
     ASSERT_EQ(text.exitCode, 0) << describe(text);
