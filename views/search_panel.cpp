@@ -216,6 +216,8 @@ bool SearchPanel::start()
     opt.budget = m_budget;
     opt.threads = m_threads->value();
     opt.seed = static_cast<uint64_t>(m_seed->value());
+    // The steps not kept are where the search starts from, when its space holds them.
+    opt.start.assign(m_program->trace.begin() + keep, m_program->trace.end());
     m_runOptions = opt;
     m_cancel = false;
     m_running = true;
@@ -319,6 +321,8 @@ void SearchPanel::showResult(search::SearchResult r)
                         .arg(m_objective->currentText(), m_best >= 0 ? figuresText(m_front[m_best].figures) : QString());
         if (r.progress.rejected > 0)
             m_message += tr(" (%1 candidates were rejected: a defect, please report it)").arg(r.progress.rejected);
+        if (!r.start.empty())
+            m_message += " " + tr("It %1.").arg(QString::fromStdString(r.start));
     }
     m_status->setText(m_message);
     if (m_best >= 0)

@@ -48,6 +48,7 @@ std::string bytesText(int64_t b)
 struct Input {
     sched::Program program;         ///< the schedule as written (all its steps)
     sched::Program base;            ///< after the pinned steps
+    std::vector<sched::Step> rest;  ///< the steps after the pinned ones: where the search starts (SearchOptions::start)
     std::string kernelPath;
     std::string targetSpec;
 };
@@ -98,6 +99,7 @@ Result<Input> openInput(const SearchArgs& a)
         return Diagnostic{Severity::Error, {}, "--pin " + std::to_string(pin) + " exceeds the schedule's " + std::to_string(steps.size()) + " steps"};
     sched::ApplyResult base = sched::replay(kernel, target, std::vector<sched::Step>(steps.begin(), steps.begin() + pin));
     in.base = base.program();
+    in.rest.assign(steps.begin() + pin, steps.end());
     return in;
 }
 
@@ -230,6 +232,7 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
         opt.seed = params.seed;
         opt.batchSize = params.batchSize;
         opt.space.partialTiles = params.partialTiles;
+        opt.space.maxUnrollProduct = params.maxUnrollProduct;
         opt.budget = a.budget > 0 ? a.budget : params.budget;
         runId = a.resume;
         for (int64_t id : stored->stale) {
@@ -254,6 +257,8 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
         opt.budget = a.budget;
         opt.seed = a.seed;
         opt.space.partialTiles = a.partialTiles;
+        opt.space.maxUnrollProduct = a.maxUnroll;
+        opt.start = input.rest;
     }
     Input* in = &input;
     opt.timeLimitSeconds = a.seconds;
@@ -277,6 +282,7 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
             params.seed = opt.seed;
             params.batchSize = opt.batchSize;
             params.partialTiles = opt.space.partialTiles;
+            params.maxUnrollProduct = opt.space.maxUnrollProduct;
             params.budget = opt.budget;
             auto id = beginRun(*ws, params);
             if (!id) {
@@ -403,6 +409,10 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
         if (ws)
             j["search_run"] = runId;
         j["pinned_steps"] = in->base.trace.size();
+        if (!r.start.empty()) {
+            j["start"] = r.start;
+            j["started_from_schedule"] = r.startedFromSchedule;
+        }
         j["progress"] = {{"drawn", p.drawn}, {"evaluated", p.evaluated}, {"feasible", p.feasible}, {"repaired", p.repaired},
                          {"duplicates", p.duplicates}, {"rejected", p.rejected}, {"seconds", p.seconds}, {"rate_per_second", p.rate},
                          {"best_found_seconds", p.bestSeconds}, {"best_found_drawn", p.bestDrawn},
@@ -443,6 +453,8 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
     if (!in->base.trace.empty())
         out << ", " << in->base.trace.size() << " pinned steps";
     out << "\n";
+    if (!r.start.empty())
+        out << r.start << "\n";
     std::snprintf(line, sizeof line, "%lld candidates in %.2f s: %lld evaluated (%.0f/s), %lld repaired to fit, %lld duplicates, %lld rejected%s\n",
                   static_cast<long long>(p.drawn), p.seconds, static_cast<long long>(p.evaluated), p.rate, static_cast<long long>(p.repaired),
                   static_cast<long long>(p.duplicates), static_cast<long long>(p.rejected), r.timedOut ? " (time limit)" : "");
@@ -521,6 +533,8 @@ Subcommand addSearchCommand(CLI::App& app, std::ostream& out, std::ostream& err)
     cmd->add_option("--seed", a.seed, "seed of the search");
     cmd->add_option("--measure-top", a.measureTop, "measure the best points of N register blocks (the N - 1 best and the best small unrolled body) on qemu (cortex-m7/m4) and rank them by instructions")->check(CLI::NonNegativeNumber);
     cmd->add_flag("--partial-tiles", a.partialTiles, "also split by factors that do not divide the extent");
+    cmd->add_option("--max-unroll", a.maxUnroll, "most straight-line copies the unrolled loops of a stage may make (default 64)")
+        ->check(CLI::Range(int64_t(1), int64_t(4096)));
     cmd->add_flag("--json", a.json, "print JSON (the front with figures and traces)");
     cmd->add_option("--workspace", a.workspace, "stream the run into this workspace (created if missing): the run, its progress, its points as variants");
     cmd->add_option("--resume", a.resume, "continue search run N of --workspace (same space, seed and objective; --budget is the new total)");

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "commands.h"
+#include "search/search_space.h"
 
 #include <cstdint>
 #include <iosfwd>
@@ -20,6 +21,7 @@ struct SearchArgs {
     uint64_t seed = 1;
     int measureTop = 0;
     bool partialTiles = false;
+    int64_t maxUnroll = search::SpaceOptions{}.maxUnrollProduct;  ///< --max-unroll
     bool json = false;
     std::string workspace;          ///< stream the run into this workspace (created if missing)
     int64_t resume = 0;             ///< continue this search run of the workspace

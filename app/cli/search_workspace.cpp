@@ -49,6 +49,7 @@ std::string parametersToJson(const SearchRunParameters& p)
     j["batch_size"] = p.batchSize;
     j["partial_tiles"] = p.partialTiles;
     j["budget"] = p.budget;
+    j["max_unroll_product"] = p.maxUnrollProduct;
     return j.dump();
 }
 
@@ -65,6 +66,9 @@ Result<SearchRunParameters> parametersFromJson(const std::string& json)
         p.batchSize = j.at("batch_size").get<int>();
         p.partialTiles = j.at("partial_tiles").get<bool>();
         p.budget = j.at("budget").get<int64_t>();
+        p.maxUnrollProduct = j.value("max_unroll_product", p.maxUnrollProduct);
+        if (p.maxUnrollProduct < 1)
+            return Diagnostic{Severity::Error, {}, "the search run's parameters are not ours: max_unroll_product below 1"};
         return p;
     } catch (const std::exception& e) {
         return Diagnostic{Severity::Error, {}, std::string("the search run's parameters are not ours: ") + e.what()};
@@ -183,7 +187,7 @@ Result<StoredRun> loadRun(const store::Workspace& ws, int64_t runId)
     StoredRun out;
     out.params = *params;
     out.base = program.program();
-    search::SearchSpace space(out.base, search::SpaceOptions{params->partialTiles});
+    search::SearchSpace space(out.base, search::SpaceOptions{params->partialTiles, params->maxUnrollProduct});
     // Every point that entered the front, in the order found: the front after the candidates
     // drawn, and the front when the batch the run stopped in began, are rebuilt from them
     // exactly (a point that left the front was dominated by one that stays). Points found

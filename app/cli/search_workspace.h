@@ -26,6 +26,8 @@ struct SearchRunParameters {
     int batchSize = 256;
     bool partialTiles = false;
     int64_t budget = 0;
+    /// The space's unroll limit (--max-unroll); runs stored before it was kept: the default.
+    int64_t maxUnrollProduct = search::SpaceOptions{}.maxUnrollProduct;
 };
 
 std::string parametersToJson(const SearchRunParameters& p);

@@ -186,8 +186,21 @@ Evaluation Evaluator::evaluate(const Candidate& candidate) const
         e.reason = p.errorText();
         return e;
     }
-    const hw::Target* target = p->target.get();
-    lower::LoopNest nest = lower::lower(std::move(*p));  // the trace moved into the nest, not copied
+    analyse(std::move(*p), e);
+    return e;
+}
+
+Evaluation Evaluator::evaluateProgram(sched::Program program) const
+{
+    Evaluation e;
+    analyse(std::move(program), e);
+    return e;
+}
+
+void Evaluator::analyse(sched::Program&& program, Evaluation& e)
+{
+    const std::shared_ptr<const hw::Target> target = program.target;
+    lower::LoopNest nest = lower::lower(std::move(program));  // the trace moved into the nest, not copied
     analysis::CostReport report = analysis::analyze(nest, *target);
     e.steps = std::move(nest.trace);  // and on into the evaluation
     e.figures = figuresOf(report);
@@ -197,7 +210,6 @@ Evaluation Evaluator::evaluate(const Candidate& candidate) const
             e.reason = d.code + ": " + d.message;
             break;
         }
-    return e;
 }
 
 } // namespace loopscope::search

@@ -51,8 +51,12 @@ public:
     Result<sched::Program> build(Candidate& c, int* repairs = nullptr, bool* pruned = nullptr) const;
     /// build(), then lower and analyse.
     Evaluation evaluate(const Candidate& c) const;
+    /// Lowers and analyses a program as it is (no candidate, no repair): a schedule the search
+    /// starts from, to compare with its projection into the space.
+    Evaluation evaluateProgram(sched::Program program) const;
 
 private:
+    static void analyse(sched::Program&& program, Evaluation& e);
     const SearchSpace& m_space;
 };
 

@@ -94,6 +94,98 @@ double objectiveValue(Objective o, const Figures& f)
     return 0;
 }
 
+namespace {
+
+std::string startHead(const std::vector<sched::Step>& steps)
+{
+    return "started from the pinned steps: the schedule's " + std::to_string(steps.size()) + " other steps ";
+}
+
+/// The program the search starts from: the pinned program with SearchOptions::start applied
+/// (nothing, and `res.start` says why, when a step does not apply).
+std::optional<sched::Program> startProgram(const sched::Program& base, const std::vector<sched::Step>& steps, SearchResult& res)
+{
+    if (steps.empty())
+        return std::nullopt;
+    sched::Program scheduled = base;
+    for (const sched::Step& step : steps) {
+        sched::ApplyResult r = sched::apply(std::move(scheduled), step);
+        if (!r.ok()) {
+            res.start = startHead(steps) + "do not apply: " + r.error().message;
+            return std::nullopt;
+        }
+        scheduled = std::move(r.program());
+    }
+    return scheduled;
+}
+
+/// The most straight-line copies the unrolled loops of one stage of `p` make that `base` does
+/// not: beyond the space's unroll limit (SpaceOptions::maxUnrollProduct), `p` is not a point
+/// of the space.
+int64_t unrolledProduct(const sched::Program& p, const sched::Program& base)
+{
+    int64_t most = 1;
+    for (size_t s = 0; s < p.stages.size(); ++s) {
+        int64_t product = 1;
+        for (int v : p.stages[s].order) {
+            const sched::LoopVar& lv = p.stages[s].vars[static_cast<size_t>(v)];
+            const auto& before = base.stages[s].vars;
+            const bool pinned = v < static_cast<int>(before.size()) && before[static_cast<size_t>(v)].active && before[static_cast<size_t>(v)].kind == lv.kind;
+            if (lv.kind == sched::LoopKind::Unrolled && !pinned)
+                product *= lv.extent;
+        }
+        most = std::max(most, product);
+    }
+    return most;
+}
+
+/// Candidate 0: the program the search starts from when the space holds it (projected, with
+/// the same figures as the program itself: the space may write a schedule's loops and caches
+/// in steps that lower differently), else the identity.
+Candidate startCandidate(const SearchSpace& space, const Evaluator& evaluator, std::optional<sched::Program> scheduled,
+                         const std::vector<sched::Step>& steps, SearchResult& res)
+{
+    if (!scheduled)
+        return space.identity();
+    // Not raised to the schedule's own by default: the model under-counts the stack traffic
+    // of large unrolled bodies (docs/cost-model.md), and a space of them is where the search's
+    // picks then measure worse than the schedule it started from.
+    const int64_t copies = unrolledProduct(*scheduled, space.base());
+    std::string why;
+    if (copies > space.options().maxUnrollProduct) {
+        // What else keeps it out of the space, if anything, matters more than the limit.
+        SpaceOptions wider = space.options();
+        wider.maxUnrollProduct = copies;
+        if (!SearchSpace(space.base(), wider).project(*scheduled, why)) {
+            res.start = startHead(steps) + "are outside the search's space: " + why;
+            return space.identity();
+        }
+        res.start = startHead(steps) + "are outside the search's space: they unroll " + std::to_string(copies)
+                    + " straight-line copies, more than its limit of " + std::to_string(space.options().maxUnrollProduct)
+                    + " (--max-unroll " + std::to_string(copies) + " searches there)";
+        return space.identity();
+    }
+    std::optional<Candidate> c = space.project(*scheduled, why);
+    if (!c) {
+        res.start = startHead(steps) + "are outside the search's space: " + why;
+        return space.identity();
+    }
+    const Evaluation own = evaluator.evaluateProgram(std::move(*scheduled));
+    const Evaluation projected = evaluator.evaluate(*c);
+    if (own.status != Evaluation::Status::Ok || projected.status != Evaluation::Status::Ok || projected.repairs > 0
+        || !(own.figures == projected.figures)) {
+        res.start = startHead(steps) + (own.status != Evaluation::Status::Ok ? "do not make a feasible schedule: " + own.reason
+                                        : projected.repairs > 0           ? "need more on-chip memory than the target has"
+                                                                          : "are written by the space in steps whose figures differ");
+        return space.identity();
+    }
+    res.start = "started from the schedule given (its " + std::to_string(steps.size()) + " unpinned steps as a point of the space)";
+    res.startedFromSchedule = true;
+    return *c;
+}
+
+} // namespace
+
 SearchResult runSearch(const sched::Program& base, const SearchOptions& opt, SearchSink* sink,
                        const std::atomic<bool>* cancel, const SearchState* resume)
 {
@@ -114,8 +206,10 @@ SearchResult runSearch(const sched::Program& base, const SearchOptions& opt, Sea
                       + (base.trace.empty() ? "" : " (with the " + std::to_string(base.trace.size()) + " pinned steps)");
         return res;
     }
+    std::optional<sched::Program> scheduled = startProgram(base, opt.start, res);
     SearchSpace space(base, opt.space);
     Evaluator evaluator(space);
+    const Candidate startPoint = startCandidate(space, evaluator, std::move(scheduled), opt.start, res);
     ParetoFront front(frontDimension(opt.objective));
     std::unordered_set<uint64_t> seen;
     SearchProgress prog;
@@ -209,7 +303,7 @@ SearchResult runSearch(const sched::Program& base, const SearchOptions& opt, Sea
                 Candidate c;
                 int r = static_cast<int>(rng() % 10);
                 if (b == 0 && i == 0)
-                    c = space.identity();
+                    c = startPoint;
                 else if (parents.empty() || r < 4)
                     c = space.sample(rng);
                 else if (r < 7)

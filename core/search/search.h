@@ -44,6 +44,12 @@ struct SearchOptions {
     /// it throws is handled as one from the evaluator (the candidate is rejected, the run goes on).
     std::function<void(const Candidate&)> beforeEvaluate;
     SpaceOptions space;
+    /// The steps after the pinned ones of the schedule the search starts from (a hand schedule's
+    /// unpinned steps). When the space holds what they build (SearchSpace::project) with the
+    /// same figures, that point is candidate 0 and the first parent of the mutations, so the
+    /// front holds the schedule or better; otherwise candidate 0 is the pinned program alone
+    /// (SearchResult::start says why). Empty: start from the pinned program.
+    std::vector<sched::Step> start;
 };
 
 /// Counters of a run, reported after every batch.
@@ -101,6 +107,10 @@ struct SearchResult {
     bool timedOut = false;
     bool budgetReached = false;
     std::vector<std::string> defects;  ///< reasons of rejected candidates (at most a few)
+    /// Where the run started: "the schedule given" (SearchOptions::start projected into the
+    /// space), or why not; empty when no start was given.
+    std::string start;
+    bool startedFromSchedule = false;
     /// SearchOptions::distinct (N): the best point for the objective of each of the N - 1 best
     /// register blocks and, beside them, of the best block whose unrolled body is small
     /// (SearchSpace::unrolledCopies at most 4; the N-th best block when that one is among the

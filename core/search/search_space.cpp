@@ -384,6 +384,269 @@ Candidate SearchSpace::identity() const
     return c;
 }
 
+namespace {
+
+/// A CacheStage's placement as the projection compares it with the base program's.
+bool sameCache(const sched::CacheStage& a, const sched::CacheStage& b)
+{
+    return a.tensor == b.tensor && a.level == b.level && a.write == b.write && a.stage == b.stage && a.var == b.var
+           && a.doubleBuffer == b.doubleBuffer && a.layout == b.layout && a.dtype == b.dtype && a.slideVar == b.slideVar;
+}
+
+} // namespace
+
+std::optional<Candidate> SearchSpace::project(const sched::Program& scheduled, std::string& why) const
+{
+    const sched::Program& p = scheduled;
+    if (p.stages.size() != m_base.stages.size() || p.caches.size() < m_base.caches.size()) {
+        why = "not a schedule of the searched program";
+        return std::nullopt;
+    }
+    for (size_t i = 0; i < m_base.caches.size(); ++i)
+        if (!sameCache(p.caches[i], m_base.caches[i])) {
+            why = "a step changes the pinned cache of " + m_base.kernel->tensors[m_base.caches[i].tensor].name;
+            return std::nullopt;
+        }
+    for (size_t s = 0; s < p.stages.size(); ++s) {
+        const sched::StageSchedule& ss = p.stages[s];
+        const sched::StageSchedule& bs = m_base.stages[s];
+        const std::string& stage = m_base.kernel->stages[s].name;
+        if (ss.inlined != bs.inlined) {
+            why = "compute_inline of " + stage + " is not in the space";
+            return std::nullopt;
+        }
+        if (ss.tensorize.has_value() != bs.tensorize.has_value()) {
+            why = "tensorize of " + stage + " is not read back into the space";
+            return std::nullopt;
+        }
+        if (ss.computeAt != bs.computeAt && (!bs.computeAt.isRoot() || ss.storeLevel != m_level)) {
+            why = "the placement of " + stage + " is not in the space";
+            return std::nullopt;
+        }
+    }
+
+    // Per space loop: its whole variable, or the two parts of its one split.
+    struct Parts {
+        int whole = -1, outer = -1, inner = -1;
+    };
+    std::vector<std::vector<Parts>> parts(m_stages.size());
+    Candidate c = identity();
+    for (size_t s = 0; s < m_stages.size(); ++s) {
+        const SpaceStage& sp = m_stages[s];
+        const sched::StageSchedule& ss = p.stages[static_cast<size_t>(sp.stage)];
+        Candidate::Stage& cs = c.stages[s];
+        for (size_t l = 0; l < sp.loops.size(); ++l) {
+            const SpaceLoop& lp = sp.loops[l];
+            Parts& pt = parts[s].emplace_back();
+            const int v = ss.findVar(lp.name);
+            if (v < 0) {
+                why = "not a schedule of the searched program (no loop " + lp.name + ")";
+                return std::nullopt;
+            }
+            const sched::LoopVar& lv = ss.vars[static_cast<size_t>(v)];
+            if (lv.active) {
+                pt.whole = v;
+                continue;
+            }
+            const bool split = lv.splitOuter >= 0 && ss.vars[static_cast<size_t>(lv.splitOuter)].active && ss.vars[static_cast<size_t>(lv.splitInner)].active;
+            if (!split || !lp.splittable) {
+                why = lp.name + (split ? " cannot be split in the space (a pinned step fixes it)" : " is fused or split twice");
+                return std::nullopt;
+            }
+            pt.outer = lv.splitOuter;
+            pt.inner = lv.splitInner;
+            cs.tile[l] = ss.vars[static_cast<size_t>(lv.splitInner)].extent;
+            if (std::find(lp.factors.begin(), lp.factors.end(), cs.tile[l]) == lp.factors.end()) {
+                why = "split " + lp.name + " by " + std::to_string(cs.tile[l]) + ": not one of the space's tile factors"
+                      + (m_options.partialTiles ? "" : " (partial tiles are not searched)");
+                return std::nullopt;
+            }
+        }
+        for (int v : ss.order) {
+            const sched::LoopVar& lv = ss.vars[static_cast<size_t>(v)];
+            const bool pinnedKind = v < static_cast<int>(m_base.stages[static_cast<size_t>(sp.stage)].vars.size())
+                                    && m_base.stages[static_cast<size_t>(sp.stage)].vars[static_cast<size_t>(v)].kind == lv.kind;
+            if (!pinnedKind && (lv.kind == sched::LoopKind::Parallel)) {
+                why = "parallel " + lv.name + " is not in the space";
+                return std::nullopt;
+            }
+        }
+    }
+
+    // The split point between the outer and the inner band is not written anywhere: a whole
+    // loop before it is an outer loop (tile 1), after it an inner one (tile = extent). Each
+    // point the order allows is tried; the first whose candidate gives back the program's
+    // order, caches, placements and unrolled loops is the projection.
+    std::vector<std::pair<int, int>> ranges(m_stages.size());
+    for (size_t s = 0; s < m_stages.size(); ++s) {
+        const sched::StageSchedule& ss = p.stages[static_cast<size_t>(m_stages[s].stage)];
+        int lastOuter = -1, firstInner = static_cast<int>(ss.order.size());
+        for (const Parts& pt : parts[s]) {
+            if (pt.outer >= 0)
+                lastOuter = std::max(lastOuter, ss.position(pt.outer));
+            if (pt.inner >= 0)
+                firstInner = std::min(firstInner, ss.position(pt.inner));
+        }
+        if (lastOuter >= firstInner) {
+            why = "an inner part of a split loop runs outside an outer part in " + m_stages[s].name + " (the space keeps outer parts outside inner ones)";
+            return std::nullopt;
+        }
+        ranges[s] = {lastOuter + 1, firstInner};
+    }
+    // Stages are independent but for compute_at (a producer placed at a loop of its consumer):
+    // each stage's split point is chosen in order, the consumers' before their producers'.
+    std::vector<size_t> stageOrder(m_stages.size());
+    std::iota(stageOrder.begin(), stageOrder.end(), 0);
+    std::stable_sort(stageOrder.begin(), stageOrder.end(), [&](size_t a, size_t b) { return (m_stages[a].consumer >= 0) < (m_stages[b].consumer >= 0); });
+    for (size_t s : stageOrder) {
+        const SpaceStage& sp = m_stages[s];
+        const sched::StageSchedule& ss = p.stages[static_cast<size_t>(sp.stage)];
+        bool found = false;
+        std::string failed;
+        for (int split = ranges[s].first; split <= ranges[s].second && !found; ++split) {
+            Candidate::Stage& cs = c.stages[s];
+            std::vector<std::pair<int, int>> outer, inner;  // (position, loop)
+            for (size_t l = 0; l < sp.loops.size(); ++l) {
+                const Parts& pt = parts[s][l];
+                if (pt.whole >= 0) {
+                    const int at = ss.position(pt.whole);
+                    if (sp.loops[l].splittable)
+                        cs.tile[l] = at < split ? 1 : sp.loops[l].extent;
+                    (at < split ? outer : inner).push_back({at, static_cast<int>(l)});
+                } else {
+                    outer.push_back({ss.position(pt.outer), static_cast<int>(l)});
+                    inner.push_back({ss.position(pt.inner), static_cast<int>(l)});
+                }
+            }
+            std::sort(outer.begin(), outer.end());
+            std::sort(inner.begin(), inner.end());
+            cs.outerOrder.clear();
+            cs.innerOrder.clear();
+            for (const auto& [at, l] : outer)
+                cs.outerOrder.push_back(l);
+            for (const auto& [at, l] : inner)
+                cs.innerOrder.push_back(l);
+            for (size_t l = 0; l < sp.loops.size(); ++l) {
+                if (std::find(cs.outerOrder.begin(), cs.outerOrder.end(), static_cast<int>(l)) == cs.outerOrder.end())
+                    cs.outerOrder.push_back(static_cast<int>(l));
+                if (std::find(cs.innerOrder.begin(), cs.innerOrder.end(), static_cast<int>(l)) == cs.innerOrder.end())
+                    cs.innerOrder.push_back(static_cast<int>(l));
+            }
+            const Bands b = bands(c, static_cast<int>(s));
+            std::vector<std::string> names;
+            for (int l : b.outer)
+                names.push_back(outerName(c, static_cast<int>(s), l));
+            for (int l : b.inner)
+                names.push_back(innerName(c, static_cast<int>(s), l));
+            std::vector<std::string> actual;
+            for (int v : ss.order)
+                actual.push_back(ss.vars[static_cast<size_t>(v)].name);
+            if (names != actual) {
+                failed = "its loop order";
+                continue;
+            }
+            auto outerPosition = [&](const Candidate& cand, int stage, int var, const sched::StageSchedule& sched) {
+                const Bands bb = bands(cand, stage);
+                for (size_t q = 0; q < bb.outer.size(); ++q)
+                    if (outerName(cand, stage, bb.outer[q]) == sched.vars[static_cast<size_t>(var)].name)
+                        return static_cast<int>(q) + 1;
+                return -1;
+            };
+            // The caches the steps add, in this stage.
+            std::fill(cs.cacheAt.begin(), cs.cacheAt.end(), -1);
+            std::fill(cs.doubleBuffer.begin(), cs.doubleBuffer.end(), 0);
+            std::fill(cs.vectorLast.begin(), cs.vectorLast.end(), 0);
+            std::fill(cs.widen.begin(), cs.widen.end(), 0);
+            bool cachesFit = true;
+            for (size_t k = m_base.caches.size(); k < p.caches.size() && cachesFit; ++k) {
+                const sched::CacheStage& cache = p.caches[k];
+                if (cache.stage != sp.stage)
+                    continue;
+                int t = -1;
+                for (size_t i = 0; i < sp.tensors.size(); ++i)
+                    if (sp.tensors[i].tensor == cache.tensor && sp.tensors[i].write == cache.write)
+                        t = static_cast<int>(i);
+                if (t < 0 || cache.level != m_level || cache.slideVar >= 0 || cs.cacheAt[static_cast<size_t>(t)] >= 0) {
+                    why = "the cache of " + m_base.kernel->tensors[cache.tensor].name
+                          + (cache.slideVar >= 0 ? " slides: not in the space" : " is not one the space places");
+                    return std::nullopt;
+                }
+                const int at = cache.var < 0 ? 0 : outerPosition(c, static_cast<int>(s), cache.var, ss);
+                cachesFit = at >= 0;
+                cs.cacheAt[static_cast<size_t>(t)] = at;
+                cs.doubleBuffer[static_cast<size_t>(t)] = cache.doubleBuffer;
+                cs.vectorLast[static_cast<size_t>(t)] = !cache.layout.empty();
+                cs.widen[static_cast<size_t>(t)] = cache.dtype.has_value();
+            }
+            if (!cachesFit) {
+                failed = "a cache at an inner loop";
+                continue;
+            }
+            // Producers computed at a loop of this stage (their own loops come later).
+            for (size_t q = 0; q < m_stages.size(); ++q) {
+                if (m_stages[q].consumer != static_cast<int>(s))
+                    continue;
+                const sched::StageSchedule& ps = p.stages[static_cast<size_t>(m_stages[q].stage)];
+                c.stages[q].computeAt = ps.computeAt.isRoot() ? -1 : outerPosition(c, static_cast<int>(s), ps.computeAt.var, ss);
+                cachesFit = cachesFit && (ps.computeAt.isRoot() || c.stages[q].computeAt > 0);
+            }
+            if (!cachesFit) {
+                failed = "a producer computed at an inner loop";
+                continue;
+            }
+            // Unrolled and vectorized loops the steps add.
+            const auto& baseVars = m_base.stages[static_cast<size_t>(sp.stage)].vars;
+            std::set<std::string> unrolled;
+            cs.vectorize = false;
+            bool kindsFit = true;
+            for (int v : ss.order) {
+                const sched::LoopVar& lv = ss.vars[static_cast<size_t>(v)];
+                if (v < static_cast<int>(baseVars.size()) && baseVars[static_cast<size_t>(v)].kind == lv.kind && baseVars[static_cast<size_t>(v)].active)
+                    continue;
+                if (lv.kind == sched::LoopKind::Unrolled)
+                    unrolled.insert(lv.name);
+                else if (lv.kind == sched::LoopKind::Vectorized) {
+                    // Only the innermost inner loop is vectorized in the space.
+                    cs.vectorize = true;
+                    kindsFit = kindsFit && !b.inner.empty() && innerName(c, static_cast<int>(s), b.inner.back()) == lv.name;
+                }
+            }
+            if (!kindsFit) {
+                failed = "a vectorized loop that is not the innermost";
+                continue;
+            }
+            const std::vector<UnrollLoop> list = unrollable(c, static_cast<int>(s), b);
+            std::set<std::string> prefix;
+            int count = -1;
+            for (size_t k = 0; k <= list.size(); ++k) {
+                if (prefix == unrolled) {
+                    count = static_cast<int>(k);
+                    break;
+                }
+                if (k < list.size())
+                    prefix.insert(list[k].outer ? outerName(c, static_cast<int>(s), list[k].loop) : innerName(c, static_cast<int>(s), list[k].loop));
+            }
+            if (count < 0) {
+                failed = "its unrolled loops (the space unrolls the innermost inner loops, then the innermost outer ones inside every cache)";
+                continue;
+            }
+            cs.unroll = count;
+            found = true;
+        }
+        if (!found) {
+            why = "the space cannot write " + failed + " in " + sp.name;
+            return std::nullopt;
+        }
+    }
+    Candidate canonical = c;
+    canonicalize(canonical);
+    if (!(canonical == c)) {
+        why = "its caches, vectorize or unrolling are not ones the space keeps (canonical form)";
+        return std::nullopt;
+    }
+    return c;
+}
+
 Bands SearchSpace::bands(const Candidate& c, int stage) const
 {
     const SpaceStage& sp = m_stages[stage];

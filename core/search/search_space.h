@@ -8,6 +8,7 @@
 #include "sched/program.h"
 
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -126,6 +127,15 @@ public:
 
     /// The candidate that adds nothing to the base program.
     Candidate identity() const;
+    /// The candidate whose steps build what `scheduled` (the base program with more steps
+    /// applied: a hand schedule's unpinned steps) holds, read from its loops, caches and
+    /// placements: each space loop split at most once, the split parts' outer loops before
+    /// their inner ones, every new cache in the on-chip level, an unroll set the space's unroll
+    /// count can express, no fuse, slide or tensorize. Canonical. Nothing (and `why` says which
+    /// loop, cache or primitive) when the program is outside the space. The candidate describes
+    /// the same loops and caches; whether its steps give the same code is for the caller to check
+    /// (the search compares the figures: see runSearch).
+    std::optional<Candidate> project(const sched::Program& scheduled, std::string& why) const;
     /// A uniformly drawn candidate (then made canonical).
     Candidate sample(std::mt19937_64& rng) const;
     /// A neighbour: one to three random changes of `c`.

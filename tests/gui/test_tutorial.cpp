@@ -367,8 +367,10 @@ private slots:
         opt.budget = 6000;
         opt.seed = 1;
         const sched::Program base = sched::replay(fused.program.kernel, fused.program.target, {}).program();
+        opt.start = fused.program.trace;  // --pin 0: none kept, the search starts from them
         const search::SearchResult r = search::runSearch(base, opt);
         QVERIFY(r.feasible && r.best >= 0);
+        QVERIFY2(r.startedFromSchedule, r.start.c_str());
         QCOMPARE(r.progress.rejected, int64_t(0));
         claim(QString("%1 candidates drawn, %2 of them evaluated").arg(grouped(double(r.progress.drawn)), grouped(double(r.progress.evaluated))));
         claim(QString("a front of %1 points").arg(r.front.size()));
@@ -394,6 +396,7 @@ private slots:
         QVERIFY(hand.nest);
         search::SearchOptions mo = opt;
         mo.budget = 20000;
+        mo.start.clear();  // from the kernel
         const search::SearchResult m = search::runSearch(sched::replay(hand.program.kernel, hand.program.target, {}).program(), mo);
         QVERIFY(m.feasible && m.best >= 0);
         const int64_t found = m.front[static_cast<size_t>(m.best)].figures.cycles;

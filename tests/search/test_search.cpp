@@ -727,6 +727,114 @@ TEST(Search, EveryShippedScheduleIsTakenFurtherWithoutADefect)
     EXPECT_GE(schedules, 10);
 }
 
+// A hand schedule's steps after the pinned ones are where the search starts: read back into
+// the space (SearchSpace::project) as candidate 0, the front holds the schedule or a point at
+// least as good in every figure, and the mutations start from it. Of the shipped Cortex-M
+// schedules, those the space can write start the search; the others say why (a split loop's
+// inner part outside its outer part, a sliding window, a partial tile, an unroll the space's
+// innermost-first order cannot write, more unrolled copies than the space's limit) and it
+// starts from the pinned program, as before.
+TEST(Search, TheSearchStartsFromTheHandScheduleWhenItsSpaceHoldsIt)
+{
+    namespace fs = std::filesystem;
+    const std::set<std::string> outside = {"conv2d_int8_regblock", "conv2d_int8_tflite_slide", "conv2d_int8_tiled",
+                                           "conv2d_s2_int8_tiled", "dense_int8_blocked", "matmul_int8_tiled"};
+    // Unrolled beyond the space's default limit of 64 straight-line copies.
+    const std::set<std::string> unrolledBeyond = {"conv2d_int8_dsp", "conv2d_int8_tflite_dsp", "conv2d_int8_tflite_small",
+                                                  "conv2d_s2_int8_tflite_dsp", "conv2d_s2_int8_tflite_small"};
+    int started = 0;
+    for (const auto& e : fs::directory_iterator(test::sourceDir() + "/examples/schedules")) {
+        const std::string name = e.path().stem().stem().string();
+        auto o = sched::openSchedule(e.path().string(), [](const std::string& n, const std::string& d) { return hw::resolveTarget(n, d); });
+        ASSERT_TRUE(o.ok()) << o.errorText();
+        if (o->program.target->kind == "accelerator" || o->program.trace.empty())
+            continue;
+        const sched::Program base = sched::Program::initial(o->program.kernel, o->program.target);
+        search::SearchOptions opt = budget(1);
+        opt.start = o->program.trace;
+        search::SearchResult r = search::runSearch(base, opt);
+        ASSERT_TRUE(r.feasible) << name << ": " << r.message;
+        ASSERT_EQ(r.front.size(), 1u) << name;
+        const search::Figures own = replayed(base, o->program.trace);
+        if (outside.count(name) || unrolledBeyond.count(name)) {
+            EXPECT_FALSE(r.startedFromSchedule) << name;
+            EXPECT_NE(r.start.find(unrolledBeyond.count(name) ? "straight-line copies, more than its limit of 64 (--max-unroll "
+                                                               : "outside the search's space: "),
+                      std::string::npos)
+                << name << ": " << r.start;
+            EXPECT_TRUE(r.front[0].trace.empty()) << name;  // the kernel as it is
+            continue;
+        }
+        ++started;
+        EXPECT_TRUE(r.startedFromSchedule) << name << ": " << r.start;
+        EXPECT_EQ(r.start.rfind("started from the schedule given", 0), 0u) << name << ": " << r.start;
+        // Candidate 0 is the schedule: its figures, from a trace the space wrote, which replays.
+        EXPECT_EQ(r.front[0].figures, own) << name;
+        EXPECT_EQ(replayed(base, r.front[0].trace), own) << name;
+    }
+    EXPECT_GE(started, 14);
+
+    // The search from conv2d_int8_tflite_dsp with nothing pinned and the unroll limit raised
+    // to its 144 copies: never worse than the schedule, and better within 1,024 candidates
+    // (the space around it; from the kernel alone the same budget ends far above it).
+    auto o = sched::openSchedule(test::sourceDir() + "/examples/schedules/conv2d_int8_tflite_dsp.sched.yaml",
+                                 [](const std::string& n, const std::string& d) { return hw::resolveTarget(n, d); });
+    ASSERT_TRUE(o.ok()) << o.errorText();
+    const sched::Program base = sched::Program::initial(o->program.kernel, o->program.target);
+    const search::Figures own = replayed(base, o->program.trace);
+    search::SearchOptions opt = budget(1024);
+    opt.objective = search::Objective::Instructions;
+    opt.space.maxUnrollProduct = 144;
+    opt.start = o->program.trace;
+    const search::SearchResult from = search::runSearch(base, opt);
+    opt.start.clear();
+    const search::SearchResult kernelOnly = search::runSearch(base, opt);
+    ASSERT_TRUE(from.startedFromSchedule) << from.start;
+    EXPECT_TRUE(kernelOnly.start.empty());
+    EXPECT_LT(from.front[from.best].figures.instructions, own.instructions);
+    EXPECT_GT(kernelOnly.front[kernelOnly.best].figures.instructions, own.instructions);
+}
+
+TEST(Search, WhatTheSpaceCannotWriteIsNamed)
+{
+    const sched::Program base = program("matmul_f32", {{"M", 32}, {"N", 32}, {"K", 32}});
+    auto make = [](sched::Primitive p, std::vector<std::string> loops, int64_t factor = 0) {
+        sched::Step st;
+        st.primitive = p;
+        st.loops = std::move(loops);
+        st.factor = factor;
+        return st;
+    };
+    using P = sched::Primitive;
+    const std::vector<std::pair<std::vector<sched::Step>, std::string>> cases = {
+        {{make(P::Fuse, {"i", "j"})}, "i is fused or split twice"},
+        {{make(P::Split, {"i"}, 8), make(P::Split, {"i.inner"}, 2)}, "i is fused or split twice"},
+        {{make(P::Split, {"i"}, 6)}, "split i by 6: not one of the space's tile factors (partial tiles are not searched)"},
+        {{make(P::Split, {"i"}, 8), make(P::Reorder, {"i.inner", "i.outer"})}, "an inner part of a split loop runs outside an outer part"},
+    };
+    for (const auto& [steps, reason] : cases) {
+        const std::string text = sched::describe(steps.back());
+        sched::ApplyResult applied = sched::replay(base.kernel, base.target, steps);
+        ASSERT_TRUE(applied.ok()) << text << ": " << applied.error().str();
+        search::SearchSpace space(base);
+        std::string why;
+        EXPECT_FALSE(space.project(applied.program(), why).has_value()) << text;
+        EXPECT_NE(why.find(reason), std::string::npos) << text << ": " << why;
+        // The search says so and starts from the kernel.
+        search::SearchOptions opt = budget(1);
+        opt.start = steps;
+        const search::SearchResult r = search::runSearch(base, opt);
+        EXPECT_FALSE(r.startedFromSchedule);
+        EXPECT_NE(r.start.find(reason), std::string::npos) << r.start;
+    }
+    // A step that does not apply to the pinned program: said, and the search goes on.
+    search::SearchOptions opt = budget(1);
+    opt.start = {make(P::Split, {"nosuch"}, 2)};
+    const search::SearchResult r = search::runSearch(base, opt);
+    EXPECT_TRUE(r.feasible);
+    EXPECT_NE(r.start.find("do not apply"), std::string::npos) << r.start;
+}
+
 // Issue 16, item 2: an exception while a pool thread evaluates a candidate must not end the
 // process (std::terminate): the candidate is rejected with the reason, the run goes on, and the
 // front is that of the candidates that did evaluate.

@@ -125,6 +125,73 @@ TEST(SearchCli, PinnedStepsOfASchedule)
     }
 }
 
+// The steps after --pin K are where the search starts when its space can write them: said in
+// the table's header and the JSON, and the schedule given is a point of the run (its figures,
+// the `current` ones, on the front or beaten there).
+TEST(SearchCli, TheUnpinnedStepsAreWhereTheSearchStarts)
+{
+    CliResult r = runSearchCli({"search", src("examples/schedules/matmul_int8_dsp.sched.yaml"), "--pin", "0", "--budget", "1", "--time", "0", "--json"});
+    ASSERT_EQ(r.rc, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["pinned_steps"], 0);
+    EXPECT_EQ(j["started_from_schedule"], true) << j["start"];
+    ASSERT_EQ(j["front"].size(), 1u);
+    EXPECT_EQ(j["front"][0]["cycles"], j["current"]["cycles"]);
+    EXPECT_EQ(j["front"][0]["instructions"], j["current"]["instructions"]);
+    // Outside the space: why, and the kernel as it is.
+    r = runSearchCli({"search", src("examples/schedules/conv2d_int8_tflite_slide.sched.yaml"), "--pin", "0", "--budget", "1", "--time", "0"});
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_NE(r.out.find("started from the pinned steps: the schedule's 9 other steps are outside the search's space: the cache of I slides"),
+              std::string::npos)
+        << r.out;
+    // Everything pinned: nothing to start from, nothing said.
+    r = runSearchCli({"search", src("examples/schedules/matmul_int8_dsp.sched.yaml"), "--budget", "1", "--time", "0", "--json"});
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_FALSE(nlohmann::json::parse(r.out).contains("start"));
+}
+
+// A run from a hand schedule unrolled beyond the space's default limit of 64 (conv2d_int8_tflite_dsp's
+// 144 copies) with --max-unroll raised to it starts there; the workspace keeps the limit, so that
+// the run resumed from it is the run never stopped.
+TEST(SearchCli, ARunStartedFromAScheduleResumesInItsOwnSpace)
+{
+    const std::string schedule = src("examples/schedules/conv2d_int8_tflite_dsp.sched.yaml");
+    fs::path whole = scratch() / "start-whole.lsw";
+    fs::path parts = scratch() / "start-parts.lsw";
+    fs::remove(whole);
+    fs::remove(parts);
+    CliResult d = runSearchCli({"search", schedule, "--pin", "0", "--budget", "1", "--time", "0"});
+    ASSERT_EQ(d.rc, 0) << d.err;
+    EXPECT_NE(d.out.find("they unroll 144 straight-line copies, more than its limit of 64 (--max-unroll 144 searches there)"), std::string::npos)
+        << d.out;
+    const std::vector<std::string> common = {"search", schedule, "--pin", "0", "--objective", "instructions", "--threads", "1", "--max-unroll", "144"};
+    auto with = [&](std::vector<std::string> extra) {
+        std::vector<std::string> args = common;
+        args.insert(args.end(), extra.begin(), extra.end());
+        return args;
+    };
+    CliResult a = runSearchCli(with({"--budget", "512", "--json", "--workspace", whole.string()}));
+    ASSERT_EQ(a.rc, 0) << a.err;
+    auto ja = nlohmann::json::parse(a.out);
+    ASSERT_EQ(ja["started_from_schedule"], true);
+    CliResult b = runSearchCli(with({"--budget", "192", "--workspace", parts.string()}));
+    ASSERT_EQ(b.rc, 0) << b.err;
+    auto ws = store::Workspace::open(parts.string());
+    ASSERT_TRUE(ws.ok()) << ws.errorText();
+    auto run = (*ws)->searchRun(1);
+    ASSERT_TRUE(run.has_value());
+    EXPECT_NE(run->parametersJson.find("\"max_unroll_product\":144"), std::string::npos) << run->parametersJson;
+    ws->reset();
+    CliResult c = runSearchCli({"search", "--workspace", parts.string(), "--resume", "1", "--budget", "512", "--threads", "1", "--json"});
+    ASSERT_EQ(c.rc, 0) << c.err;
+    auto jc = nlohmann::json::parse(c.out);
+    ASSERT_EQ(ja["front"].size(), jc["front"].size());
+    for (size_t i = 0; i < ja["front"].size(); ++i) {
+        EXPECT_EQ(ja["front"][i]["trace"], jc["front"][i]["trace"]);
+        EXPECT_EQ(ja["front"][i]["instructions"], jc["front"][i]["instructions"]);
+    }
+}
+
 TEST(SearchCli, BadInputIsExitTwoWithAMessage)
 {
     CliResult r = runSearchCli({"search", src("examples/kernels/matmul_int8.kernel.yaml"), "--budget", "10"});

@@ -128,6 +128,30 @@ private slots:
         QVERIFY(!panel.front().empty());
     }
 
+    // The steps not kept are where the search starts: the status says so, and the schedule
+    // shown is a point of the run (the front holds it or points that beat it).
+    void theStepsNotKeptAreWhereItStarts()
+    {
+        auto base = program("matmul_int8");
+        sched::Step split;
+        split.primitive = sched::Primitive::Split;
+        split.loops = {"i"};
+        split.factor = 4;
+        sched::ApplyResult r = sched::apply(*base, split);
+        QVERIFY(r.ok());
+        SearchPanel panel;
+        panel.setProgram(std::make_shared<const sched::Program>(r.program()));
+        panel.setKeptSteps(0);
+        panel.setBudget(1);
+        panel.setTimeLimit(600);
+        QSignalSpy finished(&panel, &SearchPanel::finished);
+        QVERIFY(panel.start());
+        QVERIFY(waitFinished(panel, finished, 60000));
+        QVERIFY2(panel.statusText().contains("started from the schedule given"), qPrintable(panel.statusText()));
+        QCOMPARE(panel.front().size(), size_t(1));
+        QCOMPARE(panel.front()[0].trace.size(), size_t(1));  // the split, as the space writes it
+    }
+
     void nothingFitsIsSaid()
     {
         SearchPanel panel;
