@@ -22,6 +22,7 @@
 #include <iomanip>
 #include <map>
 #include <memory>
+#include <optional>
 #include <ostream>
 
 namespace loopscope::cli {
@@ -325,14 +326,27 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
         codegen::Measurement m;
     };
     std::vector<Measured> measured;
+    // The schedule given (a schedule file's steps, all of them) measured in the same batch: what
+    // the search's points are to beat, by measurement.
+    std::optional<codegen::Measurement> measuredCurrent;
     if (a.measureTop > 0) {
         std::vector<lower::LoopNest> nests;
         for (const auto& pt : r.distinct)
             nests.push_back(lower::lower(sched::replay(in->base.kernel, in->base.target, pt.trace).program()));
+        const bool given = !in->program.trace.empty();
+        if (given)
+            nests.push_back(lower::lower(in->program));
         std::vector<const lower::LoopNest*> ptrs;
         for (const auto& n : nests)
             ptrs.push_back(&n);
         std::vector<codegen::Measurement> ms = codegen::measureBatchOnQemu(ptrs, in->base.target->name);
+        if (given) {
+            if (!ms.back().ok) {
+                err << "--measure-top: the schedule given: " << ms.back().error << "\n";
+                return kExitBadInput;
+            }
+            measuredCurrent = ms.back();
+        }
         for (size_t i = 0; i < r.distinct.size(); ++i) {
             if (!ms[i].ok) {
                 err << "--measure-top: " << ms[i].error << "\n";
@@ -430,6 +444,13 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
             e["trace"] = steps;
             j["front"].push_back(e);
         }
+        if (measuredCurrent) {
+            const long long insns = measuredCurrent->kernelInstructions + measuredCurrent->copyInstructions;
+            j["measured_current"] = {{"kernel_instructions", measuredCurrent->kernelInstructions},
+                                     {"copy_instructions", measuredCurrent->copyInstructions},
+                                     {"predicted_instructions", current.instructions},
+                                     {"model_error", insns ? (static_cast<double>(current.instructions) - static_cast<double>(insns)) / static_cast<double>(insns) : 0.0}};
+        }
         if (!measured.empty()) {
             j["measured"] = nlohmann::ordered_json::array();
             for (const auto& m : measured) {
@@ -501,6 +522,17 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
                           static_cast<long long>(m.pt->index), insns, m.m.copyInstructions, static_cast<long long>(f.instructions),
                           insns ? 100.0 * (static_cast<double>(f.instructions) - insns) / insns : 0.0, static_cast<long long>(f.cycles));
             out << line;
+        }
+        if (measuredCurrent) {
+            const long long insns = measuredCurrent->kernelInstructions + measuredCurrent->copyInstructions;
+            std::snprintf(line, sizeof line, "%4s %10s %14lld %14lld %14lld %+9.1f%% %14lld  (the schedule given)\n", "cur", "-", insns,
+                          static_cast<long long>(measuredCurrent->copyInstructions), static_cast<long long>(current.instructions),
+                          insns ? 100.0 * (static_cast<double>(current.instructions) - insns) / insns : 0.0, static_cast<long long>(current.cycles));
+            out << line;
+            const long long bestInsns = measured.front().m.kernelInstructions + measured.front().m.copyInstructions;
+            if (insns <= bestInsns)
+                out << "None of the measured points runs fewer instructions than the schedule given (" << insns << " against " << bestInsns
+                    << "): keep it, or search longer.\n";
         }
     }
     const search::SearchPoint& shown = measured.empty() ? best : *measured.front().pt;

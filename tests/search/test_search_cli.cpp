@@ -259,6 +259,38 @@ TEST(SearchCli, RunStreamsIntoAWorkspaceAndResumes)
     EXPECT_NE(d.err.find("--resume needs --workspace"), std::string::npos) << d.err;
 }
 
+// From a schedule, --measure-top measures the schedule given in the same batch: the baseline
+// the search's measured points are to beat, with the model's error beside it (the `cur` row);
+// a kernel has no baseline. dense_int8_dsp's own count is the qemu suite's (tests/analysis).
+TEST(SearchCli, MeasureTopAlsoMeasuresTheScheduleGiven)
+{
+    CliResult r = runSearchCli({"search", src("examples/schedules/dense_int8_dsp.sched.yaml"), "--pin", "0", "--objective", "instructions", "--budget",
+                                "256", "--time", "0", "--threads", "1", "--measure-top", "1", "--json"});
+    ASSERT_EQ(r.rc, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    ASSERT_TRUE(j.contains("measured_current")) << r.out;
+    const auto& c = j["measured_current"];
+    const long long insns = c["kernel_instructions"].get<long long>() + c["copy_instructions"].get<long long>();
+    EXPECT_EQ(c["predicted_instructions"], j["current"]["instructions"]);
+    EXPECT_NEAR(c["model_error"].get<double>(), (c["predicted_instructions"].get<double>() - static_cast<double>(insns)) / static_cast<double>(insns), 1e-12);
+    // The same count as measuring the schedule alone.
+    CliResult alone = runSearchCli({"analyze", src("examples/schedules/dense_int8_dsp.sched.yaml"), "--measure", "--json"});
+    ASSERT_EQ(alone.rc, 0) << alone.err;
+    auto ja = nlohmann::json::parse(alone.out);
+    EXPECT_EQ(c["kernel_instructions"], ja["measured"]["kernel_instructions"]);
+    EXPECT_EQ(c["copy_instructions"], ja["measured"]["copy_instructions"]);
+    // The table's cur row.
+    r = runSearchCli({"search", src("examples/schedules/dense_int8_dsp.sched.yaml"), "--pin", "0", "--objective", "instructions", "--budget", "256",
+                      "--time", "0", "--threads", "1", "--measure-top", "1"});
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_NE(r.out.find(" cur          - "), std::string::npos) << r.out;
+    // From a kernel: nothing to measure besides the points.
+    r = runSearchCli({"search", src("examples/kernels/dense_int8.kernel.yaml"), "--target", "cortex-m7", "--budget", "64", "--time", "0", "--threads", "1",
+                      "--measure-top", "1", "--json"});
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_FALSE(nlohmann::json::parse(r.out).contains("measured_current"));
+}
+
 TEST(SearchCli, MeasureTopRanksTheBestRegisterBlocksByTheMeasurement)
 {
     // dense_int8 on qemu's Cortex-M7: the best points for the objective of the two best register
