@@ -72,6 +72,9 @@ constexpr double kLoadsAhead = 5;
 /// conv2d_int8_tflite_small came out 30% high; with 2 it is -7.3%, _slide -5.6% and
 /// conv2d_s2_int8_tflite_small -5.4%, from -19.8%, -18.4% and -16.5% without).
 constexpr double kLoadsAheadGuarded = 2;
+/// index_op events (two instructions each) a signed floor division by a power of two costs on
+/// the Cortex-M7 beyond the M4's two instructions (stridedDivisions).
+constexpr double kSignedFloorDivM7 = 1;
 /// Largest stride in bytes a Thumb-2 load reaches with a scaled register offset (LSL #3).
 constexpr int64_t kRegisterOffsetStride = 8;
 
@@ -927,7 +930,34 @@ private:
     {
         if (m_n.buffers[buffer].level < 0)
             return;  // an accumulator in registers
+        stridedDivisions(buffer, index, n);
         access(buffer, codegen::bufferOffset(m_n, buffer, index), n, word);
+    }
+
+    /// A strided cache (a stride-2 convolution's input rows) whose origin is computed at run
+    /// time: the C indexes it with ls_floordiv(g - origin, step), the division computed where g
+    /// changes (bufferOffset folds the loops' multiples of the step out of it, and the linear
+    /// index left is charged as such). For a power-of-two step GCC tuned for the Cortex-M7 makes
+    /// the signed division a compare and a conditional add before the shift (`cmp r0, #0; it lt;
+    /// addlt.w ip, r0, #1; add.w ip, r3, ip, asr #1`), two instructions more than the M4's
+    /// branchless `add r2, lr, lr, lsr #31; add r2, r3, r2, asr #1`, which the charge covers
+    /// (random #100037: -12.1% -> -2.4% on the M7; over the search's fronts 18 moved, all closer;
+    /// over calibrate's 528 on the M7 4 moved, 3 closer; nothing on the M4).
+    void stridedDivisions(int buffer, const std::vector<IndexId>& index, double n)
+    {
+        if (m_singleIssue)
+            return;
+        const Buffer& b = m_n.buffers[buffer];
+        for (size_t d = 0; d < b.step.size() && d < index.size(); ++d) {
+            const int64_t step = b.step[d];
+            if (step <= 1 || (step & (step - 1)) != 0 || b.origin[d] == kNoIndex || m_n.index.isPureLinear(b.origin[d]) || index[d] == kNoIndex)
+                continue;
+            std::vector<int> slots;
+            addSlots(m_n.index, index[d], slots);
+            std::sort(slots.begin(), slots.end());
+            slots.erase(std::unique(slots.begin(), slots.end()), slots.end());
+            m_f[InsnFeature::IndexOp] += evaluations(slots, n) * kSignedFloorDivM7;
+        }
     }
 
     /// The same with the access's offset computed already.
@@ -1091,6 +1121,7 @@ private:
             const codegen::BufferOffset off = codegen::bufferOffset(m_n, s.buffer, s.index);
             const std::vector<int> slots = slotsOf(off);
             const double loads = evaluations(slots, n);
+            stridedDivisions(s.buffer, s.index, n);
             const bool fp = ir::isFloat(m_n.buffers[s.buffer].dtype);
             sharedOperand(slots, 1, fp, !fp);
             hoistedOperand(off, slots, n, loads, fp);

@@ -330,6 +330,30 @@ TEST(InstructionModel, AddressesOfInvariantLoadsLeftInTheLoopHoldRegisters)
     EXPECT_EQ(featuresOf(example("dense_int8_dsp"))[InsnFeature::SpillReload], 0);
 }
 
+TEST(InstructionModel, AStridedCacheWithARunTimeOriginDividesInEveryAccessOnTheM7)
+{
+    // random #100037: I cached at n (double-buffered) for a stride-2 convolution, its rows'
+    // origin computed at run time, so every load of it divides: ls_floordiv(s + ow * 2 -
+    // I_SRAM_o2 - 1, 2), in each of the 12 unrolled (r, c) copies of the ow loop. GCC tuned for
+    // the M7 makes the signed division `cmp; it lt; addlt; add asr`, two instructions more than
+    // the M4's `add lsr #31; add asr` (qemu profiles of both): one index_op event more per load,
+    // 3,808 loads (the guards skip the padding), on the M7 only.
+    auto o = sched::openSchedule(test::sourceDir() + "/tests/data/analysis/strided_origin_division.sched.yaml",
+                                 [](const std::string& n, const std::string& d) { return hw::resolveTarget(n, d); });
+    ASSERT_TRUE(o.ok()) << o.errorText();
+    const analysis::InsnFeatures m7 = featuresOf(o->program);
+    sched::ApplyResult m4 = sched::replay(o->program.kernel, test::builtinTarget("cortex-m4"), o->program.trace);
+    ASSERT_TRUE(m4.ok()) << m4.error().str();
+    const analysis::InsnFeatures f4 = featuresOf(m4.program());
+    EXPECT_EQ(m7[InsnFeature::IndexOp] - f4[InsnFeature::IndexOp], 3808.0);
+    // A cache with a run-time origin that keeps every row (step 1) divides nothing: the same on
+    // both cores (conv2d_s2_int8_tiled: I_SRAM[...][... - I_SRAM_o1 * 256 - 264]).
+    const sched::Program tiled = example("conv2d_s2_int8_tiled");
+    sched::ApplyResult tiled4 = sched::replay(tiled.kernel, test::builtinTarget("cortex-m4"), tiled.trace);
+    ASSERT_TRUE(tiled4.ok()) << tiled4.error().str();
+    EXPECT_EQ(featuresOf(tiled)[InsnFeature::IndexOp], featuresOf(tiled4.program())[InsnFeature::IndexOp]);
+}
+
 TEST(InstructionModel, GuardValuesComputedBeforeTheLoopHoldRegisters)
 {
     // depthwise_conv_int8_mult_tflite_unrolled: the padding guards of its unrolled 3x3 taps do
