@@ -322,7 +322,7 @@ void SearchPanel::showResult(search::SearchResult r)
         if (r.progress.rejected > 0)
             m_message += tr(" (%1 candidates were rejected: a defect, please report it)").arg(r.progress.rejected);
         if (!r.start.empty())
-            m_message += " " + tr("It %1.").arg(QString::fromStdString(r.start));
+            m_message += ". " + tr("It %1.").arg(QString::fromStdString(r.start));
     }
     m_status->setText(m_message);
     if (m_best >= 0)
