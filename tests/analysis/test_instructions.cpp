@@ -354,6 +354,34 @@ TEST(InstructionModel, AStridedCacheWithARunTimeOriginDividesInEveryAccessOnTheM
     EXPECT_EQ(featuresOf(tiled)[InsnFeature::IndexOp], featuresOf(tiled4.program())[InsnFeature::IndexOp]);
 }
 
+TEST(InstructionModel, AGuardThatFailsOnlyInTheLastIterationIsAnExitOfTheLoop)
+{
+    // matmul_int8's i split by 5, the i.inner loop innermost, its whole body under the partial
+    // tile's guard. With 24 rows the guard i.outer * 5 + i.inner <= 23 can fail only where
+    // i.inner is 4, the loop's last iteration: GCC makes the check an exit of the loop, the acc_C
+    // and A accesses run in every iteration it makes and their pointers advance by post-indexed
+    // addressing, and the check keeps a counter of its own (arm-none-eabi-gcc 12 -O2: `cmp r3, lr;
+    // add.w r3, r3, #1; beq` to the exit, `str.w r4, [r6], #4`; qemu: 64,702 instructions, 64,684
+    // predicted). With 22 rows it can fail from the third iteration on: GCC branches past the body
+    // to the latch, and each pointer is advanced by an add of its own (`add.w r2, r2, #4`).
+    auto open = [](const std::string& name) {
+        auto o = sched::openSchedule(test::sourceDir() + "/tests/data/analysis/" + name + ".sched.yaml",
+                                     [](const std::string& n, const std::string& d) { return hw::resolveTarget(n, d); });
+        EXPECT_TRUE(o.ok()) << o.errorText();
+        return o.ok() ? featuresOf(o->program) : analysis::InsnFeatures{};
+    };
+    const analysis::InsnFeatures exit = open("exit_guard");
+    const analysis::InsnFeatures skip = open("exit_guard_short");
+    // The guarded loops: zeroing acc_C (60 entries of 5), the MACs (960 entries of 5: acc_C and
+    // A), the write-back (60 entries of 5: acc_C and C), 5,400 iterations, 10,500 pointer steps.
+    EXPECT_EQ(skip[InsnFeature::WordStream], 10500.0);
+    EXPECT_EQ(exit[InsnFeature::WordStream], 0.0);
+    EXPECT_EQ(exit[InsnFeature::FoldedStream] - skip[InsnFeature::FoldedStream], 10500.0);
+    EXPECT_EQ(exit[InsnFeature::GuardStream] - skip[InsnFeature::GuardStream], 5400.0);
+    // Checked as often either way.
+    EXPECT_EQ(exit[InsnFeature::Guard], skip[InsnFeature::Guard]);
+}
+
 TEST(InstructionModel, GuardValuesComputedBeforeTheLoopHoldRegisters)
 {
     // depthwise_conv_int8_mult_tflite_unrolled: the padding guards of its unrolled 3x3 taps do
