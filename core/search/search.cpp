@@ -141,45 +141,52 @@ int64_t unrolledProduct(const sched::Program& p, const sched::Program& base)
 
 /// Candidate 0: the program the search starts from when the space holds it (projected, with
 /// the same figures as the program itself: the space may write a schedule's loops and caches
-/// in steps that lower differently), else the identity.
+/// in steps that lower differently), else the identity. A schedule that unrolls more copies
+/// than the space's limit (SpaceOptions::maxUnrollProduct) but is otherwise a point of it is
+/// projected into `wider` (the same space with the limit raised to the schedule's own) and
+/// set there: candidate 0 is then evaluated in that space (`startsWider`), while the candidates
+/// drawn from it keep to the limit.
 Candidate startCandidate(const SearchSpace& space, const Evaluator& evaluator, std::optional<sched::Program> scheduled,
-                         const std::vector<sched::Step>& steps, SearchResult& res)
+                         const std::vector<sched::Step>& steps, std::optional<SearchSpace>& wider, SearchResult& res)
 {
     if (!scheduled)
         return space.identity();
-    // Not raised to the schedule's own by default: the model under-counts the stack traffic
-    // of large unrolled bodies (docs/cost-model.md), and a space of them is where the search's
-    // picks then measure worse than the schedule it started from.
+    // The limit is not raised to the schedule's own for the whole search: the model
+    // under-counts the stack traffic of large unrolled bodies (docs/cost-model.md), and a space
+    // of them is where the search's picks then measure worse than the schedule it started from.
     const int64_t copies = unrolledProduct(*scheduled, space.base());
-    std::string why;
+    const SearchSpace* in = &space;
+    std::optional<Evaluator> widerEvaluator;
     if (copies > space.options().maxUnrollProduct) {
-        // What else keeps it out of the space, if anything, matters more than the limit.
-        SpaceOptions wider = space.options();
-        wider.maxUnrollProduct = copies;
-        if (!SearchSpace(space.base(), wider).project(*scheduled, why)) {
-            res.start = startHead(steps) + "are outside the search's space: " + why;
-            return space.identity();
-        }
-        res.start = startHead(steps) + "are outside the search's space: they unroll " + std::to_string(copies)
-                    + " straight-line copies, more than its limit of " + std::to_string(space.options().maxUnrollProduct)
-                    + " (--max-unroll " + std::to_string(copies) + " searches there)";
-        return space.identity();
+        SpaceOptions o = space.options();
+        o.maxUnrollProduct = copies;
+        wider.emplace(space.base(), o);
+        widerEvaluator.emplace(*wider);
+        in = &*wider;
     }
-    std::optional<Candidate> c = space.project(*scheduled, why);
+    std::string why;
+    std::optional<Candidate> c = in->project(*scheduled, why);
     if (!c) {
+        wider.reset();
         res.start = startHead(steps) + "are outside the search's space: " + why;
         return space.identity();
     }
-    const Evaluation own = evaluator.evaluateProgram(std::move(*scheduled));
-    const Evaluation projected = evaluator.evaluate(*c);
+    const Evaluator& ev = widerEvaluator ? *widerEvaluator : evaluator;
+    const Evaluation own = ev.evaluateProgram(std::move(*scheduled));
+    const Evaluation projected = ev.evaluate(*c);
     if (own.status != Evaluation::Status::Ok || projected.status != Evaluation::Status::Ok || projected.repairs > 0
         || !(own.figures == projected.figures)) {
+        wider.reset();
         res.start = startHead(steps) + (own.status != Evaluation::Status::Ok ? "do not make a feasible schedule: " + own.reason
                                         : projected.repairs > 0           ? "need more on-chip memory than the target has"
                                                                           : "are written by the space in steps whose figures differ");
         return space.identity();
     }
     res.start = "started from the schedule given (its " + std::to_string(steps.size()) + " unpinned steps as a point of the space)";
+    if (wider)
+        res.start = "started from the schedule given (its " + std::to_string(steps.size()) + " unpinned steps as a point of the space; they unroll "
+                    + std::to_string(copies) + " straight-line copies, beyond the space's limit of " + std::to_string(space.options().maxUnrollProduct)
+                    + ": the candidates drawn keep to it, --max-unroll " + std::to_string(copies) + " searches among bodies that large)";
     res.startedFromSchedule = true;
     return *c;
 }
@@ -209,7 +216,11 @@ SearchResult runSearch(const sched::Program& base, const SearchOptions& opt, Sea
     std::optional<sched::Program> scheduled = startProgram(base, opt.start, res);
     SearchSpace space(base, opt.space);
     Evaluator evaluator(space);
-    const Candidate startPoint = startCandidate(space, evaluator, std::move(scheduled), opt.start, res);
+    std::optional<SearchSpace> wider;  // the space candidate 0 lies in, when beyond the unroll limit
+    const Candidate startPoint = startCandidate(space, evaluator, std::move(scheduled), opt.start, wider, res);
+    std::optional<Evaluator> widerEvaluator;
+    if (wider)
+        widerEvaluator.emplace(*wider);
     ParetoFront front(frontDimension(opt.objective));
     std::unordered_set<uint64_t> seen;
     SearchProgress prog;
@@ -320,7 +331,7 @@ SearchResult runSearch(const sched::Program& base, const SearchOptions& opt, Sea
                     try {
                         if (opt.beforeEvaluate)
                             opt.beforeEvaluate(c);
-                        s.eval = evaluator.evaluate(c);
+                        s.eval = (b == 0 && i == 0 && widerEvaluator ? *widerEvaluator : evaluator).evaluate(c);
                     } catch (const std::exception& e) {
                         s.eval = Evaluation{};
                         s.eval.status = Evaluation::Status::Rejected;

@@ -151,44 +151,50 @@ TEST(SearchCli, TheUnpinnedStepsAreWhereTheSearchStarts)
 }
 
 // A run from a hand schedule unrolled beyond the space's default limit of 64 (conv2d_int8_tflite_dsp's
-// 144 copies) with --max-unroll raised to it starts there; the workspace keeps the limit, so that
-// the run resumed from it is the run never stopped.
+// 144 copies) starts there, the schedule a point of the space with the limit raised to its own
+// while the candidates drawn keep to 64, or to --max-unroll; the workspace keeps the limit, so
+// that the run resumed from it is the run never stopped, either way.
 TEST(SearchCli, ARunStartedFromAScheduleResumesInItsOwnSpace)
 {
     const std::string schedule = src("examples/schedules/conv2d_int8_tflite_dsp.sched.yaml");
-    fs::path whole = scratch() / "start-whole.lsw";
-    fs::path parts = scratch() / "start-parts.lsw";
-    fs::remove(whole);
-    fs::remove(parts);
     CliResult d = runSearchCli({"search", schedule, "--pin", "0", "--budget", "1", "--time", "0"});
     ASSERT_EQ(d.rc, 0) << d.err;
-    EXPECT_NE(d.out.find("they unroll 144 straight-line copies, more than its limit of 64 (--max-unroll 144 searches there)"), std::string::npos)
+    EXPECT_NE(d.out.find("they unroll 144 straight-line copies, beyond the space's limit of 64: the candidates drawn keep to it, "
+                         "--max-unroll 144 searches among bodies that large"),
+              std::string::npos)
         << d.out;
-    const std::vector<std::string> common = {"search", schedule, "--pin", "0", "--objective", "instructions", "--threads", "1", "--max-unroll", "144"};
-    auto with = [&](std::vector<std::string> extra) {
-        std::vector<std::string> args = common;
-        args.insert(args.end(), extra.begin(), extra.end());
-        return args;
-    };
-    CliResult a = runSearchCli(with({"--budget", "512", "--json", "--workspace", whole.string()}));
-    ASSERT_EQ(a.rc, 0) << a.err;
-    auto ja = nlohmann::json::parse(a.out);
-    ASSERT_EQ(ja["started_from_schedule"], true);
-    CliResult b = runSearchCli(with({"--budget", "192", "--workspace", parts.string()}));
-    ASSERT_EQ(b.rc, 0) << b.err;
-    auto ws = store::Workspace::open(parts.string());
-    ASSERT_TRUE(ws.ok()) << ws.errorText();
-    auto run = (*ws)->searchRun(1);
-    ASSERT_TRUE(run.has_value());
-    EXPECT_NE(run->parametersJson.find("\"max_unroll_product\":144"), std::string::npos) << run->parametersJson;
-    ws->reset();
-    CliResult c = runSearchCli({"search", "--workspace", parts.string(), "--resume", "1", "--budget", "512", "--threads", "1", "--json"});
-    ASSERT_EQ(c.rc, 0) << c.err;
-    auto jc = nlohmann::json::parse(c.out);
-    ASSERT_EQ(ja["front"].size(), jc["front"].size());
-    for (size_t i = 0; i < ja["front"].size(); ++i) {
-        EXPECT_EQ(ja["front"][i]["trace"], jc["front"][i]["trace"]);
-        EXPECT_EQ(ja["front"][i]["instructions"], jc["front"][i]["instructions"]);
+    for (const std::string limit : {"144", "64"}) {
+        SCOPED_TRACE("--max-unroll " + limit);
+        fs::path whole = scratch() / ("start-whole-" + limit + ".lsw");
+        fs::path parts = scratch() / ("start-parts-" + limit + ".lsw");
+        fs::remove(whole);
+        fs::remove(parts);
+        const std::vector<std::string> common = {"search", schedule, "--pin", "0", "--objective", "instructions", "--threads", "1", "--max-unroll", limit};
+        auto with = [&](std::vector<std::string> extra) {
+            std::vector<std::string> args = common;
+            args.insert(args.end(), extra.begin(), extra.end());
+            return args;
+        };
+        CliResult a = runSearchCli(with({"--budget", "512", "--json", "--workspace", whole.string()}));
+        ASSERT_EQ(a.rc, 0) << a.err;
+        auto ja = nlohmann::json::parse(a.out);
+        ASSERT_EQ(ja["started_from_schedule"], true);
+        CliResult b = runSearchCli(with({"--budget", "192", "--workspace", parts.string()}));
+        ASSERT_EQ(b.rc, 0) << b.err;
+        auto ws = store::Workspace::open(parts.string());
+        ASSERT_TRUE(ws.ok()) << ws.errorText();
+        auto run = (*ws)->searchRun(1);
+        ASSERT_TRUE(run.has_value());
+        EXPECT_NE(run->parametersJson.find("\"max_unroll_product\":" + limit), std::string::npos) << run->parametersJson;
+        ws->reset();
+        CliResult c = runSearchCli({"search", "--workspace", parts.string(), "--resume", "1", "--budget", "512", "--threads", "1", "--json"});
+        ASSERT_EQ(c.rc, 0) << c.err;
+        auto jc = nlohmann::json::parse(c.out);
+        ASSERT_EQ(ja["front"].size(), jc["front"].size());
+        for (size_t i = 0; i < ja["front"].size(); ++i) {
+            EXPECT_EQ(ja["front"][i]["trace"], jc["front"][i]["trace"]);
+            EXPECT_EQ(ja["front"][i]["instructions"], jc["front"][i]["instructions"]);
+        }
     }
 }
 
