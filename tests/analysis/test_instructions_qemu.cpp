@@ -31,7 +31,9 @@
 //     an unrolled two-iteration loop set one lower (session 10), M7 5.9% / 13.0% / 25.0%, M4
 //     5.4% / 13.0% / 25.0%; after a float pointer read at offset 0 after its increment was
 //     counted with its register copy (stream_copy), M7 and M4 4.4% / 13.0% / 24.99%, the issue's
-//     median and worst met; the issue asks 5% / 10% / 25%).
+//     median and worst met; after a strided cache's run-time division on the M7 (session 14)
+//     and a guard failing only in its loop's last iteration made an exit (session 15), M7 and
+//     M4 4.2% / 12.7% / 24.99%; the issue asks 5% / 10% / 25%).
 // Tighten the bounds as the model improves; the goal is the issue's figures.
 // Needs arm-none-eabi-gcc and qemu-system-arm (./test.sh installs them); installs nothing.
 #include "support/test_paths.h"
@@ -165,7 +167,7 @@ const std::map<std::string, double> kSearchBounds = {
 struct RandomBounds {
     double median, p95, worst;
 };
-constexpr RandomBounds kRandomBounds{0.05, 0.14, 0.25};
+constexpr RandomBounds kRandomBounds{0.05, 0.13, 0.25};
 /// Spearman over all schedules (the issue: 0.95).
 constexpr double kSpearmanBound = 0.99;
 
