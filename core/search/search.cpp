@@ -144,8 +144,8 @@ int64_t unrolledProduct(const sched::Program& p, const sched::Program& base)
 /// in steps that lower differently), else the identity. A schedule that unrolls more copies
 /// than the space's limit (SpaceOptions::maxUnrollProduct) but is otherwise a point of it is
 /// projected into `wider` (the same space with the limit raised to the schedule's own) and
-/// set there: candidate 0 is then evaluated in that space (`startsWider`), while the candidates
-/// drawn from it keep to the limit.
+/// set there: runSearch evaluates candidate 0 in that space, while the candidates drawn keep to
+/// the limit.
 Candidate startCandidate(const SearchSpace& space, const Evaluator& evaluator, std::optional<sched::Program> scheduled,
                          const std::vector<sched::Step>& steps, std::optional<SearchSpace>& wider, SearchResult& res)
 {
@@ -164,10 +164,14 @@ Candidate startCandidate(const SearchSpace& space, const Evaluator& evaluator, s
         widerEvaluator.emplace(*wider);
         in = &*wider;
     }
+    auto outside = [&] {
+        widerEvaluator.reset();  // before the space it refers to
+        wider.reset();
+    };
     std::string why;
     std::optional<Candidate> c = in->project(*scheduled, why);
     if (!c) {
-        wider.reset();
+        outside();
         res.start = startHead(steps) + "are outside the search's space: " + why;
         return space.identity();
     }
@@ -176,17 +180,17 @@ Candidate startCandidate(const SearchSpace& space, const Evaluator& evaluator, s
     const Evaluation projected = ev.evaluate(*c);
     if (own.status != Evaluation::Status::Ok || projected.status != Evaluation::Status::Ok || projected.repairs > 0
         || !(own.figures == projected.figures)) {
-        wider.reset();
+        outside();
         res.start = startHead(steps) + (own.status != Evaluation::Status::Ok ? "do not make a feasible schedule: " + own.reason
                                         : projected.repairs > 0           ? "need more on-chip memory than the target has"
                                                                           : "are written by the space in steps whose figures differ");
         return space.identity();
     }
-    res.start = "started from the schedule given (its " + std::to_string(steps.size()) + " unpinned steps as a point of the space)";
-    if (wider)
-        res.start = "started from the schedule given (its " + std::to_string(steps.size()) + " unpinned steps as a point of the space; they unroll "
-                    + std::to_string(copies) + " straight-line copies, beyond the space's limit of " + std::to_string(space.options().maxUnrollProduct)
-                    + ": the candidates drawn keep to it, --max-unroll " + std::to_string(copies) + " searches among bodies that large)";
+    res.start = "started from the schedule given (its " + std::to_string(steps.size()) + " unpinned steps as a point of the space"
+                + (wider ? "; they unroll " + std::to_string(copies) + " straight-line copies, beyond the space's limit of "
+                               + std::to_string(space.options().maxUnrollProduct) + ": the candidates drawn keep to it, --max-unroll "
+                               + std::to_string(copies) + " searches among bodies that large)"
+                         : std::string(")"));
     res.startedFromSchedule = true;
     return *c;
 }
