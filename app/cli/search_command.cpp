@@ -565,7 +565,7 @@ Subcommand addSearchCommand(CLI::App& app, std::ostream& out, std::ostream& err)
     cmd->add_option("--seed", a.seed, "seed of the search");
     cmd->add_option("--measure-top", a.measureTop, "measure the best points of N register blocks (the N - 1 best and the best small unrolled body) on qemu (cortex-m7/m4) and rank them by instructions")->check(CLI::NonNegativeNumber);
     cmd->add_flag("--partial-tiles", a.partialTiles, "also split by factors that do not divide the extent");
-    cmd->add_option("--max-unroll", a.maxUnroll, "most straight-line copies the unrolled loops of a stage may make (default 64)")
+    cmd->add_option("--max-unroll", a.maxUnroll, "most straight-line copies the unrolled loops of a stage may make in the candidates drawn (default 64; a schedule given that makes more still starts the search)")
         ->check(CLI::Range(int64_t(1), int64_t(4096)));
     cmd->add_flag("--json", a.json, "print JSON (the front with figures and traces)");
     cmd->add_option("--workspace", a.workspace, "stream the run into this workspace (created if missing): the run, its progress, its points as variants");
