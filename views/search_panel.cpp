@@ -88,6 +88,12 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent)
     m_keep = new QSpinBox(this);
     m_keep->setRange(0, 0);
     m_keep->setToolTip(tr("The first steps of the current schedule the search keeps as they are"));
+    m_maxUnroll = new QSpinBox(this);
+    m_maxUnroll->setRange(1, 4096);
+    m_maxUnroll->setValue(static_cast<int>(search::SpaceOptions{}.maxUnrollProduct));
+    m_maxUnroll->setToolTip(tr("The most straight-line copies the unrolled loops of a stage may make in the candidates the search "
+                               "draws (large unrolled bodies are where the instruction model is least sure); a schedule that "
+                               "makes more still starts the search"));
     m_threads = new QSpinBox(this);
     m_threads->setRange(1, 256);
     m_threads->setValue(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
@@ -113,6 +119,7 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent)
     form->addRow(tr("Best for"), m_objective);
     form->addRow(tr("Time limit"), m_seconds);
     form->addRow(tr("Keep first steps"), m_keep);
+    form->addRow(tr("Unrolled copies at most"), m_maxUnroll);
     form->addRow(tr("Threads"), m_threads);
     form->addRow(tr("Seed"), m_seed);
     auto* buttons = new QHBoxLayout;
@@ -190,6 +197,7 @@ void SearchPanel::setProgram(std::shared_ptr<const sched::Program> program)
 
 void SearchPanel::setTimeLimit(double seconds) { m_seconds->setValue(seconds); }
 void SearchPanel::setKeptSteps(int steps) { m_keep->setValue(steps); }
+void SearchPanel::setMaxUnroll(int copies) { m_maxUnroll->setValue(copies); }
 
 void SearchPanel::setObjective(search::Objective objective)
 {
@@ -216,6 +224,7 @@ bool SearchPanel::start()
     opt.budget = m_budget;
     opt.threads = m_threads->value();
     opt.seed = static_cast<uint64_t>(m_seed->value());
+    opt.space.maxUnrollProduct = m_maxUnroll->value();
     // The steps not kept are where the search starts from, when its space holds them.
     opt.start.assign(m_program->trace.begin() + keep, m_program->trace.end());
     m_runOptions = opt;
@@ -378,7 +387,7 @@ void SearchPanel::updateControls()
 {
     m_startButton->setEnabled(!m_running && m_program);
     m_cancelButton->setEnabled(m_running);
-    for (QWidget* w : std::initializer_list<QWidget*>{m_objective, m_seconds, m_keep, m_threads, m_seed})
+    for (QWidget* w : std::initializer_list<QWidget*>{m_objective, m_seconds, m_keep, m_maxUnroll, m_threads, m_seed})
         w->setEnabled(!m_running);
 }
 

@@ -43,6 +43,9 @@ public:
     void setBudget(int64_t candidates) { m_budget = candidates; }
     void setTimeLimit(double seconds);
     void setKeptSteps(int steps);
+    /// The most straight-line copies the unrolled loops of a stage may make in the candidates
+    /// drawn (SpaceOptions::maxUnrollProduct; a schedule that makes more still starts the search).
+    void setMaxUnroll(int copies);
     void setObjective(search::Objective objective);
 
     /// Starts a search (false when one runs or nothing is open).
@@ -85,6 +88,7 @@ private:
     QComboBox* m_objective = nullptr;
     QDoubleSpinBox* m_seconds = nullptr;
     QSpinBox* m_keep = nullptr;
+    QSpinBox* m_maxUnroll = nullptr;
     QSpinBox* m_threads = nullptr;
     QSpinBox* m_seed = nullptr;
     QPushButton* m_startButton = nullptr;

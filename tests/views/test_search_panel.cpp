@@ -152,6 +152,39 @@ private slots:
         QCOMPARE(panel.front()[0].trace.size(), size_t(1));  // the split, as the space writes it
     }
 
+    // The unroll limit of the candidates drawn is the panel's: at 1 no point of the run unrolls a
+    // loop, at the default of 64 the same run's front has points that do.
+    void theUnrollLimitIsThePanels()
+    {
+        auto unrolls = [](const search::SearchPoint& p, const sched::Program& base) {
+            sched::ApplyResult a = sched::replay(base.kernel, base.target, p.trace);
+            if (!a.ok())
+                qFatal("a front point does not replay: %s", a.error().str().c_str());
+            for (const auto& st : a.program().stages)
+                for (const auto& v : st.vars)
+                    if (v.active && v.kind == sched::LoopKind::Unrolled)
+                        return true;
+            return false;
+        };
+        auto base = program("matmul_int8");
+        for (int limit : {1, 64}) {
+            SearchPanel panel;
+            panel.setProgram(base);
+            panel.setMaxUnroll(limit);
+            panel.setBudget(512);
+            panel.setTimeLimit(600);
+            QSignalSpy finished(&panel, &SearchPanel::finished);
+            QVERIFY(panel.start());
+            QVERIFY(waitFinished(panel, finished, 60000));
+            QVERIFY(!panel.front().empty());
+            const auto n = std::count_if(panel.front().begin(), panel.front().end(), [&](const search::SearchPoint& p) { return unrolls(p, *base); });
+            if (limit == 1)
+                QCOMPARE(n, 0);
+            else
+                QVERIFY2(n > 0, "no point of the front unrolls a loop");
+        }
+    }
+
     void nothingFitsIsSaid()
     {
         SearchPanel panel;
