@@ -332,6 +332,8 @@ void SearchPanel::showResult(search::SearchResult r)
             m_message += tr(" (%1 candidates were rejected: a defect, please report it)").arg(r.progress.rejected);
         if (!r.start.empty())
             m_message += ". " + tr("It %1.").arg(QString::fromStdString(r.start));
+        if (r.startUnrolledCopies > 0)
+            m_message += " " + tr("Unrolled copies at most %1 searches among bodies that large.").arg(r.startUnrolledCopies);
     }
     m_status->setText(m_message);
     if (m_best >= 0)

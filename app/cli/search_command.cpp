@@ -426,6 +426,8 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
         if (!r.start.empty()) {
             j["start"] = r.start;
             j["started_from_schedule"] = r.startedFromSchedule;
+            if (r.startUnrolledCopies > 0)
+                j["start_unrolled_copies"] = r.startUnrolledCopies;
         }
         j["progress"] = {{"drawn", p.drawn}, {"evaluated", p.evaluated}, {"feasible", p.feasible}, {"repaired", p.repaired},
                          {"duplicates", p.duplicates}, {"rejected", p.rejected}, {"seconds", p.seconds}, {"rate_per_second", p.rate},
@@ -475,7 +477,9 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
         out << ", " << in->base.trace.size() << " pinned steps";
     out << "\n";
     if (!r.start.empty())
-        out << r.start << "\n";
+        out << r.start
+            << (r.startUnrolledCopies > 0 ? "; --max-unroll " + std::to_string(r.startUnrolledCopies) + " searches among bodies that large" : std::string())
+            << "\n";
     std::snprintf(line, sizeof line, "%lld candidates in %.2f s: %lld evaluated (%.0f/s), %lld repaired to fit, %lld duplicates, %lld rejected%s\n",
                   static_cast<long long>(p.drawn), p.seconds, static_cast<long long>(p.evaluated), p.rate, static_cast<long long>(p.repaired),
                   static_cast<long long>(p.duplicates), static_cast<long long>(p.rejected), r.timedOut ? " (time limit)" : "");

@@ -188,10 +188,10 @@ Candidate startCandidate(const SearchSpace& space, const Evaluator& evaluator, s
     }
     res.start = "started from the schedule given (its " + std::to_string(steps.size()) + " unpinned steps as a point of the space"
                 + (wider ? "; they unroll " + std::to_string(copies) + " straight-line copies, beyond the space's limit of "
-                               + std::to_string(space.options().maxUnrollProduct) + ": the candidates drawn keep to it, --max-unroll "
-                               + std::to_string(copies) + " searches among bodies that large)"
+                               + std::to_string(space.options().maxUnrollProduct) + ": the candidates drawn keep to it)"
                          : std::string(")"));
     res.startedFromSchedule = true;
+    res.startUnrolledCopies = wider ? copies : 0;
     return *c;
 }
 

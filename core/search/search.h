@@ -111,6 +111,10 @@ struct SearchResult {
     /// space), or why not; empty when no start was given.
     std::string start;
     bool startedFromSchedule = false;
+    /// The straight-line copies of the schedule it started from when they are more than the
+    /// space's unroll limit (SpaceOptions::maxUnrollProduct), 0 otherwise: a limit that high
+    /// would search among bodies that large (the CLI's --max-unroll, the panel's field).
+    int64_t startUnrolledCopies = 0;
     /// SearchOptions::distinct (N): the best point for the objective of each of the N - 1 best
     /// register blocks and, beside them, of the best block whose unrolled body is small
     /// (SearchSpace::unrolledCopies at most 4; the N-th best block when that one is among the

@@ -768,9 +768,11 @@ TEST(Search, TheSearchStartsFromTheHandScheduleWhenItsSpaceHoldsIt)
         EXPECT_EQ(r.start.rfind("started from the schedule given", 0), 0u) << name << ": " << r.start;
         if (unrolledBeyond.count(name)) {
             ++beyond;
-            EXPECT_NE(r.start.find("straight-line copies, beyond the space's limit of 64: the candidates drawn keep to it, --max-unroll "),
-                      std::string::npos)
+            EXPECT_NE(r.start.find("straight-line copies, beyond the space's limit of 64: the candidates drawn keep to it)"), std::string::npos)
                 << name << ": " << r.start;
+            EXPECT_TRUE(r.startUnrolledCopies == 144 || r.startUnrolledCopies == 72) << name << ": " << r.startUnrolledCopies;
+        } else {
+            EXPECT_EQ(r.startUnrolledCopies, 0) << name;
         }
         // Candidate 0 is the schedule: its figures, from a trace the space wrote, which replays.
         EXPECT_EQ(r.front[0].figures, own) << name;

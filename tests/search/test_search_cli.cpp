@@ -159,8 +159,8 @@ TEST(SearchCli, ARunStartedFromAScheduleResumesInItsOwnSpace)
     const std::string schedule = src("examples/schedules/conv2d_int8_tflite_dsp.sched.yaml");
     CliResult d = runSearchCli({"search", schedule, "--pin", "0", "--budget", "1", "--time", "0"});
     ASSERT_EQ(d.rc, 0) << d.err;
-    EXPECT_NE(d.out.find("they unroll 144 straight-line copies, beyond the space's limit of 64: the candidates drawn keep to it, "
-                         "--max-unroll 144 searches among bodies that large"),
+    EXPECT_NE(d.out.find("they unroll 144 straight-line copies, beyond the space's limit of 64: the candidates drawn keep to it); "
+                         "--max-unroll 144 searches among bodies that large\n"),
               std::string::npos)
         << d.out;
     for (const std::string limit : {"144", "64"}) {
@@ -179,6 +179,10 @@ TEST(SearchCli, ARunStartedFromAScheduleResumesInItsOwnSpace)
         ASSERT_EQ(a.rc, 0) << a.err;
         auto ja = nlohmann::json::parse(a.out);
         ASSERT_EQ(ja["started_from_schedule"], true);
+        if (limit == "64")
+            EXPECT_EQ(ja["start_unrolled_copies"], 144);
+        else
+            EXPECT_FALSE(ja.contains("start_unrolled_copies"));
         CliResult b = runSearchCli(with({"--budget", "192", "--workspace", parts.string()}));
         ASSERT_EQ(b.rc, 0) << b.err;
         auto ws = store::Workspace::open(parts.string());

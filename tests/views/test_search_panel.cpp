@@ -6,6 +6,7 @@
 #include "search_panel.h"
 
 #include "ir/kernel.h"
+#include "sched/schedule_file.h"
 #include "target_loader.h"
 
 #include <QApplication>
@@ -183,6 +184,26 @@ private slots:
             else
                 QVERIFY2(n > 0, "no point of the front unrolls a loop");
         }
+    }
+
+    // A schedule beyond the unroll limit starts the search all the same, and the status says
+    // which value of the panel's field would search among bodies that large.
+    void aScheduleBeyondTheUnrollLimitStartsThere()
+    {
+        auto o = sched::openSchedule(std::string(LOOPSCOPE_SOURCE_DIR) + "/examples/schedules/conv2d_int8_tflite_dsp.sched.yaml",
+                                     [](const std::string& n, const std::string& d) { return hw::resolveTarget(n, d); });
+        QVERIFY2(o.ok(), o.errorText().c_str());
+        SearchPanel panel;
+        panel.setProgram(std::make_shared<const sched::Program>(o->program));
+        panel.setKeptSteps(0);
+        panel.setBudget(1);
+        panel.setTimeLimit(600);
+        QSignalSpy finished(&panel, &SearchPanel::finished);
+        QVERIFY(panel.start());
+        QVERIFY(waitFinished(panel, finished, 60000));
+        QVERIFY2(panel.statusText().contains("started from the schedule given"), qPrintable(panel.statusText()));
+        QVERIFY2(panel.statusText().contains("Unrolled copies at most 144 searches among bodies that large."), qPrintable(panel.statusText()));
+        QVERIFY2(!panel.statusText().contains("--max-unroll"), qPrintable(panel.statusText()));
     }
 
     void nothingFitsIsSaid()
