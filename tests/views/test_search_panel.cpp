@@ -46,6 +46,18 @@ bool waitFinished(SearchPanel& panel, QSignalSpy& spy, int ms)
     return !panel.isRunning();
 }
 
+
+/// Shows `program` in the panel and runs a search of `budget` candidates from its steps after the
+/// first `keep` to the end (false: it did not start, or did not finish within a minute).
+bool runFrom(SearchPanel& panel, std::shared_ptr<const sched::Program> program, int keep, int64_t budget)
+{
+    panel.setProgram(std::move(program));
+    panel.setKeptSteps(keep);
+    panel.setBudget(budget);
+    panel.setTimeLimit(600);
+    QSignalSpy finished(&panel, &SearchPanel::finished);
+    return panel.start() && waitFinished(panel, finished, 60000);
+}
 } // namespace
 
 class TestSearchPanel : public QObject {
@@ -141,13 +153,7 @@ private slots:
         sched::ApplyResult r = sched::apply(*base, split);
         QVERIFY(r.ok());
         SearchPanel panel;
-        panel.setProgram(std::make_shared<const sched::Program>(r.program()));
-        panel.setKeptSteps(0);
-        panel.setBudget(1);
-        panel.setTimeLimit(600);
-        QSignalSpy finished(&panel, &SearchPanel::finished);
-        QVERIFY(panel.start());
-        QVERIFY(waitFinished(panel, finished, 60000));
+        QVERIFY(runFrom(panel, std::make_shared<const sched::Program>(r.program()), 0, 1));
         QVERIFY2(panel.statusText().contains("started from the schedule given"), qPrintable(panel.statusText()));
         QCOMPARE(panel.front().size(), size_t(1));
         QCOMPARE(panel.front()[0].trace.size(), size_t(1));  // the split, as the space writes it
@@ -170,13 +176,8 @@ private slots:
         auto base = program("matmul_int8");
         for (int limit : {1, 64}) {
             SearchPanel panel;
-            panel.setProgram(base);
             panel.setMaxUnroll(limit);
-            panel.setBudget(512);
-            panel.setTimeLimit(600);
-            QSignalSpy finished(&panel, &SearchPanel::finished);
-            QVERIFY(panel.start());
-            QVERIFY(waitFinished(panel, finished, 60000));
+            QVERIFY(runFrom(panel, base, 0, 512));
             QVERIFY(!panel.front().empty());
             const auto n = std::count_if(panel.front().begin(), panel.front().end(), [&](const search::SearchPoint& p) { return unrolls(p, *base); });
             if (limit == 1)
@@ -194,13 +195,7 @@ private slots:
                                      [](const std::string& n, const std::string& d) { return hw::resolveTarget(n, d); });
         QVERIFY2(o.ok(), o.errorText().c_str());
         SearchPanel panel;
-        panel.setProgram(std::make_shared<const sched::Program>(o->program));
-        panel.setKeptSteps(0);
-        panel.setBudget(1);
-        panel.setTimeLimit(600);
-        QSignalSpy finished(&panel, &SearchPanel::finished);
-        QVERIFY(panel.start());
-        QVERIFY(waitFinished(panel, finished, 60000));
+        QVERIFY(runFrom(panel, std::make_shared<const sched::Program>(o->program), 0, 1));
         QVERIFY2(panel.statusText().contains("started from the schedule given"), qPrintable(panel.statusText()));
         QVERIFY2(panel.statusText().contains("Unrolled copies at most 144 searches among bodies that large."), qPrintable(panel.statusText()));
         QVERIFY2(!panel.statusText().contains("--max-unroll"), qPrintable(panel.statusText()));
