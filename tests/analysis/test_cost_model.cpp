@@ -13,6 +13,7 @@
 //              element bytes / bandwidth + latency
 //   total    = compute + transfer - hidden (double buffering only)
 //   energy   = sum over levels (read + write bytes) x pJ/B + MACs x pJ/MAC
+#include "support/temp_dir.h"
 #include "support/test_paths.h"
 
 #include "analysis/cost_report.h"
@@ -28,7 +29,6 @@
 #include <nlohmann/json.hpp>
 
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -672,7 +672,7 @@ CliRun cli(const std::vector<std::string>& args)
     if (!fs::exists(LOOPSCOPE_CLI))
         ADD_FAILURE() << LOOPSCOPE_CLI << " does not exist: build the loopscope-cli target too";
     static int counter = 0;
-    fs::path dir = fs::temp_directory_path() / ("loopscope_test_analysis_" + std::to_string(::getpid()));
+    fs::path dir = test::processTempDir("loopscope_test_analysis");
     fs::create_directories(dir);
     fs::path out = dir / ("out" + std::to_string(counter));
     fs::path err = dir / ("err" + std::to_string(counter++));
@@ -921,7 +921,7 @@ TEST(AnalyzeCli, InlineHandCaseThroughTheCli)
 {
     // The naive 4x4x4 matmul of NaiveMatmul4x4x4, written as a schedule file, on cortex-m7's
     // figures without its issue model (tests/data/analysis/cortex-m7-rate.yaml): the rate model.
-    fs::path dir = fs::temp_directory_path() / ("loopscope_test_analysis_" + std::to_string(::getpid()));
+    fs::path dir = test::processTempDir("loopscope_test_analysis");
     fs::create_directories(dir);
     fs::path file = dir / "naive4.sched.yaml";
     std::ofstream(file) << "kernel: " << test::sourceDir() << "/examples/kernels/matmul_f32.kernel.yaml\n"

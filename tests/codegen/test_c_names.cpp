@@ -3,6 +3,7 @@
 // a name of the harness) is refused in the kernel file with file:line:column; every name that
 // is accepted exports C that compiles with the harness's -Werror flags (also as C++ for the
 // header) and computes the reference's result, for the Cortex-M generator and the Gemmini one.
+#include "support/temp_dir.h"
 #include "support/test_paths.h"
 
 #include "codegen/c_codegen.h"
@@ -17,7 +18,6 @@
 
 #include <filesystem>
 #include <set>
-#include <unistd.h>
 
 using namespace loopscope;
 namespace fs = std::filesystem;
@@ -43,7 +43,7 @@ std::string parseError(const std::string& text)
 
 fs::path scratch(const std::string& name)
 {
-    return fs::temp_directory_path() / ("loopscope-names-" + std::to_string(::getpid())) / name;
+    return test::processTempDir("loopscope-names") / name;
 }
 
 sched::Step step(sched::Primitive p, std::vector<std::string> loops, int64_t factor = 0)

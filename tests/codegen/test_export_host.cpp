@@ -3,6 +3,7 @@
 // against the naive reference, and move through the DMA hooks exactly the bytes the cost model
 // counts for their copy stages.
 #include "support/random_schedule.h"
+#include "support/temp_dir.h"
 #include "support/test_paths.h"
 
 #include "analysis/cost_report.h"
@@ -84,7 +85,7 @@ std::string traceText(const sched::Program& p)
 
 fs::path scratch(const std::string& name)
 {
-    fs::path dir = fs::temp_directory_path() / ("loopscope-export-" + std::to_string(::getpid())) / name;
+    fs::path dir = test::processTempDir("loopscope-export") / name;
     return dir;
 }
 
@@ -285,8 +286,7 @@ TEST(Requantize, ExportedFunctionEqualsTheInterpretersOnTheHost)
     std::string text = c.str();
     // INT32_MIN is not a C literal: spell it as an expression.
     text = std::regex_replace(text, std::regex("-2147483648(-0)?"), "(-2147483647-1)");
-    const fs::path dir = fs::temp_directory_path() / ("loopscope-requantize-test-" + std::to_string(::getpid()));
-    fs::create_directories(dir);
+    const fs::path dir = test::processTempDir("loopscope-requantize-test");
     std::ofstream(dir / "rq.c") << text;
     RunResult cc = run("cc -std=c99 -Wall -Wextra -Werror -O2 -fsanitize=address,undefined -fno-sanitize-recover=all -o " + (dir / "rq").string() + " "
                        + (dir / "rq.c").string());
@@ -306,7 +306,6 @@ TEST(Requantize, ExportedFunctionEqualsTheInterpretersOnTheHost)
     }
     EXPECT_EQ(bad, 0u);
     EXPECT_GT(n, 20000u);
-    fs::remove_all(dir);
 }
 
 } // namespace

@@ -5,6 +5,7 @@
 // same model) with the same checksum. Golden copies of two exports; the functional model
 // rejects what is out of range; the optional acc_scale path; exports that cannot be Gemmini.
 #include "support/random_tensorize.h"
+#include "support/temp_dir.h"
 #include "support/test_paths.h"
 
 #include "analysis/cost_report.h"
@@ -23,7 +24,6 @@
 #include <regex>
 #include <sstream>
 
-#include <unistd.h>
 
 using namespace loopscope;
 namespace fs = std::filesystem;
@@ -35,7 +35,7 @@ using test::RunResult;
 
 fs::path scratch(const std::string& name)
 {
-    return fs::temp_directory_path() / ("loopscope-gemmini-" + std::to_string(::getpid())) / name;
+    return test::processTempDir("loopscope-gemmini") / name;
 }
 
 std::string traceText(const sched::Program& p)

@@ -1,6 +1,7 @@
 // The input offset folded into the bias by the C export (lower::OffsetFold, codegen/c_fold.h):
 // which stages fold, what the kernel and <kernel>_prepare look like, and that the folded export
 // gives the reference's outputs on the host (sanitizers), also for an offset subtracted.
+#include "support/temp_dir.h"
 #include "support/test_paths.h"
 
 #include "analysis/cost_report.h"
@@ -14,7 +15,6 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
-#include <unistd.h>
 
 using namespace loopscope;
 namespace fs = std::filesystem;
@@ -57,7 +57,7 @@ std::string kernelBody(const lower::LoopNest& n)
 /// Exports with the harness's main.c, compiles with sanitizers, runs: "" or what went wrong.
 std::string runOnHost(const lower::LoopNest& n, const std::string& name)
 {
-    const fs::path dir = fs::temp_directory_path() / ("loopscope-fold-" + std::to_string(::getpid())) / name;
+    const fs::path dir = test::processTempDir("loopscope-fold") / name;
     fs::remove_all(dir);
     fs::create_directories(dir);
     const std::string kid = codegen::cIdentifier(n.kernel->name);

@@ -10,10 +10,12 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sys/stat.h>
 #include <thread>
+#include <sys/wait.h>
 #include <unistd.h>
 
 using namespace loopscope;
@@ -150,4 +152,47 @@ TEST(AtomicSave, ReplaceLinkReplacesTheLinkNotItsTarget)
     EXPECT_FALSE(fs::is_symlink(d.path / "out.sched.yaml"));
     EXPECT_EQ(test::readText(d.path / "out.sched.yaml"), "mine\n");
     EXPECT_EQ(test::readText(d.path / "theirs.txt"), "theirs\n");
+}
+
+// The tests' own scratch folders (tests/support/temp_dir.h): a folder made per process is gone
+// when that process exits, and a forked child that exits leaves its parent's folder alone. Until
+// session 16 every ctest run left 31 folders named by process id in /tmp.
+TEST(TestScratch, AProcessFolderIsRemovedWhenItsProcessExitsAndOnlyThen)
+{
+    int fds[2];
+    ASSERT_EQ(::pipe(fds), 0);
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        ::close(fds[0]);
+        const fs::path& dir = test::processTempDir("loopscope-scratch-child");
+        std::ofstream(dir / "file") << "x\n";
+        const std::string p = dir.string();
+        const bool written = ::write(fds[1], p.data(), p.size()) == static_cast<ssize_t>(p.size());
+        ::close(fds[1]);
+        std::exit(written ? 0 : 1);  // a normal exit: static objects are destroyed
+    }
+    ::close(fds[1]);
+    std::string path;
+    char buf[256];
+    for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;)
+        path.append(buf, static_cast<size_t>(n));
+    ::close(fds[0]);
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    ASSERT_NE(path.find("loopscope-scratch-child-"), std::string::npos) << path;
+    EXPECT_FALSE(fs::exists(path)) << path << " was left behind";
+
+    // This process's folder, made before a child that exits: still there, and the same one.
+    const fs::path mine = test::processTempDir("loopscope-scratch-parent");
+    std::ofstream(mine / "file") << "x\n";
+    const pid_t second = ::fork();
+    ASSERT_GE(second, 0);
+    if (second == 0)
+        std::exit(test::processTempDir("loopscope-scratch-parent") == mine ? 0 : 1);
+    ASSERT_EQ(::waitpid(second, &status, 0), second);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    EXPECT_TRUE(fs::exists(mine / "file"));
+    EXPECT_EQ(test::processTempDir("loopscope-scratch-parent"), mine);
 }

@@ -1,5 +1,6 @@
 // `loopscope-cli search`: the front as a table and as JSON, the best schedule written with
 // --out (and refused over an existing file), pinned steps, and bad input (exit 2, a message).
+#include "support/temp_dir.h"
 #include "support/test_paths.h"
 
 #include "commands.h"
@@ -12,7 +13,6 @@
 
 #include <filesystem>
 #include <sstream>
-#include <unistd.h>
 
 using namespace loopscope;
 namespace fs = std::filesystem;
@@ -42,12 +42,7 @@ std::string src(const std::string& rel) { return test::sourceDir() + "/" + rel; 
 
 fs::path scratch()
 {
-    static const fs::path d = [] {
-        fs::path p = fs::temp_directory_path() / ("loopscope_test_search_" + std::to_string(::getpid()));
-        fs::create_directories(p);
-        return p;
-    }();
-    return d;
+    return test::processTempDir("loopscope_test_search");
 }
 
 } // namespace

@@ -2,7 +2,12 @@
 #include "support/temp_dir.h"
 
 #include <cstdlib>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <stdexcept>
+
+#include <unistd.h>
 
 namespace loopscope::test {
 
@@ -25,6 +30,38 @@ TempDir::~TempDir()
         if (!it->is_symlink(ec) && it->is_directory(ec))
             fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, ec);
     fs::remove_all(path, ec);
+}
+
+namespace {
+
+struct ProcessDirs {
+    struct Entry {
+        pid_t maker;
+        std::unique_ptr<TempDir> dir;
+    };
+    std::mutex lock;
+    std::map<std::string, Entry> dirs;
+    ~ProcessDirs()
+    {
+        // A forked child leaves the folders its parent made alone; each goes with its maker.
+        for (auto& [prefix, e] : dirs)
+            if (e.maker != ::getpid())
+                (void)e.dir.release();
+    }
+};
+
+} // namespace
+
+const std::filesystem::path& processTempDir(const std::string& prefix)
+{
+    static ProcessDirs all;
+    std::lock_guard<std::mutex> hold(all.lock);
+    ProcessDirs::Entry& e = all.dirs[prefix];
+    if (!e.dir) {
+        e.maker = ::getpid();
+        e.dir = std::make_unique<TempDir>(prefix);
+    }
+    return e.dir->path;
 }
 
 } // namespace loopscope::test
