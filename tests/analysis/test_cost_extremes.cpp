@@ -4,6 +4,7 @@
 // negative. (The fuzz build runs the same inputs under UndefinedBehaviorSanitizer:
 // tests/fuzz/corpus/{schedule,target}/extreme-*.)
 #include "support/test_paths.h"
+#include "support/step_text.h"
 
 #include "analysis/cost_report.h"
 #include "ir/kernel.h"
@@ -189,11 +190,7 @@ TEST(CostExtremes, ThePeArrayModelAtTheLimits)
     const auto target = test::builtinTarget("gemmini-16x16");
     std::vector<sched::Step> steps;
     auto step = [&](sched::Primitive prim, std::vector<std::string> loops, int64_t factor = 0) {
-        sched::Step s;
-        s.primitive = prim;
-        s.loops = std::move(loops);
-        s.factor = factor;
-        steps.push_back(s);
+        steps.push_back(test::loopStep(prim, std::move(loops), factor));
         return &steps.back();
     };
     step(sched::Primitive::Split, {"i"}, 16);

@@ -4,6 +4,7 @@
 // is accepted exports C that compiles with the harness's -Werror flags (also as C++ for the
 // header) and computes the reference's result, for the Cortex-M generator and the Gemmini one.
 #include "support/temp_dir.h"
+#include "support/step_text.h"
 #include "support/test_paths.h"
 
 #include "codegen/c_codegen.h"
@@ -44,25 +45,6 @@ std::string parseError(const std::string& text)
 fs::path scratch(const std::string& name)
 {
     return test::processTempDir("loopscope-names") / name;
-}
-
-sched::Step step(sched::Primitive p, std::vector<std::string> loops, int64_t factor = 0)
-{
-    sched::Step s;
-    s.primitive = p;
-    s.loops = std::move(loops);
-    s.factor = factor;
-    return s;
-}
-
-sched::Step cache(sched::Primitive p, const std::string& tensor, const std::string& level, const std::string& at)
-{
-    sched::Step s;
-    s.primitive = p;
-    s.tensor = tensor;
-    s.level = level;
-    s.at = at;
-    return s;
 }
 
 } // namespace
@@ -157,13 +139,13 @@ TEST(CNames, EveryAcceptedNameExportsCodeThatCompilesAndRuns)
         ASSERT_TRUE(kernel.ok()) << kernel.errorText() << "\n" << text;
         // Splits with partial tiles, caches in SRAM (one double-buffered), an unrolled loop.
         const std::vector<sched::Step> steps = {
-            step(sched::Primitive::Split, {a[0]}, 2),
-            step(sched::Primitive::Split, {a[1]}, 3),
-            step(sched::Primitive::Reorder, {a[0] + ".outer", a[1] + ".outer", a[0] + ".inner", a[2], a[1] + ".inner"}),
-            cache(sched::Primitive::CacheRead, t[0], "SRAM", a[0] + ".outer"),
-            cache(sched::Primitive::CacheRead, t[1], "SRAM", a[1] + ".outer"),
-            cache(sched::Primitive::CacheWrite, t[2], "SRAM", a[1] + ".outer"),
-            step(sched::Primitive::Unroll, {a[1] + ".inner"}),
+            test::loopStep(sched::Primitive::Split, {a[0]}, 2),
+            test::loopStep(sched::Primitive::Split, {a[1]}, 3),
+            test::loopStep(sched::Primitive::Reorder, {a[0] + ".outer", a[1] + ".outer", a[0] + ".inner", a[2], a[1] + ".inner"}),
+            test::cacheStep(sched::Primitive::CacheRead, t[0], "SRAM", a[0] + ".outer"),
+            test::cacheStep(sched::Primitive::CacheRead, t[1], "SRAM", a[1] + ".outer"),
+            test::cacheStep(sched::Primitive::CacheWrite, t[2], "SRAM", a[1] + ".outer"),
+            test::loopStep(sched::Primitive::Unroll, {a[1] + ".inner"}),
         };
         auto r = sched::replay(std::make_shared<const ir::Kernel>(std::move(*kernel)), target, steps);
         ASSERT_TRUE(r.ok()) << r.error().str() << "\n" << text;
@@ -199,15 +181,15 @@ TEST(CNames, GemminiExportsOfAcceptedNamesCompileAndRun)
         auto kernel = ir::parseKernel(text, "k.kernel.yaml");
         ASSERT_TRUE(kernel.ok()) << kernel.errorText();
         const std::vector<sched::Step> steps = {
-            step(sched::Primitive::Split, {n.i}, 16),
-            step(sched::Primitive::Split, {n.j}, 16),
-            step(sched::Primitive::Split, {n.k}, 16),
-            step(sched::Primitive::Reorder, {n.j + ".outer", n.k + ".outer", n.i + ".outer", n.i + ".inner", n.j + ".inner", n.k + ".inner"}),
-            cache(sched::Primitive::CacheRead, n.a, "scratchpad", "root"),
-            cache(sched::Primitive::CacheRead, n.b, "scratchpad", n.j + ".outer"),
-            cache(sched::Primitive::CacheWrite, n.c, "accumulator", n.j + ".outer"),
+            test::loopStep(sched::Primitive::Split, {n.i}, 16),
+            test::loopStep(sched::Primitive::Split, {n.j}, 16),
+            test::loopStep(sched::Primitive::Split, {n.k}, 16),
+            test::loopStep(sched::Primitive::Reorder, {n.j + ".outer", n.k + ".outer", n.i + ".outer", n.i + ".inner", n.j + ".inner", n.k + ".inner"}),
+            test::cacheStep(sched::Primitive::CacheRead, n.a, "scratchpad", "root"),
+            test::cacheStep(sched::Primitive::CacheRead, n.b, "scratchpad", n.j + ".outer"),
+            test::cacheStep(sched::Primitive::CacheWrite, n.c, "accumulator", n.j + ".outer"),
             [&] {
-                sched::Step s = step(sched::Primitive::Tensorize, {n.i + ".inner", n.j + ".inner", n.k + ".inner"});
+                sched::Step s = test::loopStep(sched::Primitive::Tensorize, {n.i + ".inner", n.j + ".inner", n.k + ".inner"});
                 s.intrinsic = "gemmini_matmul";
                 s.dataflow = "weight_stationary";
                 return s;

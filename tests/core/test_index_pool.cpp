@@ -3,6 +3,7 @@
 // tests/CMakeLists.txt) so that freed memory is overwritten and a stale reference shows even in
 // a release build, not only under AddressSanitizer.
 #include "support/test_paths.h"
+#include "support/step_text.h"
 
 #include "lower/loop_nest.h"
 #include "sched/program.h"
@@ -68,13 +69,6 @@ TEST(IndexPool, MaxAndMinNestedUnderAddConst)
 
 namespace {
 
-sched::Step step(sched::Primitive p)
-{
-    sched::Step s;
-    s.primitive = p;
-    return s;
-}
-
 /// examples/schedules/conv2d_int8_tiled.sched.yaml with another split factor.
 sched::Program conv2dTiled(int64_t factor)
 {
@@ -82,26 +76,26 @@ sched::Program conv2dTiled(int64_t factor)
     EXPECT_TRUE(k.ok()) << k.errorText();
     sched::Program p = sched::Program::initial(std::make_shared<const ir::Kernel>(*k), test::builtinTarget("cortex-m7"));
     std::vector<sched::Step> steps;
-    sched::Step s = step(sched::Primitive::Split);
+    sched::Step s = test::loopStep(sched::Primitive::Split);
     s.loops = {"oh"};
     s.factor = factor;
     steps.push_back(s);
-    s = step(sched::Primitive::CacheRead);
+    s = test::loopStep(sched::Primitive::CacheRead);
     s.tensor = "F", s.level = "SRAM", s.at = "root";
     steps.push_back(s);
-    s = step(sched::Primitive::CacheRead);
+    s = test::loopStep(sched::Primitive::CacheRead);
     s.tensor = "I", s.level = "SRAM", s.at = "oh.outer";
     steps.push_back(s);
-    s = step(sched::Primitive::DoubleBuffer);
+    s = test::loopStep(sched::Primitive::DoubleBuffer);
     s.tensor = "I", s.level = "SRAM";
     steps.push_back(s);
-    s = step(sched::Primitive::CacheWrite);
+    s = test::loopStep(sched::Primitive::CacheWrite);
     s.tensor = "O", s.level = "SRAM", s.at = "oh.outer";
     steps.push_back(s);
-    s = step(sched::Primitive::Reorder);
+    s = test::loopStep(sched::Primitive::Reorder);
     s.loops = {"k", "r", "s", "c"};
     steps.push_back(s);
-    s = step(sched::Primitive::Unroll);
+    s = test::loopStep(sched::Primitive::Unroll);
     s.loops = {"s"};
     steps.push_back(s);
     auto r = sched::replay(p.kernel, p.target, steps);

@@ -1,5 +1,6 @@
 // Every precondition of every schedule primitive, and every whole-program invariant, fails
 // with a typed error naming what was asked and why, and a failed step changes nothing.
+#include "support/step_text.h"
 #include "support/test_paths.h"
 
 #include "ir/kernel.h"
@@ -41,11 +42,7 @@ Step splitParts(std::string loop, int64_t nparts)
 
 Step loopsStep(Primitive p, std::vector<std::string> loops, std::string stage = {})
 {
-    Step s;
-    s.primitive = p;
-    s.loops = std::move(loops);
-    s.stage = std::move(stage);
-    return s;
+    return test::loopStep(p, std::move(loops), 0, std::move(stage));
 }
 
 Step tile(std::string x, std::string y, std::vector<int64_t> factors, std::string stage = {})
@@ -69,16 +66,7 @@ Step unroll(std::string l) { return loopsStep(Primitive::Unroll, {std::move(l)})
 Step vectorize(std::string l) { return loopsStep(Primitive::Vectorize, {std::move(l)}); }
 Step parallel(std::string l) { return loopsStep(Primitive::Parallel, {std::move(l)}); }
 
-Step cacheStep(Primitive p, std::string tensor, std::string level, std::string at, std::string stage)
-{
-    Step s;
-    s.primitive = p;
-    s.tensor = std::move(tensor);
-    s.level = std::move(level);
-    s.at = std::move(at);
-    s.stage = std::move(stage);
-    return s;
-}
+using test::cacheStep;
 
 Step cacheRead(std::string t, std::string level, std::string at = "root", std::string stage = {})
 {

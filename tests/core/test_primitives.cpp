@@ -1,6 +1,7 @@
 // What each schedule primitive does: the loop structure it leaves (order, extents, kinds,
 // attachments, buffers) and that the interpreter still matches the reference, on several
 // kernels and targets, with partial tiles wherever a factor does not divide an extent.
+#include "support/step_text.h"
 #include "support/test_paths.h"
 
 #include "ir/kernel.h"
@@ -47,11 +48,7 @@ Step splitParts(std::string loop, int64_t nparts, std::string stage = {})
 
 Step loopsStep(Primitive p, std::vector<std::string> loops, std::string stage = {})
 {
-    Step s;
-    s.primitive = p;
-    s.loops = std::move(loops);
-    s.stage = std::move(stage);
-    return s;
+    return test::loopStep(p, std::move(loops), 0, std::move(stage));
 }
 
 Step tile(std::string x, std::string y, int64_t fx, int64_t fy, std::string stage = {})
@@ -75,16 +72,7 @@ Step unroll(std::string l, std::string stage = {}) { return loopsStep(Primitive:
 Step vectorize(std::string l, std::string stage = {}) { return loopsStep(Primitive::Vectorize, {std::move(l)}, std::move(stage)); }
 Step parallel(std::string l, std::string stage = {}) { return loopsStep(Primitive::Parallel, {std::move(l)}, std::move(stage)); }
 
-Step cacheStep(Primitive p, std::string tensor, std::string level, std::string at, std::string stage)
-{
-    Step s;
-    s.primitive = p;
-    s.tensor = std::move(tensor);
-    s.level = std::move(level);
-    s.at = std::move(at);
-    s.stage = std::move(stage);
-    return s;
-}
+using test::cacheStep;
 
 Step cacheRead(std::string t, std::string level, std::string at = "root", std::string stage = {})
 {

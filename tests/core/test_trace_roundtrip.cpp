@@ -1,6 +1,7 @@
 // Schedule files round-trip: format -> parse -> format is byte-identical, the steps survive
 // parse(format(x)), save/load keeps the bytes, and every example schedule opens and verifies.
 #include "support/random_schedule.h"
+#include "support/step_text.h"
 #include "support/test_paths.h"
 
 #include "ir/kernel.h"
@@ -195,13 +196,6 @@ INSTANTIATE_TEST_SUITE_P(
 
 // ---- hand-written edge cases ------------------------------------------------------------
 
-sched::Step step(sched::Primitive prim)
-{
-    sched::Step s;
-    s.primitive = prim;
-    return s;
-}
-
 TEST(ScheduleFileRoundTrip, EmptySteps)
 {
     sched::ScheduleFile f;
@@ -227,42 +221,42 @@ TEST(ScheduleFileRoundTrip, CanonicalTextOfEveryPrimitive)
     f.target = "cortex-m7";
     f.description = "every primitive";
     f.params = {{"N", 32}, {"M", 16}};
-    auto split = step(sched::Primitive::Split);
+    auto split = test::loopStep(sched::Primitive::Split);
     split.loops = {"i"};
     split.factor = 16;
-    auto nparts = step(sched::Primitive::Split);
+    auto nparts = test::loopStep(sched::Primitive::Split);
     nparts.loops = {"j"};
     nparts.nparts = 3;
-    auto tile = step(sched::Primitive::Tile);
+    auto tile = test::loopStep(sched::Primitive::Tile);
     tile.loops = {"i.inner", "j.inner"};
     tile.factors = {4, 2};
-    auto reorder = step(sched::Primitive::Reorder);
+    auto reorder = test::loopStep(sched::Primitive::Reorder);
     reorder.loops = {"k", "i.outer"};
-    auto fuse = step(sched::Primitive::Fuse);
+    auto fuse = test::loopStep(sched::Primitive::Fuse);
     fuse.stage = "C";
     fuse.loops = {"i.outer", "j.outer"};
-    auto unroll = step(sched::Primitive::Unroll);
+    auto unroll = test::loopStep(sched::Primitive::Unroll);
     unroll.loops = {"k"};
-    auto vec = step(sched::Primitive::Vectorize);
+    auto vec = test::loopStep(sched::Primitive::Vectorize);
     vec.loops = {"j.inner.inner"};
-    auto par = step(sched::Primitive::Parallel);
+    auto par = test::loopStep(sched::Primitive::Parallel);
     par.loops = {"i.outer.j.outer.fused"};
-    auto cr = step(sched::Primitive::CacheRead);
+    auto cr = test::loopStep(sched::Primitive::CacheRead);
     cr.tensor = "A";
     cr.level = "SRAM";
     cr.at = "root";
-    auto cw = step(sched::Primitive::CacheWrite);
+    auto cw = test::loopStep(sched::Primitive::CacheWrite);
     cw.tensor = "C";
     cw.level = "SRAM";
     cw.at = "i.outer";
-    auto ca = step(sched::Primitive::ComputeAt);
+    auto ca = test::loopStep(sched::Primitive::ComputeAt);
     ca.stage = "O";
     ca.producer = "D";
     ca.at = "h.outer";
     ca.level = "SRAM";
-    auto ci = step(sched::Primitive::ComputeInline);
+    auto ci = test::loopStep(sched::Primitive::ComputeInline);
     ci.producer = "T";
-    auto db = step(sched::Primitive::DoubleBuffer);
+    auto db = test::loopStep(sched::Primitive::DoubleBuffer);
     db.tensor = "A";
     db.level = "SRAM";
     f.steps = {split, nparts, tile, reorder, fuse, unroll, vec, par, cr, cw, ca, ci, db};
@@ -332,17 +326,17 @@ TEST(ScheduleFileRoundTrip, OddNamesAreQuoted)
         f.kernel = n.empty() ? "k.kernel.yaml" : n;
         f.target = n.empty() ? "cortex-m7" : n;
         f.description = n;
-        auto split = step(sched::Primitive::Split);
+        auto split = test::loopStep(sched::Primitive::Split);
         split.stage = n;
         split.loops = {n};
         split.factor = 2;
-        auto reorder = step(sched::Primitive::Reorder);
+        auto reorder = test::loopStep(sched::Primitive::Reorder);
         reorder.loops = {n, n + "2"};
-        auto cr = step(sched::Primitive::CacheRead);
+        auto cr = test::loopStep(sched::Primitive::CacheRead);
         cr.tensor = n;
         cr.level = n;
         cr.at = n;
-        auto ca = step(sched::Primitive::ComputeAt);
+        auto ca = test::loopStep(sched::Primitive::ComputeAt);
         ca.producer = n;
         ca.at = n;
         f.steps = {split, reorder, cr, ca};
@@ -362,7 +356,7 @@ TEST(ScheduleFileRoundTrip, NullSpellingsAreQuoted)
         sched::ScheduleFile f;
         f.kernel = "k.kernel.yaml";
         f.target = "cortex-m7";
-        auto split = step(sched::Primitive::Split);
+        auto split = test::loopStep(sched::Primitive::Split);
         split.loops = {n};
         split.factor = 2;
         f.steps = {split};

@@ -4,6 +4,7 @@
 // is a Pareto front; thread counts change nothing; pinned steps stay; nothing-fits, cancel,
 // time limit and resume behave.
 #include "support/test_paths.h"
+#include "support/step_text.h"
 
 #include "analysis/cost_report.h"
 #include "ir/kernel.h"
@@ -834,19 +835,12 @@ TEST(Search, TheSearchStartsFromTheHandScheduleWhenItsSpaceHoldsIt)
 TEST(Search, WhatTheSpaceCannotWriteIsNamed)
 {
     const sched::Program base = program("matmul_f32", {{"M", 32}, {"N", 32}, {"K", 32}});
-    auto make = [](sched::Primitive p, std::vector<std::string> loops, int64_t factor = 0) {
-        sched::Step st;
-        st.primitive = p;
-        st.loops = std::move(loops);
-        st.factor = factor;
-        return st;
-    };
     using P = sched::Primitive;
     const std::vector<std::pair<std::vector<sched::Step>, std::string>> cases = {
-        {{make(P::Fuse, {"i", "j"})}, "i is fused or split twice"},
-        {{make(P::Split, {"i"}, 8), make(P::Split, {"i.inner"}, 2)}, "i is fused or split twice"},
-        {{make(P::Split, {"i"}, 6)}, "split i by 6: not one of the space's tile factors (partial tiles are not searched)"},
-        {{make(P::Split, {"i"}, 8), make(P::Reorder, {"i.inner", "i.outer"})}, "an inner part of a split loop runs outside an outer part"},
+        {{test::loopStep(P::Fuse, {"i", "j"})}, "i is fused or split twice"},
+        {{test::loopStep(P::Split, {"i"}, 8), test::loopStep(P::Split, {"i.inner"}, 2)}, "i is fused or split twice"},
+        {{test::loopStep(P::Split, {"i"}, 6)}, "split i by 6: not one of the space's tile factors (partial tiles are not searched)"},
+        {{test::loopStep(P::Split, {"i"}, 8), test::loopStep(P::Reorder, {"i.inner", "i.outer"})}, "an inner part of a split loop runs outside an outer part"},
     };
     for (const auto& [steps, reason] : cases) {
         const std::string text = sched::describe(steps.back());
@@ -865,7 +859,7 @@ TEST(Search, WhatTheSpaceCannotWriteIsNamed)
     }
     // A step that does not apply to the pinned program: said, and the search goes on.
     search::SearchOptions opt = budget(1);
-    opt.start = {make(P::Split, {"nosuch"}, 2)};
+    opt.start = {test::loopStep(P::Split, {"nosuch"}, 2)};
     const search::SearchResult r = search::runSearch(base, opt);
     EXPECT_TRUE(r.feasible);
     EXPECT_NE(r.start.find("do not apply"), std::string::npos) << r.start;

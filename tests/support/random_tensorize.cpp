@@ -1,5 +1,6 @@
 // Random tensorized schedules (see random_tensorize.h).
 #include "support/random_tensorize.h"
+#include "support/step_text.h"
 
 #include "support/test_paths.h"
 
@@ -36,13 +37,6 @@ Shape randomShape(int n, Rng& rng)
     }
 }
 
-Step make(Primitive p)
-{
-    Step s;
-    s.primitive = p;
-    return s;
-}
-
 /// Applies `s` to `p`; false (p unchanged) when it does not apply.
 bool tryApply(Program& p, const Step& s)
 {
@@ -60,7 +54,7 @@ std::optional<Program> attempt(const Program& initial, const Shape& shape, Rng& 
     // Blocks: the lanes (j, k) split by DIM when wider, the rows (i) by any factor up to DIM.
     std::string bi = shape.i, bj = shape.j, bk = shape.k;
     auto split = [&](const std::string& loop, int64_t factor) {
-        Step s = make(Primitive::Split);
+        Step s = loopStep(Primitive::Split);
         s.loops = {loop};
         s.factor = factor;
         return tryApply(p, s);
@@ -92,7 +86,7 @@ std::optional<Program> attempt(const Program& initial, const Shape& shape, Rng& 
     }
     for (size_t i = outer.size(); i > 1; --i)
         std::swap(outer[i - 1], outer[rng.below(static_cast<int64_t>(i))]);
-    Step order = make(Primitive::Reorder);
+    Step order = loopStep(Primitive::Reorder);
     order.loops = outer;
     order.loops.insert(order.loops.end(), {bi, bj, bk});
     if (order.loops.size() >= 2 && !tryApply(p, order))
@@ -114,7 +108,7 @@ std::optional<Program> attempt(const Program& initial, const Shape& shape, Rng& 
     const std::string out = p.kernel->tensors[st.output.tensor].name;
     std::vector<std::pair<std::string, bool>> placed;
     for (const auto& [tensor, write] : {std::pair{a, false}, std::pair{b, false}, std::pair{out, true}}) {
-        Step c = make(write ? Primitive::CacheWrite : Primitive::CacheRead);
+        Step c = loopStep(write ? Primitive::CacheWrite : Primitive::CacheRead);
         c.tensor = tensor;
         c.level = write ? sched::kAccumulatorLevel : sched::kScratchpadLevel;
         const int limit = write ? firstReduction : n - 3;  // positions allowed: -1 .. limit - 1
@@ -125,11 +119,11 @@ std::optional<Program> attempt(const Program& initial, const Shape& shape, Rng& 
     }
     for (const auto& [tensor, atLoop] : placed)
         if (atLoop && rng.chance(40)) {
-            Step d = make(Primitive::DoubleBuffer);
+            Step d = loopStep(Primitive::DoubleBuffer);
             d.tensor = tensor;
             tryApply(p, d);
         }
-    Step tz = make(Primitive::Tensorize);
+    Step tz = loopStep(Primitive::Tensorize);
     tz.loops = {bi, bj, bk};
     tz.intrinsic = sched::kGemminiMatmul;
     tz.dataflow = rng.chance(50) ? "weight_stationary" : "output_stationary";

@@ -15,6 +15,27 @@ std::shared_ptr<const ir::Kernel> exampleKernel(const std::string& name, const s
     return k.ok() ? std::make_shared<const ir::Kernel>(*k) : nullptr;
 }
 
+sched::Step loopStep(sched::Primitive p, std::vector<std::string> loops, int64_t factor, std::string stage)
+{
+    sched::Step s;
+    s.primitive = p;
+    s.loops = std::move(loops);
+    s.factor = factor;
+    s.stage = std::move(stage);
+    return s;
+}
+
+sched::Step cacheStep(sched::Primitive p, std::string tensor, std::string level, std::string at, std::string stage)
+{
+    sched::Step s;
+    s.primitive = p;
+    s.tensor = std::move(tensor);
+    s.level = std::move(level);
+    s.at = std::move(at);
+    s.stage = std::move(stage);
+    return s;
+}
+
 std::vector<sched::Step> steps(const std::string& text)
 {
     auto f = sched::parseScheduleFile("kernel: k.kernel.yaml\ntarget: cortex-m7\nsteps:\n" + text, "s.sched.yaml");
