@@ -1778,12 +1778,14 @@ private:
                 }
             }
             m_f[InsnFeature::StreamInit] += static_cast<double>(entries) * static_cast<double>(L.streams.size() + L.guardForms.size());
+            // The pointers of the loops inside that this loop advances, once per iteration: in
+            // its own record (they were in the record of the loop around it until session 16).
+            m_f[InsnFeature::OuterStream] += it * static_cast<double>(L.outerStreams.size());
             if (m_loopFeatures) {
                 for (int i = 0; i < kInsnFeatureCount; ++i)
                     (*m_loopFeatures)[record].features.count[i] = m_f.count[i] - before.count[i];
                 m_records.pop_back();
             }
-            m_f[InsnFeature::OuterStream] += it * static_cast<double>(L.outerStreams.size());
         }
     }
 

@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -133,6 +135,30 @@ TEST(IssueModel, AnalyzeTakesTheComputeCyclesFromThePredictedInstructions)
         EXPECT_EQ(r.cycles.total, r.cycles.compute + r.cycles.transfer) << target;
         EXPECT_EQ(r.cycles.overlapRatio, 0) << target;
     }
+}
+
+TEST(IssueModel, ALoopsRecordHoldsThePointersItAdvancesForTheLoopsInside)
+{
+    // matmul_int8_naive (for i, j, k; 64^3): the j loop advances B's pointer for the k loop
+    // inside, once per iteration of j; the i loop advances A's (and C's). Those increments run in
+    // the loop's own iterations, so its record (what analyze --loops shows, and the stretch the
+    // issue model takes) holds them; until session 16 they were in the record of the loop around.
+    const sched::Program p = example(test::sourceDir() + "/examples/schedules/matmul_int8_naive.sched.yaml");
+    const lower::LoopNest nest = lower::lower(p);
+    std::vector<analysis::LoopFeatures> loops;
+    const analysis::InsnFeatures f = analysis::instructionFeatures(nest, analysis::statementExecutions(nest, *p.target), &loops);
+    ASSERT_EQ(loops.size(), 3u);
+    const double i = loops[0].features[InsnFeature::OuterStream];
+    const double j = loops[1].features[InsnFeature::OuterStream];
+    const double k = loops[2].features[InsnFeature::OuterStream];
+    EXPECT_EQ(loops[1].parent, 0);
+    EXPECT_EQ(loops[2].parent, 1);
+    EXPECT_EQ(k, 0);  // innermost: its pointers are its own streams
+    EXPECT_GT(j, 0);
+    EXPECT_EQ(std::fmod(j, 64.0 * 64.0), 0) << j;  // whole pointers per iteration of j
+    EXPECT_GT(i - j, 0);
+    EXPECT_EQ(std::fmod(i - j, 64.0), 0) << i - j;  // and per iteration of i
+    EXPECT_EQ(f[InsnFeature::OuterStream], i);
 }
 
 TEST(IssueModel, WithoutAnIssueSectionComputeStaysMacsAtTheRatePlusLoopOverhead)
