@@ -41,6 +41,26 @@ loopscope_install_packages() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 }
 
+# loopscope_check_space DIR: warns (and goes on) when the file system of DIR or of the
+# compiler's temporary files (TMPDIR, else /tmp) has less room than a build takes: everything
+# test.sh builds is about 4 GB in DIR (RelWithDebInfo), and GCC writes each object's assembly to
+# TMPDIR first. A full disk otherwise stops the build half-way with "No space left on device" from
+# the compiler (it happened to CI once, on a machine whose /tmp old builds had filled).
+loopscope_check_space() {
+  local dir="$1" need_kb=$((4 * 1024 * 1024)) tmp_kb=$((512 * 1024)) at free
+  at="$dir"; while [ ! -d "$at" ]; do at="$(dirname "$at")"; done
+  free=$(df -Pk "$at" 2>/dev/null | awk 'NR == 2 { print $4 }' || true)
+  if [ -n "$free" ] && [ "$free" -lt "$need_kb" ]; then
+    echo "warning: $((free / 1024)) MB free on the file system of $at; a full build takes about 4 GB there" >&2
+  fi
+  at="${TMPDIR:-/tmp}"
+  free=$(df -Pk "$at" 2>/dev/null | awk 'NR == 2 { print $4 }' || true)
+  if [ -n "$free" ] && [ "$free" -lt "$tmp_kb" ]; then
+    echo "warning: $((free / 1024)) MB free in $at, where the compiler writes its temporary files" >&2
+  fi
+  return 0
+}
+
 # loopscope_build DIR [CMAKE_OPTION...] [-- TARGET...]: configures and builds DIR (every
 # target, or only the TARGETs named after --).
 loopscope_build() {
@@ -49,6 +69,7 @@ loopscope_build() {
   while [ $# -gt 0 ] && [ "$1" != "--" ]; do options+=("$1"); shift; done
   [ "${1:-}" = "--" ] && shift
   for t in "$@"; do targets+=(--target "$t"); done
+  loopscope_check_space "$dir"
   cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${options[@]}"
   cmake --build "$dir" -j"$(nproc)" "${targets[@]}"
 }

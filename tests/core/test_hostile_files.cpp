@@ -191,3 +191,26 @@ TEST(TextLines, CountsNewlinesWhereverTheyAre)
     EXPECT_EQ(countLines(big), 5000);
     EXPECT_EQ(countLines(std::string_view(big).substr(0, big.size() - 1)), 4999);
 }
+
+// The set-up scripts' check of room for the build (scripts/packages.sh, loopscope_check_space):
+// a build on a nearly full disk stopped half-way in the compiler with "No space left on device"
+// (CI, session 15); now run.sh and test.sh say first how little room there is, and go on. `df`
+// is replaced by a shell function that reports the free kilobytes given.
+TEST(SetUpScripts, SayWhenTheDiskHasLessRoomThanABuildTakes)
+{
+    auto check = [](const std::string& freeKb) {
+        const std::string script = ". '" + test::sourceDir() + "/scripts/packages.sh'; df() { echo 'Filesystem 1024-blocks Used Available Capacity Mounted'; echo 'fs 1 1 "
+                                   + freeKb + " 1% /'; }; loopscope_check_space build && echo checked";
+        return test::run("bash -c \"" + script + "\" 2>&1");
+    };
+    const test::RunResult tight = check("102400");
+    EXPECT_EQ(tight.exitCode, 0) << tight.output;
+    EXPECT_NE(tight.output.find("warning: 100 MB free on the file system of "), std::string::npos) << tight.output;
+    EXPECT_NE(tight.output.find("a full build takes about 4 GB there"), std::string::npos) << tight.output;
+    EXPECT_NE(tight.output.find("warning: 100 MB free in "), std::string::npos) << tight.output;  // TMPDIR too
+    EXPECT_NE(tight.output.find("checked"), std::string::npos) << tight.output;                  // and it goes on
+    const test::RunResult roomy = check("20000000");
+    EXPECT_EQ(roomy.exitCode, 0) << roomy.output;
+    EXPECT_EQ(roomy.output.find("warning"), std::string::npos) << roomy.output;
+    EXPECT_NE(roomy.output.find("checked"), std::string::npos) << roomy.output;
+}
