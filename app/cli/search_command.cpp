@@ -4,6 +4,7 @@
 #include "search_command.h"
 
 #include "codegen/measure_batch.h"
+#include "common/atomic_file.h"
 #include "lower/loop_nest.h"
 #include "sched/schedule_file.h"
 #include "search/explain.h"
@@ -196,6 +197,14 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
         err << "--resume needs --workspace (the workspace that holds the run)\n";
         return kExitBadInput;
     }
+    // A result that cannot be written is known before the search, not after it.
+    if (!a.out.empty()) {
+        const std::string why = checkWritable(a.out, a.force);
+        if (!why.empty()) {
+            err << "--out: " << why << "\n";
+            return kExitBadInput;
+        }
+    }
     // The workspace the run streams into: opened, or created when missing.
     std::unique_ptr<store::Workspace> ws;
     if (!a.workspace.empty()) {
@@ -362,6 +371,8 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
                          [](const Measured& x, const Measured& y) { return x.m.kernelInstructions + x.m.copyInstructions < y.m.kernelInstructions + y.m.copyInstructions; });
     }
 
+    std::ostringstream writeErrors;  // files not written: reported after the results
+    bool writeFailed = false;
     // --measured-out DIR: every measured point as DIR/point-N.sched.yaml, its prediction and
     // measurement in the description (a set to re-predict after a model change). Nothing is
     // written if a file exists, unless --force.
@@ -380,8 +391,8 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
                 + std::to_string(insns) + " (kernel " + std::to_string(m.m.kernelInstructions) + ", copies "
                 + std::to_string(m.m.copyInstructions) + ") on " + m.m.machine;
         };
-        if (!writePoints(*in, points, a.measuredOut, a.force, "--measured-out", describe, err))
-            return kExitBadInput;
+        if (!writePoints(*in, points, a.measuredOut, a.force, "--measured-out", describe, writeErrors))
+            writeFailed = true;
     }
 
     // --front-out DIR: every point of the front as DIR/point-N.sched.yaml, its figures in the
@@ -399,19 +410,29 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
                 d += ", " + std::to_string(f.instructions) + " instructions predicted";
             return d;
         };
-        if (!writePoints(*in, points, a.frontOut, a.force, "--front-out", describe, err))
-            return kExitBadInput;
+        if (!writePoints(*in, points, a.frontOut, a.force, "--front-out", describe, writeErrors))
+            writeFailed = true;
     }
 
+    bool wroteOut = false;
     if (!a.out.empty()) {
         const search::SearchPoint& chosen = measured.empty() ? best : *measured.front().pt;
-        std::string error;
+        std::string error = makeFolderFor(a.out);
         std::string desc = "found by loopscope-cli search (objective " + a.objective + ", seed " + std::to_string(a.seed) + ")";
-        if (!writeSchedule(*in, chosen.trace, a.out, desc, a.force, error)) {
-            err << error << "\n";
-            return kExitBadInput;
-        }
+        if (error.empty() && writeSchedule(*in, chosen.trace, a.out, desc, a.force, error))
+            wroteOut = true;
+        else
+            writeErrors << "--out: " << error << "\n";
+        writeFailed = writeFailed || !wroteOut;
     }
+    // A file that could not be written is reported after the results, which are printed all the
+    // same (the search is not lost), and the exit status says it.
+    auto finish = [&]() {
+        if (!writeFailed)
+            return kExitOk;
+        err << writeErrors.str();
+        return kExitBadInput;
+    };
 
     const auto& p = r.progress;
     if (a.json) {
@@ -469,7 +490,7 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
             }
         }
         out << j.dump(2) << "\n";
-        return kExitOk;
+        return finish();
     }
     char line[256];
     out << "search " << in->base.kernel->name << " on " << in->base.target->name << ": objective " << search::objectiveName(opt.objective) << ", seed " << opt.seed;
@@ -546,12 +567,12 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
         out << "  (keeps the first " << ex.commonSteps << " steps)\n";
     for (const auto& c : ex.changes)
         out << "  " << search::describeChange(c) << "\n";
-    if (!a.out.empty())
+    if (wroteOut)
         out << "\nwrote " << a.out << "\n";
     if (ws)
         out << "\nsearch run " << runId << " in " << a.workspace << ": " << r.front.size() << " points on the front"
             << (r.budgetReached ? "" : "; continue it with: loopscope-cli search --workspace " + a.workspace + " --resume " + std::to_string(runId)) << "\n";
-    return kExitOk;
+    return finish();
 }
 
 Subcommand addSearchCommand(CLI::App& app, std::ostream& out, std::ostream& err)

@@ -456,8 +456,6 @@ int WorkspaceCommand::run()
         std::vector<std::pair<std::string, std::string>> files = ex->extraFiles;
         files.insert(files.begin(), {fs::absolute(o.out).string(), ex->text});
         std::error_code ec;
-        if (!fs::is_directory(fs::absolute(o.out).parent_path(), ec))
-            return fail(o.out + ": no such folder");
         if (!o.force) {
             std::string inTheWay;
             for (const auto& [p, text] : files)
@@ -466,6 +464,9 @@ int WorkspaceCommand::run()
             if (!inTheWay.empty())
                 return fail("not written: " + inTheWay + " exist(s); use --force to replace");
         }
+        // The folder named is made when missing, as `export --out DIR` makes DIR.
+        if (const std::string why = makeFolderFor(o.out); !why.empty())
+            return fail(why);
         for (const auto& [p, text] : files) {
             std::string why;
             // Atomic; a link in the way (only with --force) is replaced, never written through.

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
+#include <filesystem>
 #include <random>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -270,6 +271,46 @@ const char* describeKind(DirHandle::Kind kind)
     case DirHandle::Kind::Other: return "a special file (a FIFO, device or socket)";
     }
     return "unknown";
+}
+
+std::string makeFolderFor(const std::string& path)
+{
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::absolute(fs::path(path)).parent_path();
+    std::error_code ec;
+    if (fs::is_directory(dir, ec))
+        return "";
+    const std::string shown = fs::path(path).parent_path().string();
+    for (fs::path at = dir; !at.empty() && at != at.parent_path(); at = at.parent_path())
+        if (fs::exists(at, ec)) {
+            if (!fs::is_directory(at, ec))
+                return "cannot create the folder '" + shown + "': '" + at.string() + "' is a file";
+            break;
+        }
+    fs::create_directories(dir, ec);
+    if (ec || !fs::is_directory(dir))
+        return "cannot create the folder '" + shown + "'" + (ec ? ": " + ec.message() : "");
+    return "";
+}
+
+std::string checkWritable(const std::string& path, bool replace)
+{
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::file_status st = fs::status(path, ec);
+    if (fs::is_directory(st))
+        return "'" + path + "' is a folder";
+    if (fs::exists(st) && !replace)
+        return path + " exists; pass --force to replace it";
+    // The nearest folder that exists on the way: a folder, and writable.
+    fs::path at = fs::absolute(fs::path(path)).parent_path();
+    while (!at.empty() && !fs::exists(at, ec) && at != at.parent_path())
+        at = at.parent_path();
+    if (!fs::is_directory(at, ec))
+        return "cannot write '" + path + "': '" + at.string() + "' is not a folder";
+    if (::access(at.c_str(), W_OK | X_OK) != 0)
+        return "cannot write '" + path + "': the folder '" + at.string() + "' is not writable (" + reason() + ")";
+    return "";
 }
 
 } // namespace loopscope

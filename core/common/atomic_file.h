@@ -24,6 +24,16 @@ enum class LinkPolicy {
 bool writeFileAtomically(const std::string& path, const std::string& text, std::string& error,
                          LinkPolicy links = LinkPolicy::FollowLink);
 
+/// The folder of `path`, a file the user named for output, made (with the folders above it)
+/// when it is missing, as `export --out DIR` makes DIR: "" when it exists or was made, else why
+/// not ("cannot create the folder 'out': Permission denied").
+std::string makeFolderFor(const std::string& path);
+
+/// Whether `path` could be written, checked before work whose result goes there (a search of
+/// minutes): "" or why not — it exists and `replace` is false, it is a folder, a folder on its
+/// way is a file, or the nearest existing folder is not writable. Nothing is created.
+std::string checkWritable(const std::string& path, bool replace);
+
 /// A folder opened once, in which files are checked, read and written by name without following
 /// symbolic links: what an export writes stays inside the folder the user chose, whatever links
 /// the folder holds (and even if one appears while it writes). Move-only; closes on destruction.

@@ -114,6 +114,14 @@ TEST_F(CliWorkspace, InitAddListShowCompareExportCheck)
     EXPECT_NE(over.output.find("--force"), std::string::npos);
     EXPECT_EQ(cli("workspace export tiled --out " + path("out/tiled.sched.yaml") + " --force").exitCode, 0);
     EXPECT_EQ(test::readText(path("out/tiled.sched.yaml")), exported);
+    // Into a folder that does not exist yet: made, as export --out makes its folder (it was
+    // refused with "no such folder"); under a file: refused, the file named.
+    auto made = cli("workspace export tiled --out " + path("new/sub/tiled.sched.yaml"));
+    ASSERT_EQ(made.exitCode, 0) << made.output;
+    EXPECT_EQ(nlohmann::json::parse(test::run(LOOPSCOPE_CLI " analyze --json " + path("new/sub/tiled.sched.yaml")).output), analyzed);
+    auto underFile = cli("workspace export tiled --out " + path("out/tiled.sched.yaml/x.sched.yaml"));
+    EXPECT_EQ(underFile.exitCode, 2);
+    EXPECT_NE(underFile.output.find("is a file"), std::string::npos) << underFile.output;
 
     auto check = cli("workspace check");
     EXPECT_EQ(check.exitCode, 0) << check.output;

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 using namespace loopscope;
@@ -86,6 +87,7 @@ TEST(SearchCli, TableJsonAndBestScheduleWritten)
     r = runSearchCli({"search", src("examples/kernels/matmul_int8.kernel.yaml"), "--target", "cortex-m7", "--budget", "64", "--out", outFile.string()});
     EXPECT_EQ(r.rc, cli::kExitBadInput);
     EXPECT_NE(r.err.find("--force"), std::string::npos);
+    EXPECT_EQ(r.out, "") << "refused before searching, not after";
     r = runSearchCli({"search", src("examples/kernels/matmul_int8.kernel.yaml"), "--target", "cortex-m7", "--budget", "64", "--out", outFile.string(), "--force"});
     EXPECT_EQ(r.rc, 0) << r.err;
 
@@ -106,6 +108,35 @@ TEST(SearchCli, TableJsonAndBestScheduleWritten)
         EXPECT_TRUE(p["trace"].is_array());
         EXPECT_GT(p["instructions"].get<long long>(), 0) << "a CPU target's points carry the exported C's predicted instructions";
     }
+}
+
+TEST(SearchCli, TheBestScheduleGoesIntoAFolderMadeForItOrIsRefusedBeforeTheSearch)
+{
+    // A folder that does not exist yet is made, as export --out makes its folder (the search
+    // used to run to its end and then fail: "cannot open the folder 'out'", the run lost).
+    const fs::path dir = scratch() / "made" / "for" / "it";
+    fs::remove_all(scratch() / "made");
+    CliResult r = runSearchCli({"search", src("examples/kernels/matmul_int8.kernel.yaml"), "--target", "cortex-m7", "--budget", "64", "--time", "0",
+                                "--out", (dir / "best.sched.yaml").string()});
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_TRUE(fs::exists(dir / "best.sched.yaml"));
+    // A file where a folder must be: refused before the search, with the file named.
+    const fs::path file = scratch() / "a_file";
+    std::ofstream(file) << "x\n";
+    r = runSearchCli({"search", src("examples/kernels/matmul_int8.kernel.yaml"), "--target", "cortex-m7", "--budget", "64", "--time", "0",
+                      "--out", (file / "best.sched.yaml").string()});
+    EXPECT_EQ(r.rc, cli::kExitBadInput);
+    EXPECT_EQ(r.out, "");
+    EXPECT_NE(r.err.find("is not a folder"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("a_file"), std::string::npos) << r.err;
+    // A folder named as the file: refused before the search.
+    r = runSearchCli({"search", src("examples/kernels/matmul_int8.kernel.yaml"), "--target", "cortex-m7", "--budget", "64", "--time", "0",
+                      "--out", dir.string()});
+    EXPECT_EQ(r.rc, cli::kExitBadInput);
+    EXPECT_EQ(r.out, "");
+    EXPECT_NE(r.err.find("is a folder"), std::string::npos) << r.err;
+    fs::remove_all(scratch() / "made");
+    fs::remove(file);
 }
 
 TEST(SearchCli, PinnedStepsOfASchedule)
@@ -406,6 +437,12 @@ TEST(SearchCli, FrontOutWritesEveryPointAndTracesNameTheirStage)
     EXPECT_EQ(r.rc, cli::kExitBadInput);
     EXPECT_NE(r.err.find("exists; pass --force"), std::string::npos) << r.err;
     EXPECT_EQ(fs::last_write_time(first), before);
+    // ... and the run's results are printed all the same (they were lost with the files).
+    EXPECT_NE(r.out.find("Pareto front over"), std::string::npos) << r.out;
+    r = runSearchCli({"search", src("examples/kernels/dwsep_conv.kernel.yaml"), "--target", "cortex-m7", "--budget", "200", "--time", "0",
+                      "--threads", "1", "--seed", "3", "--front-out", dir.string(), "--json"});
+    EXPECT_EQ(r.rc, cli::kExitBadInput);
+    EXPECT_GT(nlohmann::json::parse(r.out)["front"].size(), 1u);
     r = runSearchCli({"search", src("examples/kernels/dwsep_conv.kernel.yaml"), "--target", "cortex-m7", "--budget", "200", "--time", "0",
                       "--threads", "1", "--seed", "3", "--front-out", dir.string(), "--force"});
     EXPECT_EQ(r.rc, 0) << r.err;
