@@ -451,7 +451,7 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
                 j["start_unrolled_copies"] = r.startUnrolledCopies;
         }
         j["progress"] = {{"drawn", p.drawn}, {"evaluated", p.evaluated}, {"feasible", p.feasible}, {"repaired", p.repaired},
-                         {"duplicates", p.duplicates}, {"rejected", p.rejected}, {"seconds", p.seconds}, {"rate_per_second", p.rate},
+                         {"pruned", p.pruned}, {"duplicates", p.duplicates}, {"rejected", p.rejected}, {"seconds", p.seconds}, {"rate_per_second", p.rate},
                          {"best_found_seconds", p.bestSeconds}, {"best_found_drawn", p.bestDrawn},
                          {"timed_out", r.timedOut}, {"budget_reached", r.budgetReached}};
         j["defects"] = r.defects;
@@ -501,9 +501,13 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
         out << r.start
             << (r.startUnrolledCopies > 0 ? "; --max-unroll " + std::to_string(r.startUnrolledCopies) + " searches among bodies that large" : std::string())
             << "\n";
-    std::snprintf(line, sizeof line, "%lld candidates in %.2f s: %lld evaluated (%.0f/s), %lld repaired to fit, %lld duplicates, %lld rejected%s\n",
+    // Every candidate drawn is one of: evaluated, pruned (could not be made to fit: never
+    // lowered), a duplicate, rejected.
+    std::snprintf(line, sizeof line,
+                  "%lld candidates in %.2f s: %lld evaluated (%.0f/s), %lld repaired to fit, %lld pruned (cannot fit), %lld duplicates, %lld rejected%s\n",
                   static_cast<long long>(p.drawn), p.seconds, static_cast<long long>(p.evaluated), p.rate, static_cast<long long>(p.repaired),
-                  static_cast<long long>(p.duplicates), static_cast<long long>(p.rejected), r.timedOut ? " (time limit)" : "");
+                  static_cast<long long>(p.pruned), static_cast<long long>(p.duplicates), static_cast<long long>(p.rejected),
+                  r.timedOut ? " (time limit)" : "");
     out << line;
     if (p.best)
         out << "best for " << search::objectiveName(opt.objective) << " found after " << std::fixed << std::setprecision(2) << p.bestSeconds

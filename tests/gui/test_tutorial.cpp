@@ -373,6 +373,10 @@ private slots:
         QVERIFY2(r.startedFromSchedule, r.start.c_str());
         QCOMPARE(r.progress.rejected, int64_t(0));
         claim(QString("%1 candidates drawn, %2 of them evaluated").arg(grouped(double(r.progress.drawn)), grouped(double(r.progress.evaluated))));
+        // The others: pruned (cannot be made to fit) or duplicates; nothing else.
+        QCOMPARE(r.progress.evaluated + r.progress.pruned + r.progress.duplicates + r.progress.rejected, r.progress.drawn);
+        claim(QString("%1 were pruned because no repair makes them fit in SRAM, %2 were duplicates of earlier ones")
+                  .arg(grouped(double(r.progress.pruned)), grouped(double(r.progress.duplicates))));
         claim(QString("a front of %1 points").arg(r.front.size()));
         const search::SearchPoint& best = r.front[static_cast<size_t>(r.best)];
         const auto& rf = fused.report;

@@ -98,6 +98,10 @@ TEST(SearchCli, TableJsonAndBestScheduleWritten)
     EXPECT_EQ(j["objective"], "energy");
     EXPECT_EQ(j["progress"]["drawn"], 300);
     EXPECT_EQ(j["progress"]["rejected"], 0);
+    // Every candidate drawn is accounted for (pruned ones were missing from the output).
+    EXPECT_EQ(j["progress"]["evaluated"].get<int>() + j["progress"]["pruned"].get<int>() + j["progress"]["duplicates"].get<int>()
+                  + j["progress"]["rejected"].get<int>(),
+              300);
     // Time to the best point: found within the run, at a batch's end.
     EXPECT_GT(j["progress"]["best_found_drawn"].get<int>(), 0);
     EXPECT_LE(j["progress"]["best_found_drawn"].get<int>(), 300);
