@@ -275,7 +275,8 @@ int runAnalyze(const std::string& schedule, const std::string& target, bool json
                   r.bounds.compulsoryBytes ? static_cast<double>(homeBytes) / r.bounds.compulsoryBytes : 0.0);
     out << line;
     if (r.bounds.ioLowerBoundBytes)
-        out << "; I/O lower bound " << *r.bounds.ioLowerBoundBytes << " bytes";
+        out << "; I/O lower bound " << *r.bounds.ioLowerBoundBytes << " bytes"
+            << (*r.bounds.ioLowerBoundBytes <= 0 ? " (fits on chip: no bound beyond the compulsory traffic)" : "");
     out << "\n\ntensor     level        read bytes   write bytes\n";
     for (const auto& t : r.tensors) {
         std::snprintf(line, sizeof line, "%-10s %-10s %12lld  %12lld\n", t.name.c_str(), t.level.c_str(), static_cast<long long>(t.readBytes), static_cast<long long>(t.writeBytes));

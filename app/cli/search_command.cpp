@@ -534,9 +534,12 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
                       static_cast<long long>(f.dramBytes), r.front[i].trace.size());
         out << line;
     }
-    std::snprintf(line, sizeof line, "%4s %14lld%s %12s %12.2f %14lld %6zu  (the schedule given)\n", "cur", static_cast<long long>(current.cycles),
+    // What the `cur` row is: the schedule given, or the kernel as written (a kernel, or a schedule
+    // without steps).
+    const char* currentName = in->program.trace.empty() ? "(the kernel unscheduled)" : "(the schedule given)";
+    std::snprintf(line, sizeof line, "%4s %14lld%s %12s %12.2f %14lld %6zu  %s\n", "cur", static_cast<long long>(current.cycles),
                   insnText(current).c_str(), bytesText(current.onChipBytes).c_str(), current.energyUj, static_cast<long long>(current.dramBytes),
-                  in->program.trace.size());
+                  in->program.trace.size(), currentName);
     out << line;
     if (!measured.empty()) {
         out << "\nMeasured on " << measured.front().m.machine << ": the best point of each of the " << measured.size()
@@ -554,9 +557,10 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
         }
         if (measuredCurrent) {
             const long long insns = measuredCurrent->kernelInstructions + measuredCurrent->copyInstructions;
-            std::snprintf(line, sizeof line, "%4s %10s %14lld %14lld %14lld %+9.1f%% %14lld  (the schedule given)\n", "cur", "-", insns,
+            std::snprintf(line, sizeof line, "%4s %10s %14lld %14lld %14lld %+9.1f%% %14lld  %s\n", "cur", "-", insns,
                           static_cast<long long>(measuredCurrent->copyInstructions), static_cast<long long>(current.instructions),
-                          insns ? 100.0 * (static_cast<double>(current.instructions) - insns) / insns : 0.0, static_cast<long long>(current.cycles));
+                          insns ? 100.0 * (static_cast<double>(current.instructions) - insns) / insns : 0.0, static_cast<long long>(current.cycles),
+                          currentName);
             out << line;
             const long long bestInsns = measured.front().m.kernelInstructions + measured.front().m.copyInstructions;
             if (insns <= bestInsns)

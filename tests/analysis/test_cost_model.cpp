@@ -962,6 +962,9 @@ TEST(AnalyzeCli, AnotherTargetWithTheSameLevelNames)
     CliRun text = cli({"analyze", f, "--target", "cortex-m4"});
     EXPECT_EQ(text.exitCode, 0);
     EXPECT_NE(text.out.find("matmul_f32 on cortex-m4"), std::string::npos) << text.out;
+    // An I/O lower bound of 0 says why (it read as a figure missing).
+    EXPECT_EQ(j["bounds"]["io_lower_bound_bytes"], 0) << j["bounds"];
+    EXPECT_NE(text.out.find("I/O lower bound 0 bytes (fits on chip: no bound beyond the compulsory traffic)"), std::string::npos) << text.out;
 }
 
 TEST(AnalyzeCli, TargetWithOtherLevelNamesFailsWithExitCode2)

@@ -229,6 +229,9 @@ private slots:
         QVERIFY2(m.ok, m.error.c_str());
         claim(QString("Schedule > Measure counts %1 instructions in the kernel, %2 per MAC")
                   .arg(grouped(double(m.kernelInstructions)), fixed(double(m.kernelInstructions) / r6.macs, 2)));
+        const double total = double(m.kernelInstructions + m.copyInstructions);
+        claim(QString("with the %1 of the copies %2, the %3 per MAC that")
+                  .arg(grouped(double(m.copyInstructions)), grouped(total), fixed(total / r6.macs, 2)));
         claim(QString("So the %1 says how far").arg(pct(bound / r6.cycles.total * 100, 0)));
         // The Cost panel's Instructions row: the instruction model's prediction of the same code.
         claim(QString("predicts %1 instructions in the kernel and %2 in the cache-fill")

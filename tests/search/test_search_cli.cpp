@@ -80,6 +80,8 @@ TEST(SearchCli, TableJsonAndBestScheduleWritten)
     EXPECT_NE(r.out.find("what it changes"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("best for cycles found after "), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("  instructions"), std::string::npos) << "the table's column of predicted instructions\n" << r.out;
+    EXPECT_NE(r.out.find("(the kernel unscheduled)"), std::string::npos) << "a kernel's `cur` row\n" << r.out;
+    EXPECT_EQ(r.out.find("(the schedule given)"), std::string::npos) << r.out;
     ASSERT_TRUE(fs::exists(outFile));
     auto o = sched::openSchedule(outFile.string(), [](const std::string& n, const std::string& d) { return hw::resolveTarget(n, d); });
     ASSERT_TRUE(o.ok()) << o.errorText();
