@@ -56,7 +56,10 @@ bool KernelModel::setSnapshot(const Snapshot& snapshot)
         const auto& k = *p.kernel;
         const auto& t = *p.target;
 
-        const int stages = add(-1, {tr("Stages"), (k.stages.size() == 1 ? tr("1 stage, %1 MACs").arg(k.macs()) : tr("%1 stages, %2 MACs").arg(k.stages.size()).arg(k.macs())), {}, {}, true});
+        const int stages = add(-1, {tr("Stages"), (k.stages.size() == 1 ? tr("1 stage, %1 MACs").arg(k.macs()) : tr("%1 stages, %2 MACs").arg(k.stages.size()).arg(k.macs())),
+                                    tr("MACs of the whole iteration space, taps that fall in the padding included; the Cost panel counts "
+                                       "the MACs the schedule executes, which skips them."),
+                                    {}, true});
         for (size_t s = 0; s < k.stages.size(); ++s) {
             const auto& st = k.stages[s];
             QString where = tr("own nest");

@@ -157,6 +157,9 @@ private slots:
         QVERIFY(w->kernelView()->model()->findTensor("A").isValid());
         QCOMPARE(w->kernelView()->targetBox()->currentText(), QString("cortex-m7"));
         QVERIFY(w->costView()->historySize() >= 1);
+        // The Cost panel's MACs are those executed; its tooltip says how they differ from the
+        // Kernel panel's count of the whole iteration space (a padded conv has fewer).
+        QVERIFY(w->costView()->figureToolTip(CostView::Figure::Macs).contains("padding"));
         QVERIFY(w->memoryView()->levelText("SRAM").contains("512 KiB"));
         // every dock is there and the centre is the loop nest
         QCOMPARE(w->docks().size(), 9);  // with Variants

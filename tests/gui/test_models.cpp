@@ -333,6 +333,12 @@ private slots:
         }
         QVERIFY(placed);
         QVERIFY(m.kernel.findTensor("D").isValid());
+        // The stages row counts the MACs of the whole iteration space and says so.
+        bool said = false;
+        for (int r = 0; r < m.kernel.rowCount(); ++r)
+            said |= m.kernel.index(r, 1).data().toString().contains("MACs")
+                    && m.kernel.index(r, 1).data(Qt::ToolTipRole).toString().contains("whole iteration space");
+        QVERIFY(said);
     }
 
     void scheduleModelMarksTheFailingStep()

@@ -458,9 +458,13 @@ void CostView::updateHeadlines()
         setHeadline(Figure::Macs, grouped(r.macs),
                     tr("%1 MACs/cycle of %2 peak").arg(QString::number(achieved, 'f', achieved < 10 ? 2 : 1),
                                                       QString::number(peak, 'f', peak == std::floor(peak) ? 0 : 2)),
-                    achieved / peak * 100.0, tr("MACs per cycle achieved over the whole run against the peak rate."));
+                    achieved / peak * 100.0,
+                    tr("MACs executed (a tap that falls in the padding is skipped, so this can be fewer than the Kernel panel's count "
+                       "of the whole iteration space); MACs per cycle achieved over the whole run against the peak rate."));
     } else {
-        setHeadline(Figure::Macs, grouped(r.macs), tr("peak rate unknown"), -1);
+        setHeadline(Figure::Macs, grouped(r.macs), tr("peak rate unknown"), -1,
+                    tr("MACs executed (a tap that falls in the padding is skipped, so this can be fewer than the Kernel panel's count "
+                       "of the whole iteration space)."));
     }
 
     // The instructions the exported C executes, as the instruction model predicts them (CPU
