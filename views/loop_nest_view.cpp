@@ -15,6 +15,7 @@
 #include <QHash>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QMenu>
 #include <QMimeData>
@@ -36,6 +37,36 @@
 namespace loopscope::ui {
 
 namespace {
+
+/// Keys in the factor box: letters without Ctrl or Alt are not the box's (it takes
+/// digits), so the shortcut they stand for fires (ShortcutOverride not accepted); Enter or
+/// Return, once the box has taken the value, gives the focus back to the loop nest.
+class FactorKeys : public QObject {
+public:
+    FactorKeys(QObject* parent, QWidget* nest) : QObject(parent), m_nest(nest) {}
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override
+    {
+        if (event->type() == QEvent::ShortcutOverride) {
+            auto* k = static_cast<QKeyEvent*>(event);
+            const bool letter = k->key() >= Qt::Key_A && k->key() <= Qt::Key_Z;
+            if (letter && !(k->modifiers() & (Qt::ControlModifier | Qt::AltModifier | Qt::MetaModifier))) {
+                event->ignore();
+                return true;
+            }
+        } else if (event->type() == QEvent::KeyRelease) {
+            auto* k = static_cast<QKeyEvent*>(event);
+            if ((k->key() == Qt::Key_Return || k->key() == Qt::Key_Enter) && m_nest)
+                m_nest->setFocus(Qt::ShortcutFocusReason);
+        }
+        return QObject::eventFilter(watched, event);
+    }
+
+private:
+    QWidget* m_nest;
+};
+
 
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 std::string ss(const QString& s) { return s.toStdString(); }
@@ -321,6 +352,10 @@ void LoopNestView::buildActions()
     m_factor->setValue(16);
     m_factor->setToolTip(tr("Factor of split and tile"));
     m_toolbar->addWidget(m_factor);
+    // The box takes digits only: the primitives' letter keys (S, T, U, ...) typed in it act as
+    // they do in the nest (the box's line edit took them, so "type 4, press S" did nothing), and
+    // Enter hands the keys back to the nest.
+    m_factor->installEventFilter(new FactorKeys(this, m_tree));  // the focus widget (its line edit sees no ShortcutOverride of its own)
     m_toolbar->addSeparator();
     for (ActionId id : {Fuse, Unroll, Vectorize, Parallel})
         m_toolbar->addAction(m_actions[id]);
@@ -473,6 +508,16 @@ void LoopNestView::trigger(ActionId id)
     emit stepRequested(*s);
 }
 
+QString LoopNestView::factorRefused(const char* primitive) const
+{
+    // The box shows what was typed while value() still holds the last valid factor: applying
+    // that one was a step the user did not ask for.
+    return tr("%1: the factor box holds '%2'; a factor is a whole number from %3 to %4 (not applied).")
+        .arg(QString::fromLatin1(primitive), m_factor->text())
+        .arg(m_factor->minimum())
+        .arg(m_factor->maximum());
+}
+
 std::optional<sched::Step> LoopNestView::loopStep(ActionId id, QString* why) const
 {
     const NestRow* loop = loopFor(currentRow());
@@ -483,6 +528,10 @@ std::optional<sched::Step> LoopNestView::loopStep(ActionId id, QString* why) con
     sched::Step s;
     switch (id) {
     case Split:
+        if (!m_factor->hasAcceptableInput()) {
+            *why = factorRefused("split");
+            return std::nullopt;
+        }
         s = baseStep(sched::Primitive::Split, loop->stageName);
         s.loops = {ss(loop->loopName)};
         s.factor = m_factor->value();
@@ -491,6 +540,10 @@ std::optional<sched::Step> LoopNestView::loopStep(ActionId id, QString* why) con
         const QString inner = neighbour(*loop, +1);
         if (inner.isEmpty()) {
             *why = tr("tile: %1 is the innermost loop of stage %2; tile takes a loop and the loop inside it.").arg(loop->label, loop->stageName);
+            return std::nullopt;
+        }
+        if (!m_factor->hasAcceptableInput()) {
+            *why = factorRefused("tile");
             return std::nullopt;
         }
         s = baseStep(sched::Primitive::Tile, loop->stageName);

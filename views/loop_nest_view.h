@@ -73,6 +73,7 @@ private:
     void trigger(ActionId id);
     /// The step a loop primitive (Split ... MoveIn) means on the current loop, or nullopt and
     /// why not.
+    QString factorRefused(const char* primitive) const;
     std::optional<sched::Step> loopStep(ActionId id, QString* why) const;
     /// Why a step would be refused on the program shown ("" when it applies).
     QString refusal(const sched::Step& step) const;

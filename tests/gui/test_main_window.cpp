@@ -440,6 +440,36 @@ private slots:
         QTest::keyClick(tree, Qt::Key_S);
         QCOMPARE(lastPrimitive(*w), sched::Primitive::Split);
         QCOMPARE(w->document()->steps().back().factor, int64_t(4));
+
+        // Typed into the factor box: "2" then S splits by 2 (the box's line edit took the S),
+        // and the focus goes back to the nest on Enter.
+        QSpinBox* box = w->loopNestView()->factorBox();
+        const size_t before = w->document()->steps().size();
+        QVERIFY(selectLoop(*w, "i.inner"));
+        box->setFocus();
+        box->selectAll();
+        QTest::keyClicks(box, "2");
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_S);
+        QCOMPARE(w->document()->steps().size(), before + 1);
+        QCOMPARE(lastPrimitive(*w), sched::Primitive::Split);
+        QCOMPARE(w->document()->steps().back().factor, int64_t(2));
+        box->setFocus();
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Return);
+        QTRY_VERIFY(tree->hasFocus());
+        // A factor the box cannot hold ("0"): refused with a message, not applied with the
+        // factor the box held before (a newcomer's split "by 0" was a split by 8).
+        QVERIFY(selectLoop(*w, "j.inner"));
+        box->setFocus();
+        box->selectAll();
+        QTest::keyClicks(box, "0");
+        QCOMPARE(box->text(), QString("0"));
+        const size_t steps = w->document()->steps().size();
+        trigger(*w, LoopNestView::Split);
+        QCOMPARE(w->document()->steps().size(), steps);
+        bool said = false;
+        for (QLabel* l : w->loopNestView()->findChildren<QLabel*>())
+            said |= l->isVisible() && l->text().startsWith("split: the factor box holds '0'");
+        QVERIFY(said);
     }
 
     void memoryPrimitivesThroughTheContextMenu()
