@@ -45,6 +45,7 @@ public:
         spin->setRange(1, 1 << 20);
         spin->setPrefix(index.data(Qt::EditRole).toString().contains(QLatin1String("nparts")) ? tr("nparts ") : tr("factor "));
         spin->setFrame(false);
+        spin->setProperty("stepRow", index.row());
         auto* self = const_cast<StepDelegate*>(this);
         connect(spin, &QSpinBox::valueChanged, self, [self, spin] { emit self->commitData(spin); });
         return spin;
@@ -74,6 +75,18 @@ public:
     {
         // Every value of the spin box is committed as it turns; Escape takes it back.
         auto* spin = qobject_cast<QSpinBox*>(object);
+        // Enter on text the box cannot take ("0"): it would go back to the step's factor without
+        // a word; the panel says so instead (the step is not changed).
+        const int key = event->type() == QEvent::KeyPress ? static_cast<QKeyEvent*>(event)->key() : 0;
+        if (spin && (key == Qt::Key_Return || key == Qt::Key_Enter) && !spin->hasAcceptableInput()) {
+            auto* view = qobject_cast<QAbstractItemView*>(parent());
+            if (auto* model = view ? qobject_cast<ScheduleModel*>(view->model()) : nullptr)
+                emit model->editRejected(spin->property("stepRow").toInt(),
+                                         tr("'%1' is not a factor (a whole number from %2 to %3)")
+                                             .arg(spin->cleanText())
+                                             .arg(spin->minimum())
+                                             .arg(spin->maximum()));
+        }
         if (spin && event->type() == QEvent::KeyPress && static_cast<QKeyEvent*>(event)->key() == Qt::Key_Escape) {
             const QVariant before = spin->property("valueBeforeEditing");
             if (before.isValid() && spin->value() != before.toInt())
@@ -303,6 +316,8 @@ void ScheduleView::setDescription(const QString& description, bool stale)
 }
 
 QString ScheduleView::descriptionNote() const { return m_descriptionNote->text(); }
+
+QString ScheduleView::headerText() const { return m_header->text(); }
 
 void ScheduleView::setHighlight(const QString& loop, const QStringList& tensors)
 {

@@ -28,6 +28,8 @@ public:
     QLineEdit* descriptionEdit() const { return m_descriptionEdit; }
     /// The note shown under a stale description ("" when the description applies).
     QString descriptionNote() const;
+    /// The line above the steps: how many apply, the failing one, or why an edit was refused.
+    QString headerText() const;
     void setHighlight(const QString& loop, const QStringList& tensors);
     /// Selects a step row (e.g. from a diagnostic) and scrolls to it.
     void selectStep(int row);

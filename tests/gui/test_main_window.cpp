@@ -615,6 +615,18 @@ private slots:
         QCOMPARE(doc->undoStack()->index(), 1);
         QCOMPARE(doc->undoStack()->undoText(), QString("edit step 1: split i by 10"));
         QVERIFY(rowStartingWith(*w, "if ").isValid());
+
+        // "0" and Enter: the step keeps its factor and the panel says why (it went back to 10
+        // without a word).
+        table->edit(params);
+        spin = table->findChild<QSpinBox*>("factorSpinBox");
+        QVERIFY(spin);
+        spin->selectAll();
+        QTest::keyClicks(spin, "0");
+        QTest::keyClick(spin, Qt::Key_Return);
+        QCoreApplication::processEvents();
+        QCOMPARE(doc->steps()[0].factor, int64_t(10));
+        QVERIFY2(w->scheduleView()->headerText().contains("Step 1 not changed: '0' is not a factor"), qPrintable(w->scheduleView()->headerText()));
     }
 
     void deleteAndMoveStepsInTheScheduleView()
