@@ -4,6 +4,7 @@
 #include "analysis/cost_report.h"
 
 #include "common/saturating.h"
+#include "common/text_file.h"
 
 #include "analysis/array_model.h"
 #include "analysis/dsp_hint.h"
@@ -1084,7 +1085,7 @@ private:
                 out.push_back({Severity::Hint, "dsp-path",
                                "reduction loop " + s.name + " runs one scalar multiply-accumulate per iteration; vectorize {" + where + "loop: " + bareLoopName(s.name)
                                    + "} lets the generated code use the Arm DSP path (SMLAD: two per instruction): the instruction model predicts "
-                                   + std::to_string(d.before) + " instructions as scheduled and " + std::to_string(d.after) + " with it (" + std::to_string(percent)
+                                   + groupDigits(d.before) + " instructions as scheduled and " + groupDigits(d.after) + " with it (" + std::to_string(percent)
                                    + "% fewer)",
                                std::nullopt, {s.name}, {}});
             }

@@ -50,6 +50,20 @@ std::string describeBytes(int64_t bytes)
     return std::to_string(bytes) + (bytes == 1 ? " byte" : " bytes");
 }
 
+std::string groupDigits(int64_t value)
+{
+    // Digits of the magnitude (INT64_MIN's too, as unsigned), a comma every three from the right.
+    const uint64_t magnitude = value < 0 ? uint64_t(0) - static_cast<uint64_t>(value) : static_cast<uint64_t>(value);
+    const std::string digits = std::to_string(magnitude);
+    std::string out = value < 0 ? "-" : "";
+    for (size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0)
+            out += ',';
+        out += digits[i];
+    }
+    return out;
+}
+
 std::string readRegularFile(const std::string& path, std::string& out, int64_t maxBytes)
 {
     out.clear();

@@ -38,4 +38,8 @@ bool isFileOfKind(const std::vector<std::string>& topKeys, const std::vector<std
 /// "4 MiB", "100 MiB", "512 bytes": a size for messages.
 std::string describeBytes(int64_t bytes);
 
+/// "3,964,406": a count for messages, in groups of three digits as the app and the tables show
+/// counts.
+std::string groupDigits(int64_t value);
+
 } // namespace loopscope

@@ -4,6 +4,7 @@
 #include "support/test_paths.h"
 
 #include "analysis/cost_report.h"
+#include "common/text_file.h"
 #include "ir/kernel.h"
 #include "lower/loop_nest.h"
 #include "sched/program.h"
@@ -550,8 +551,12 @@ TEST(Diagnostics, DspPathHintSaysWhatVectorizingSavesByTheInstructionModel)
     const int64_t percent = (r.instructions.predicted - v.instructions.predicted) * 100 / r.instructions.predicted;
     EXPECT_EQ(d[0].message, "reduction loop k runs one scalar multiply-accumulate per iteration; vectorize {loop: k} lets the generated code use the Arm DSP "
                             "path (SMLAD: two per instruction): the instruction model predicts "
-                                + std::to_string(r.instructions.predicted) + " instructions as scheduled and " + std::to_string(v.instructions.predicted)
+                                + groupDigits(r.instructions.predicted) + " instructions as scheduled and " + groupDigits(v.instructions.predicted)
                                 + " with it (" + std::to_string(percent) + "% fewer)");
+    EXPECT_EQ(groupDigits(3964406), "3,964,406");  // as the Cost panel writes counts (the hint wrote 3964406)
+    EXPECT_EQ(groupDigits(-1000), "-1,000");
+    EXPECT_EQ(groupDigits(999), "999");
+    EXPECT_EQ(groupDigits(INT64_MIN), "-9,223,372,036,854,775,808");
     // Near-identical: vectorized already, a float kernel, or a target without the DSP extension.
     EXPECT_TRUE(withCode(v, "dsp-path").empty()) << all(v);
     EXPECT_TRUE(withCode(analyse({"matmul_f32", {{"M", 4}, {"N", 4}, {"K", 16}}, "cortex-m7", ""}), "dsp-path").empty());
