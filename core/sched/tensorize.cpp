@@ -221,8 +221,9 @@ private:
                          + " is parallel: a tensorized stage issues every block to one accelerator, whose scratchpad parallel iterations would share",
                      {loopName(v)});
         if (m_ss.vars[m_vi].reduction || m_ss.vars[m_vj].reduction)
-            fail(loopName(m_ss.vars[m_vi].reduction ? m_vi : m_vj) + " is a reduction loop: i and j must be spatial (the rows and columns of the output block)",
-                 blockLoops());
+            fail("tensorize maps [" + joined(blockLoops()) + "] onto the array as [i, j, k]: i and j become the rows and columns of the output "
+                     "block and must be spatial, but " + loopName(m_ss.vars[m_vi].reduction ? m_vi : m_vj) + " is a reduction loop",
+                 blockLoops(), {}, "reorder the stage so that its three innermost loops are two spatial loops, then a reduction loop");
         if (!m_ss.vars[m_vk].reduction)
             fail(loopName(m_vk) + " is not a reduction loop: k must be the reduction shared by both operands", {loopName(m_vk)});
         int64_t w = 0;

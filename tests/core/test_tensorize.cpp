@@ -283,7 +283,9 @@ std::vector<ErrorCase> errorCases()
           {"i.outer"}}},
         {"reduction_as_i", "matmul_int8", {{"M", 16}, {"N", 16}, {"K", 16}}, "  - reorder: {loops: [k, i, j]}\n",
          "tensorize: {loops: [k, i, j], intrinsic: gemmini_matmul, dataflow: weight_stationary}",
-         {"k is a reduction loop: i and j must be spatial (the rows and columns of the output block)", {"k", "i", "j"}}},
+         {"tensorize maps [k, i, j] onto the array as [i, j, k]: i and j become the rows and columns of the output block and must be spatial, but k "
+          "is a reduction loop",
+          {"k", "i", "j"}}},
         {"spatial_as_k", "matmul_int8", {{"M", 16}, {"N", 16}, {"K", 16}}, "  - reorder: {loops: [k, i, j]}\n",
          "tensorize: {loops: [i, j, k], intrinsic: gemmini_matmul, dataflow: weight_stationary}",
          {"the loops must be the three innermost loops of stage C in the order [i, j, k]; they are [k, i, j], not [i, j, k]", {"i", "j", "k"}}},
