@@ -312,7 +312,7 @@ void ScheduleView::setDescription(const QString& description, bool stale)
         m_descriptionEdit->setModified(false);
         m_descriptionEdit->setCursorPosition(0);
     }
-    m_descriptionNote->setText(stale ? tr("Written for other steps: edit or clear it.") : QString());
+    m_descriptionNote->setText(stale ? tr("Describes the steps before your edits: edit or clear it.") : QString());
 }
 
 QString ScheduleView::descriptionNote() const { return m_descriptionNote->text(); }
