@@ -22,7 +22,7 @@ double kib(int64_t bytes) { return static_cast<double>(bytes) / 1024.0; }
 SearchScatter::SearchScatter(QWidget* parent) : QChartView(parent)
 {
     auto* chart = new QChart;
-    chart->setTitle(tr("Pareto front (colour: energy, blue = least)"));
+    chart->setTitle(tr("Pareto front over cycles, on-chip memory and energy (colour: blue = least energy)"));
     chart->legend()->setVisible(true);
     chart->legend()->setAlignment(Qt::AlignBottom);
     m_front = new QScatterSeries;
