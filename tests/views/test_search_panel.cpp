@@ -2,6 +2,7 @@
 // colour, the current schedule marked), the window keeps processing events while it runs,
 // Cancel stops it, a click asks to open the point and lists what it changes, and a target
 // where nothing fits says so.
+#include "charts/chart_axes.h"
 #include "charts/search_scatter.h"
 #include "search_panel.h"
 
@@ -12,6 +13,7 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QElapsedTimer>
+#include <QLogValueAxis>
 #include <QSignalSpy>
 #include <QStandardItemModel>
 #include <QTest>
@@ -63,6 +65,20 @@ bool runFrom(SearchPanel& panel, std::shared_ptr<const sched::Program> program, 
 class TestSearchPanel : public QObject {
     Q_OBJECT
 private slots:
+    void theCyclesAxisAlwaysHasSeveralLabels()
+    {
+        // The log axis labels the powers of its base: ranges of cycles as fronts have them, each
+        // with at least three labels (a 0.6 M to 8 M front showed one, "1e+06").
+        for (const auto& [lo, hi] : std::vector<std::pair<double, double>>{{0.6e6, 8e6}, {1e6, 1.3e6}, {2e6, 9e6}, {0.9e6, 85e6}, {1e3, 1e9}}) {
+            QLogValueAxis axis;
+            ui::fitLogAxis(&axis, lo, hi, 1.15);
+            int labels = 0;
+            for (double p = 1; p <= axis.max(); p *= axis.base())
+                labels += p >= axis.min() ? 1 : 0;
+            QVERIFY2(labels >= 3, qPrintable(QString("%1..%2: %3 labels, base %4").arg(lo).arg(hi).arg(labels).arg(axis.base())));
+        }
+    }
+
     void budgetedRunShowsTheFront()
     {
         SearchPanel panel;

@@ -30,7 +30,11 @@ void fitLogAxis(QLogValueAxis* axis, double lo, double hi, double margin)
 {
     lo /= margin;
     hi *= margin;
-    const double base = hi >= 10 * lo ? 10 : hi >= 4 * lo ? 2 : std::max(1.001, std::cbrt(hi / lo));
+    // Labels sit at the powers of the base, and a range holds at least three whatever where it
+    // starts: base 10 from three decades (from one decade it could show a single label,
+    // "1e+06"), 4 from 64x, 2 from 8x, below that three steps across the range.
+    const double r = hi / lo;
+    const double base = r >= 1000 ? 10 : r >= 64 ? 4 : r >= 8 ? 2 : std::max(1.001, std::cbrt(r));
     axis->setBase(base);
     axis->setMinorTickCount(base == 10 ? 8 : 0);  // 2, 3, ... 9 times each power of ten
     axis->setRange(lo, hi);
