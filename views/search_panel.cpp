@@ -321,13 +321,15 @@ void SearchPanel::showResult(search::SearchResult r)
         m_message = QString::fromStdString(r.message);
     } else {
         QString why = r.cancelled ? tr("cancelled") : r.timedOut ? tr("time limit reached") : tr("budget reached");
-        m_message = tr("Done (%1): %2 candidates, %3 evaluated in %4 s (%5/s), %6 repaired to fit; front %7 points. "
-                       "Best for %8: %9")
+        // Every candidate drawn is evaluated, pruned (cannot be made to fit) or a duplicate.
+        m_message = tr("Done (%1): %2 candidates, %3 evaluated in %4 s (%5/s), %6 repaired to fit, %7 pruned (cannot fit), %8 duplicates; "
+                       "front %9 points. ")
                         .arg(why, l.toString(static_cast<qlonglong>(r.progress.drawn)), l.toString(static_cast<qlonglong>(r.progress.evaluated)))
                         .arg(r.progress.seconds, 0, 'f', 1)
-                        .arg(l.toString(static_cast<qlonglong>(r.progress.rate)), l.toString(static_cast<qlonglong>(r.progress.repaired)))
+                        .arg(l.toString(static_cast<qlonglong>(r.progress.rate)), l.toString(static_cast<qlonglong>(r.progress.repaired)),
+                             l.toString(static_cast<qlonglong>(r.progress.pruned)), l.toString(static_cast<qlonglong>(r.progress.duplicates)))
                         .arg(m_front.size())
-                        .arg(m_objective->currentText(), m_best >= 0 ? figuresText(m_front[m_best].figures) : QString());
+                    + tr("Best for %1: %2").arg(m_objective->currentText(), m_best >= 0 ? figuresText(m_front[m_best].figures) : QString());
         if (r.progress.rejected > 0)
             m_message += tr(" (%1 candidates were rejected: a defect, please report it)").arg(r.progress.rejected);
         if (!r.start.empty())

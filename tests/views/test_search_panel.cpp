@@ -96,6 +96,10 @@ private slots:
         QCOMPARE(panel.scatter()->pointCount(), static_cast<int>(panel.front().size()));
         QCOMPARE(panel.lastProgress().drawn, 320);
         QVERIFY2(panel.statusText().contains("budget reached"), qPrintable(panel.statusText()));
+        // Where every candidate went: evaluated, pruned or a duplicate (the pruned were unsaid).
+        const search::SearchProgress& p = panel.lastProgress();
+        QCOMPARE(p.evaluated + p.pruned + p.duplicates + p.rejected, p.drawn);
+        QVERIFY2(panel.statusText().contains(QString("%1 pruned (cannot fit), %2 duplicates").arg(p.pruned).arg(p.duplicates)), qPrintable(panel.statusText()));
         // The best for cycles is the first (the front is sorted by cycles) and is selected.
         QCOMPARE(panel.bestIndex(), 0);
         QVERIFY(panel.changeLines().join('\n').contains("cycles"));
