@@ -47,14 +47,20 @@ loopscope_install_packages() {
 # TMPDIR first. A full disk otherwise stops the build half-way with "No space left on device" from
 # the compiler (it happened to CI once, on a machine whose /tmp old builds had filled).
 loopscope_check_space() {
-  local dir="$1" need_kb=$((4 * 1024 * 1024)) tmp_kb=$((512 * 1024)) at free
+  local dir="$1" need_kb=$((4 * 1024 * 1024)) tmp_kb=$((512 * 1024)) at free used
   at="$dir"; while [ ! -d "$at" ]; do at="$(dirname "$at")"; done
+  # What an earlier build left in DIR is room already taken.
+  used=$(du -sk --apparent-size "$dir" 2>/dev/null | awk '{ print $1 }' || true)
+  case "$used" in ''|*[!0-9]*) used=0 ;; esac
+  need_kb=$((need_kb > used ? need_kb - used : 0))
   free=$(df -Pk "$at" 2>/dev/null | awk 'NR == 2 { print $4 }' || true)
+  case "$free" in ''|*[!0-9]*) free="" ;; esac
   if [ -n "$free" ] && [ "$free" -lt "$need_kb" ]; then
     echo "warning: $((free / 1024)) MB free on the file system of $at; a full build takes about 4 GB there" >&2
   fi
   at="${TMPDIR:-/tmp}"
   free=$(df -Pk "$at" 2>/dev/null | awk 'NR == 2 { print $4 }' || true)
+  case "$free" in ''|*[!0-9]*) free="" ;; esac
   if [ -n "$free" ] && [ "$free" -lt "$tmp_kb" ]; then
     echo "warning: $((free / 1024)) MB free in $at, where the compiler writes its temporary files" >&2
   fi

@@ -32,18 +32,20 @@
 #include "sched/tensorize.h"
 
 #include <algorithm>
+#include <functional>
 #include <cmath>
 
 namespace loopscope::ui {
 
 namespace {
 
-/// Keys in the factor box: letters without Ctrl or Alt are not the box's (it takes
-/// digits), so the shortcut they stand for fires (ShortcutOverride not accepted); Enter or
-/// Return, once the box has taken the value, gives the focus back to the loop nest.
+/// Keys in the factor box: letters without Ctrl or Alt are not the box's (it takes digits), so
+/// the shortcut they stand for fires (ShortcutOverride not accepted); Enter on a factor the box
+/// takes gives the focus back to the loop nest, on one it cannot take ("0", which the box would
+/// put back to its last value without a word) says why and leaves the text as typed.
 class FactorKeys : public QObject {
 public:
-    FactorKeys(QObject* parent, QWidget* nest) : QObject(parent), m_nest(nest) {}
+    FactorKeys(QSpinBox* box, QWidget* nest, std::function<void()> refuse) : QObject(box), m_box(box), m_nest(nest), m_refuse(std::move(refuse)) {}
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override
@@ -55,16 +57,24 @@ protected:
                 event->ignore();
                 return true;
             }
-        } else if (event->type() == QEvent::KeyRelease) {
+        } else if (event->type() == QEvent::KeyPress) {
             auto* k = static_cast<QKeyEvent*>(event);
-            if ((k->key() == Qt::Key_Return || k->key() == Qt::Key_Enter) && m_nest)
-                m_nest->setFocus(Qt::ShortcutFocusReason);
+            if (k->key() == Qt::Key_Return || k->key() == Qt::Key_Enter) {
+                if (!m_box->hasAcceptableInput()) {
+                    m_refuse();
+                    return true;
+                }
+                if (m_nest)
+                    m_nest->setFocus(Qt::ShortcutFocusReason);  // the box still takes the Enter
+            }
         }
         return QObject::eventFilter(watched, event);
     }
 
 private:
+    QSpinBox* m_box;
     QWidget* m_nest;
+    std::function<void()> m_refuse;
 };
 
 
@@ -355,7 +365,8 @@ void LoopNestView::buildActions()
     // The box takes digits only: the primitives' letter keys (S, T, U, ...) typed in it act as
     // they do in the nest (the box's line edit took them, so "type 4, press S" did nothing), and
     // Enter hands the keys back to the nest.
-    m_factor->installEventFilter(new FactorKeys(this, m_tree));  // the focus widget (its line edit sees no ShortcutOverride of its own)
+    // On the box itself, the focus widget (its line edit sees no ShortcutOverride of its own).
+    m_factor->installEventFilter(new FactorKeys(m_factor, m_tree, [this] { showRejected(factorRefused("split and tile")); }));
     m_toolbar->addSeparator();
     for (ActionId id : {Fuse, Unroll, Vectorize, Parallel})
         m_toolbar->addAction(m_actions[id]);

@@ -82,8 +82,8 @@ public:
             auto* view = qobject_cast<QAbstractItemView*>(parent());
             if (auto* model = view ? qobject_cast<ScheduleModel*>(view->model()) : nullptr)
                 emit model->editRejected(spin->property("stepRow").toInt(),
-                                         tr("'%1' is not a factor (a whole number from %2 to %3)")
-                                             .arg(spin->cleanText())
+                                         tr("'%1' is not a valid %2 (a whole number from %3 to %4)")
+                                             .arg(spin->cleanText(), spin->prefix().trimmed())
                                              .arg(spin->minimum())
                                              .arg(spin->maximum()));
         }

@@ -450,6 +450,10 @@ int WorkspaceCommand::run()
         auto v = find(o.a);
         if (!v)
             return kExitBadInput;
+        // A name that is no file ("", "out/"), a folder, or a place that cannot be written: said
+        // before anything (files in the way are said below, all of them).
+        if (const std::string why = checkWritable(o.out, true); !why.empty())
+            return fail("--out: " + why);
         auto ex = store::exportVariant(ws, *v, o.out, builtinText());
         if (!ex)
             return fail(ex.errorText());

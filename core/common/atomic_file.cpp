@@ -273,22 +273,69 @@ const char* describeKind(DirHandle::Kind kind)
     return "unknown";
 }
 
+namespace {
+
+/// `path`, a file the user named for output, made absolute and normal ("a/../b/x" is "b/x",
+/// so no folder "a" is made on the way); false with why when it names no file.
+bool outputFile(const std::string& path, std::filesystem::path& out, std::string& why)
+{
+    namespace fs = std::filesystem;
+    const fs::path p(path);
+    if (path.empty() || !p.has_filename() || p.filename() == "." || p.filename() == "..") {
+        why = path.empty() ? std::string("no file named") : "'" + path + "' names a folder, not a file";
+        return false;
+    }
+    std::error_code ec;
+    out = fs::absolute(p, ec).lexically_normal();
+    if (ec) {
+        why = "cannot write '" + path + "': " + ec.message();
+        return false;
+    }
+    // A '..' is resolved by the system, through the folders before it: those must be there
+    // (a/../b with no a is refused, as opening it would be; no a is made to get there).
+    fs::path throughUp, prefix;
+    for (const auto& part : p) {
+        prefix /= part;
+        if (part == "..")
+            throughUp = prefix;
+    }
+    if (!throughUp.empty() && !fs::is_directory(throughUp, ec)) {
+        why = "cannot write '" + path + "': it goes up from '" + throughUp.parent_path().string() + "', which is not a folder";
+        return false;
+    }
+    return true;
+}
+
+/// The nearest of `dir` and the folders above it that is there (a link counts, even one that
+/// leads nowhere: the walk stops at it, and it is no folder).
+std::filesystem::path nearestPresent(std::filesystem::path dir)
+{
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    while (!dir.empty() && dir != dir.parent_path() && fs::symlink_status(dir, ec).type() == fs::file_type::not_found)
+        dir = dir.parent_path();
+    return dir;
+}
+
+} // namespace
+
 std::string makeFolderFor(const std::string& path)
 {
     namespace fs = std::filesystem;
-    const fs::path dir = fs::absolute(fs::path(path)).parent_path();
+    fs::path file;
+    std::string why;
+    if (!outputFile(path, file, why))
+        return why;
+    const fs::path dir = file.parent_path();
     std::error_code ec;
     if (fs::is_directory(dir, ec))
         return "";
     const std::string shown = fs::path(path).parent_path().string();
-    for (fs::path at = dir; !at.empty() && at != at.parent_path(); at = at.parent_path())
-        if (fs::exists(at, ec)) {
-            if (!fs::is_directory(at, ec))
-                return "cannot create the folder '" + shown + "': '" + at.string() + "' is a file";
-            break;
-        }
+    const fs::path at = nearestPresent(dir);
+    if (!fs::is_directory(at, ec))
+        return "cannot create the folder '" + shown + "': '" + at.string() + "' is not a folder";
     fs::create_directories(dir, ec);
-    if (ec || !fs::is_directory(dir))
+    if (ec || !fs::is_directory(dir, ec))
         return "cannot create the folder '" + shown + "'" + (ec ? ": " + ec.message() : "");
     return "";
 }
@@ -296,16 +343,25 @@ std::string makeFolderFor(const std::string& path)
 std::string checkWritable(const std::string& path, bool replace)
 {
     namespace fs = std::filesystem;
+    fs::path file;
+    std::string why;
+    if (!outputFile(path, file, why))
+        return why;
     std::error_code ec;
-    const fs::file_status st = fs::status(path, ec);
+    const fs::file_status st = fs::status(file, ec);
     if (fs::is_directory(st))
         return "'" + path + "' is a folder";
     if (fs::exists(st) && !replace)
         return path + " exists; pass --force to replace it";
-    // The nearest folder that exists on the way: a folder, and writable.
-    fs::path at = fs::absolute(fs::path(path)).parent_path();
-    while (!at.empty() && !fs::exists(at, ec) && at != at.parent_path())
-        at = at.parent_path();
+    // Where the file is written: beside it, or beside what a link in its place points to.
+    fs::path dir = file.parent_path();
+    if (fs::exists(st) && fs::is_symlink(fs::symlink_status(file, ec))) {
+        const fs::path target = fs::canonical(file, ec);
+        if (!ec)
+            dir = target.parent_path();
+    }
+    // The nearest folder that is there on the way: a folder, and writable.
+    const fs::path at = nearestPresent(dir);
     if (!fs::is_directory(at, ec))
         return "cannot write '" + path + "': '" + at.string() + "' is not a folder";
     if (::access(at.c_str(), W_OK | X_OK) != 0)

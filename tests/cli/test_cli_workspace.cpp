@@ -121,7 +121,7 @@ TEST_F(CliWorkspace, InitAddListShowCompareExportCheck)
     EXPECT_EQ(nlohmann::json::parse(test::run(LOOPSCOPE_CLI " analyze --json " + path("new/sub/tiled.sched.yaml")).output), analyzed);
     auto underFile = cli("workspace export tiled --out " + path("out/tiled.sched.yaml/x.sched.yaml"));
     EXPECT_EQ(underFile.exitCode, 2);
-    EXPECT_NE(underFile.output.find("is a file"), std::string::npos) << underFile.output;
+    EXPECT_NE(underFile.output.find("tiled.sched.yaml' is not a folder"), std::string::npos) << underFile.output;
 
     auto check = cli("workspace check");
     EXPECT_EQ(check.exitCode, 0) << check.output;

@@ -196,3 +196,45 @@ TEST(TestScratch, AProcessFolderIsRemovedWhenItsProcessExitsAndOnlyThen)
     EXPECT_TRUE(fs::exists(mine / "file"));
     EXPECT_EQ(test::processTempDir("loopscope-scratch-parent"), mine);
 }
+
+// Files the user names for output (search --out, workspace export --out): the folder is made
+// when missing, and what cannot be written is said before the work (a search of minutes).
+TEST(OutputFiles, AFolderIsMadeForAFileNamedAndWhatCannotBeWrittenIsSaidFirst)
+{
+    TempDir d;
+    const std::string dir = d.path.string();
+    // Made with the folders above it; nothing to do when it is there.
+    EXPECT_EQ(checkWritable(dir + "/new/sub/x.sched.yaml", false), "");
+    EXPECT_EQ(makeFolderFor(dir + "/new/sub/x.sched.yaml"), "");
+    EXPECT_TRUE(fs::is_directory(d.path / "new" / "sub"));
+    EXPECT_EQ(makeFolderFor(dir + "/new/sub/x.sched.yaml"), "");
+    // No file named: empty, a trailing slash, '.' or '..' (it threw, or wrote a folder's name).
+    EXPECT_EQ(checkWritable("", false), "no file named");
+    EXPECT_EQ(makeFolderFor(""), "no file named");
+    for (const std::string p : {dir + "/results/", dir + "/.", dir + "/new/.."}) {
+        EXPECT_NE(checkWritable(p, true).find("names a folder, not a file"), std::string::npos) << p;
+        EXPECT_NE(makeFolderFor(p).find("names a folder, not a file"), std::string::npos) << p;
+    }
+    EXPECT_FALSE(fs::exists(d.path / "results"));
+    // A folder named as the file; a file there without replace; with it, fine.
+    EXPECT_NE(checkWritable(dir + "/new", true).find("is a folder"), std::string::npos);
+    std::ofstream(d.path / "new" / "sub" / "x.sched.yaml") << "x\n";
+    EXPECT_NE(checkWritable(dir + "/new/sub/x.sched.yaml", false).find("exists; pass --force"), std::string::npos);
+    EXPECT_EQ(checkWritable(dir + "/new/sub/x.sched.yaml", true), "");
+    // A file, or a link that leads nowhere, where a folder must be.
+    std::ofstream(d.path / "afile") << "x\n";
+    fs::create_symlink(d.path / "nowhere", d.path / "dangling");
+    for (const std::string p : {dir + "/afile/x.sched.yaml", dir + "/afile/deeper/x.sched.yaml", dir + "/dangling/x.sched.yaml"}) {
+        EXPECT_NE(checkWritable(p, true).find("is not a folder"), std::string::npos) << p << ": " << checkWritable(p, true);
+        EXPECT_NE(makeFolderFor(p).find("is not a folder"), std::string::npos) << p;
+    }
+    EXPECT_FALSE(fs::exists(d.path / "nowhere"));
+    // Through '..': the folders before it must be there, as opening the path needs them; no
+    // folder is made on the way ('a/../b' made a and b).
+    EXPECT_NE(checkWritable(dir + "/a/../b/x.sched.yaml", true).find("it goes up from"), std::string::npos);
+    EXPECT_NE(makeFolderFor(dir + "/a/../b/x.sched.yaml").find("it goes up from"), std::string::npos);
+    EXPECT_FALSE(fs::exists(d.path / "a"));
+    EXPECT_FALSE(fs::exists(d.path / "b"));
+    EXPECT_EQ(makeFolderFor(dir + "/new/../c/x.sched.yaml"), "");
+    EXPECT_TRUE(fs::is_directory(d.path / "c"));
+}

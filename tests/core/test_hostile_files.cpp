@@ -198,9 +198,11 @@ TEST(TextLines, CountsNewlinesWhereverTheyAre)
 // is replaced by a shell function that reports the free kilobytes given.
 TEST(SetUpScripts, SayWhenTheDiskHasLessRoomThanABuildTakes)
 {
-    auto check = [](const std::string& freeKb) {
+    TempDir d;
+    const std::string fresh = (d.path / "build").string();  // no build there yet: all 4 GB to come
+    auto check = [&](const std::string& freeKb) {
         const std::string script = ". '" + test::sourceDir() + "/scripts/packages.sh'; df() { echo 'Filesystem 1024-blocks Used Available Capacity Mounted'; echo 'fs 1 1 "
-                                   + freeKb + " 1% /'; }; loopscope_check_space build && echo checked";
+                                   + freeKb + " 1% /'; }; loopscope_check_space '" + fresh + "' && echo checked";
         return test::run("bash -c \"" + script + "\" 2>&1");
     };
     const test::RunResult tight = check("102400");
@@ -213,4 +215,18 @@ TEST(SetUpScripts, SayWhenTheDiskHasLessRoomThanABuildTakes)
     EXPECT_EQ(roomy.exitCode, 0) << roomy.output;
     EXPECT_EQ(roomy.output.find("warning"), std::string::npos) << roomy.output;
     EXPECT_NE(roomy.output.find("checked"), std::string::npos) << roomy.output;
+    // A build there already holds most of what it needs: 100 MB more is enough for a 3.95 GB one.
+    fs::create_directories(fresh);
+    {
+        std::ofstream big(fresh + "/objects", std::ios::binary);
+        big.seekp(static_cast<std::streamoff>(4100) * 1024 * 1024 - 1);
+        big.put('\0');
+    }
+    const test::RunResult rebuilt = check("102400");
+    EXPECT_EQ(rebuilt.output.find("on the file system of"), std::string::npos) << rebuilt.output;
+    // A df that prints no number is no figure (it printed "integer expression expected").
+    const test::RunResult odd = check("n/a");
+    EXPECT_EQ(odd.output.find("warning"), std::string::npos) << odd.output;
+    EXPECT_EQ(odd.output.find("expected"), std::string::npos) << odd.output;
+    EXPECT_NE(odd.output.find("checked"), std::string::npos) << odd.output;
 }
