@@ -371,8 +371,7 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
                          [](const Measured& x, const Measured& y) { return x.m.kernelInstructions + x.m.copyInstructions < y.m.kernelInstructions + y.m.copyInstructions; });
     }
 
-    std::ostringstream writeErrors;  // files not written: reported after the results
-    bool writeFailed = false;
+    std::ostringstream writeErrors;  // files not written (each failure says why): reported after the results
     // --measured-out DIR: every measured point as DIR/point-N.sched.yaml, its prediction and
     // measurement in the description (a set to re-predict after a model change). Nothing is
     // written if a file exists, unless --force.
@@ -391,8 +390,7 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
                 + std::to_string(insns) + " (kernel " + std::to_string(m.m.kernelInstructions) + ", copies "
                 + std::to_string(m.m.copyInstructions) + ") on " + m.m.machine;
         };
-        if (!writePoints(*in, points, a.measuredOut, a.force, "--measured-out", describe, writeErrors))
-            writeFailed = true;
+        writePoints(*in, points, a.measuredOut, a.force, "--measured-out", describe, writeErrors);
     }
 
     // --front-out DIR: every point of the front as DIR/point-N.sched.yaml, its figures in the
@@ -410,8 +408,7 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
                 d += ", " + std::to_string(f.instructions) + " instructions predicted";
             return d;
         };
-        if (!writePoints(*in, points, a.frontOut, a.force, "--front-out", describe, writeErrors))
-            writeFailed = true;
+        writePoints(*in, points, a.frontOut, a.force, "--front-out", describe, writeErrors);
     }
 
     bool wroteOut = false;
@@ -423,12 +420,11 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
             wroteOut = true;
         else
             writeErrors << "--out: " << error << "\n";
-        writeFailed = writeFailed || !wroteOut;
     }
     // A file that could not be written is reported after the results, which are printed all the
     // same (the search is not lost), and the exit status says it.
     auto finish = [&]() {
-        if (!writeFailed)
+        if (writeErrors.str().empty())
             return kExitOk;
         err << writeErrors.str();
         return kExitBadInput;
