@@ -67,6 +67,9 @@ private:
     bool guardedInit(const lower::Stmt& alloc) const;
     /// Whether a guard encloses a loop written as a `for` statement (its condition is marked likely).
     bool guardsLoop(const lower::Stmt& guard) const;
+    /// Whether a guard around straight-line code holds in at least half of its executions and
+    /// holds no guard inside (its condition is marked likely as well).
+    bool usuallyHolds(int id) const;
 
     // ---- copies (c_copy.cpp)
     void copy(int id, const lower::Stmt& s);
@@ -97,6 +100,7 @@ private:
     std::map<int, std::string> m_dbSelect;
     std::set<int> m_loopHasDb;
     std::vector<Transfer> m_transfers;
+    mutable std::vector<int64_t> m_execs;  ///< per statement: analysis::statementExecutions, when a guard asks
     std::ostringstream* m_os = nullptr;
     int m_indent = 0;
 };

@@ -33,7 +33,11 @@
 //     counted with its register copy (stream_copy), M7 and M4 4.4% / 13.0% / 24.99%, the issue's
 //     median and worst met; after a strided cache's run-time division on the M7 (session 14)
 //     and a guard failing only in its loop's last iteration made an exit (session 15), M7 and
-//     M4 4.2% / 12.7% / 24.99%; the issue asks 5% / 10% / 25%).
+//     M4 4.2% / 12.7% / 24.99%; after the export marked a guard around straight-line code likely
+//     where it holds in at least half of its executions and holds no guard (session 17: the
+//     code changed, not the model; GCC had moved such taps out of line), M7 4.1% / 11.8% / 17.8%
+//     (4 of 60 beyond 10%), M4 4.3% / 11.8% / 15.9% (5); the issue asks 5% / 10% / 25%, at
+//     most 3 of 60 beyond 10%).
 // Tighten the bounds as the model improves; the goal is the issue's figures.
 // Needs arm-none-eabi-gcc and qemu-system-arm (./test.sh installs them); installs nothing.
 #include "support/test_paths.h"
@@ -167,7 +171,7 @@ const std::map<std::string, double> kSearchBounds = {
 struct RandomBounds {
     double median, p95, worst;
 };
-constexpr RandomBounds kRandomBounds{0.05, 0.13, 0.25};
+constexpr RandomBounds kRandomBounds{0.05, 0.12, 0.18};
 /// Spearman over all schedules (the issue: 0.95).
 constexpr double kSpearmanBound = 0.99;
 

@@ -225,7 +225,7 @@ void dwsep_conv(const float *LOOPSCOPE_RESTRICT I, const float *LOOPSCOPE_RESTRI
                         for (int D_r = 0; D_r < 3; ++D_r) {
                             if (LS_LIKELY(0 <= O_h_outer * 4 + D_h + D_r - 1 && O_h_outer * 4 + D_h + D_r - 1 <= 111)) {
                                 for (int D_s = 0; D_s < 3; ++D_s) {
-                                    if (0 <= D_w + D_s - 1 && D_w + D_s - 1 <= 111) {
+                                    if (LS_LIKELY(0 <= D_w + D_s - 1 && D_w + D_s - 1 <= 111)) {
                                         const float r_i = I_SRAM[O_h_outer * 14336 + D_h * 3584 + D_w * 32 + D_c + D_r * 3584 + D_s * 32 - I_SRAM_o0 * 3584 - 3616];
                                         const float r_dw = DW_SRAM[D_c + D_r * 96 + D_s * 32];
                                         acc_D += r_i * r_dw;
