@@ -464,7 +464,7 @@ private:
 
     /// An AccInit from a bias, or an AccStore without requantization, that copies an element
     /// unchanged between two buffers of the same type, one of them an accumulator in memory: a
-    /// loop of these GCC may make a memcpy (random #100045's `C[i * 12 + j] = acc_C[i * 12 + j]`).
+    /// loop of these GCC may make a memcpy (random #100045's `C[i * 12 + j] = C_acc[i * 12 + j]`).
     bool plainCopy(const Stmt& s) const
     {
         if (s.src < 0)

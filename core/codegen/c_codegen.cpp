@@ -303,7 +303,7 @@ void CWriter::nameThings()
         if (buf.role == Buffer::Role::Home)
             m_bufName[static_cast<int>(b)] = cIdentifier(buf.name);
         else
-            m_bufName[static_cast<int>(b)] = unique(cIdentifier(buf.role == Buffer::Role::Accumulator ? "acc_" + m_k.tensors[buf.tensor].name : buf.name));
+            m_bufName[static_cast<int>(b)] = unique(cIdentifier(buf.role == Buffer::Role::Accumulator ? m_k.tensors[buf.tensor].name + "_acc" : buf.name));
     }
     for (const auto& r : m_n.regNames)
         m_reg.push_back(unique("r_" + cIdentifier(r)));

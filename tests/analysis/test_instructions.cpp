@@ -358,7 +358,7 @@ TEST(InstructionModel, AGuardThatFailsOnlyInTheLastIterationIsAnExitOfTheLoop)
 {
     // matmul_int8's i split by 5, the i.inner loop innermost, its whole body under the partial
     // tile's guard. With 24 rows the guard i.outer * 5 + i.inner <= 23 can fail only where
-    // i.inner is 4, the loop's last iteration: GCC makes the check an exit of the loop, the acc_C
+    // i.inner is 4, the loop's last iteration: GCC makes the check an exit of the loop, the C_acc
     // and A accesses run in every iteration it makes and their pointers advance by post-indexed
     // addressing, and the check keeps a counter of its own (arm-none-eabi-gcc 12 -O2: `cmp r3, lr;
     // add.w r3, r3, #1; beq` to the exit, `str.w r4, [r6], #4`; qemu: 64,702 instructions, 64,684
@@ -372,8 +372,8 @@ TEST(InstructionModel, AGuardThatFailsOnlyInTheLastIterationIsAnExitOfTheLoop)
     };
     const analysis::InsnFeatures exit = open("exit_guard");
     const analysis::InsnFeatures skip = open("exit_guard_short");
-    // The guarded loops: zeroing acc_C (60 entries of 5), the MACs (960 entries of 5: acc_C and
-    // A), the write-back (60 entries of 5: acc_C and C), 5,400 iterations, 10,500 pointer steps.
+    // The guarded loops: zeroing C_acc (60 entries of 5), the MACs (960 entries of 5: C_acc and
+    // A), the write-back (60 entries of 5: C_acc and C), 5,400 iterations, 10,500 pointer steps.
     EXPECT_EQ(skip[InsnFeature::WordStream], 10500.0);
     EXPECT_EQ(exit[InsnFeature::WordStream], 0.0);
     EXPECT_EQ(exit[InsnFeature::FoldedStream] - skip[InsnFeature::FoldedStream], 10500.0);

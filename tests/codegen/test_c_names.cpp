@@ -110,12 +110,12 @@ TEST(CNames, KernelFilesRefuseNamesTheExportCannotTake)
 // where they meet, compile with -Werror and compute the reference's result.
 TEST(CNames, EveryAcceptedNameExportsCodeThatCompilesAndRuns)
 {
-    const std::vector<std::string> tensorNames = {"A", "r", "t", "x0", "acc", "acc_C", "C_sram", "A_SRAM", "r_A", "t_A", "ref_A",
+    const std::vector<std::string> tensorNames = {"A", "r", "t", "x0", "acc", "acc_C", "C_acc", "C_sram", "A_SRAM", "r_A", "t_A", "ref_A",
                                                   "checksum", "mismatches", "reference", "fill_inputs", "transfer", "dst", "src",
                                                   "rows", "row_bytes", "bits", "d", "w", "b", "DSP", "SRAM", "DRAM", "o0", "A_o0",
                                                   "C_ready", "lo", "hi", "mask", "high", "left", "right", "nudge", "s", "m2", "mm"};
     const std::vector<std::string> axisNames = {"i", "j", "k", "x", "q", "u", "i_outer", "i_inner", "j_outer_2", "ready", "v0",
-                                                "k_inner", "A_sram_o0", "acc_C_2", "r_A", "n", "kk", "oh", "z", "e"};
+                                                "k_inner", "A_sram_o0", "acc_C_2", "C_acc_2", "r_A", "n", "kk", "oh", "z", "e"};
     Rng rng(2026);
     const auto target = test::builtinTarget("cortex-m7");
     int compiled = 0;

@@ -148,7 +148,7 @@ TEST(DspPath, DepthwiseChannelLanesUseSmlabbAndSmlatt)
     const std::string c = exportInline(kDepthwise, "cortex-m7", steps);
     EXPECT_TRUE(has(c, "4 lanes of int8, each its own accumulator: one SMLABB or SMLATT per MAC")) << c;
     EXPECT_TRUE(has(c, "const int32_t lx02 = __sxtab16((int32_t)0x00800080, (int32_t)lxw);")) << c;
-    EXPECT_TRUE(has(c, "acc_O[c_inner + 2] = __smlatt(lx02, ly02, acc_O[c_inner + 2]);")) << c;
+    EXPECT_TRUE(has(c, "O_acc[c_inner + 2] = __smlatt(lx02, ly02, O_acc[c_inner + 2]);")) << c;
     EXPECT_TRUE(has(c, "const int c_inner = 4;")) << c;  // the second step, written out
     EXPECT_FALSE(has(c, "for (int c_inner = 0; c_inner < 8; ++c_inner)")) << c;
     // Without the DSP extension the lanes are plain C, still written out.

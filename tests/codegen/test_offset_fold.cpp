@@ -90,7 +90,7 @@ TEST(OffsetFold, DenseFoldsItsInputOffsetIntoTheBias)
     const std::string body = kernelBody(n);
     ASSERT_FALSE(body.empty());
     EXPECT_EQ(body.find("+ 128"), std::string::npos) << body;
-    EXPECT_NE(body.find("acc_Y += r_x * r_wt;"), std::string::npos) << body;
+    EXPECT_NE(body.find("Y_acc += r_x * r_wt;"), std::string::npos) << body;
     const std::string src = codegen::generateSource(n);
     EXPECT_NE(src.find("void dense_int8_prepare(const int8_t *LOOPSCOPE_RESTRICT Wt, const int32_t *LOOPSCOPE_RESTRICT bias, "
                        "int32_t *LOOPSCOPE_RESTRICT bias_folded)\n{\n"),

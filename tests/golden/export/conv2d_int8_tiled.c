@@ -230,8 +230,8 @@ void conv2d_int8(const int8_t *LOOPSCOPE_RESTRICT I, const int8_t *LOOPSCOPE_RES
                 for (int ow = 0; ow < 16; ++ow) {
                     for (int k = 0; k < 16; ++k) {
                         {
-                            int32_t acc_O;
-                            acc_O = bias[k];
+                            int32_t O_acc;
+                            O_acc = bias[k];
                             for (int r = 0; r < 3; ++r) {
                                 if (LS_LIKELY(0 <= oh_outer * 4 + oh_inner + r - 1 && oh_outer * 4 + oh_inner + r - 1 <= 15)) {
                                     /* s: unrolled */
@@ -241,7 +241,7 @@ void conv2d_int8(const int8_t *LOOPSCOPE_RESTRICT I, const int8_t *LOOPSCOPE_RES
                                             for (int c = 0; c < 16; ++c) {
                                                 const int32_t r_i = I_SRAM[(oh_outer & 1)][oh_outer * 1024 + oh_inner * 256 + ow * 16 + r * 256 + s * 16 + c - I_SRAM_o1 * 256 - 272];
                                                 const int32_t r_f = F_SRAM[k + r * 768 + s * 256 + c * 16];
-                                                acc_O += (r_i + 128) * r_f;
+                                                O_acc += (r_i + 128) * r_f;
                                             }
                                         }
                                     }
@@ -251,7 +251,7 @@ void conv2d_int8(const int8_t *LOOPSCOPE_RESTRICT I, const int8_t *LOOPSCOPE_RES
                                             for (int c = 0; c < 16; ++c) {
                                                 const int32_t r_i = I_SRAM[(oh_outer & 1)][oh_outer * 1024 + oh_inner * 256 + ow * 16 + r * 256 + s * 16 + c - I_SRAM_o1 * 256 - 272];
                                                 const int32_t r_f = F_SRAM[k + r * 768 + s * 256 + c * 16];
-                                                acc_O += (r_i + 128) * r_f;
+                                                O_acc += (r_i + 128) * r_f;
                                             }
                                         }
                                     }
@@ -261,13 +261,13 @@ void conv2d_int8(const int8_t *LOOPSCOPE_RESTRICT I, const int8_t *LOOPSCOPE_RES
                                             for (int c = 0; c < 16; ++c) {
                                                 const int32_t r_i = I_SRAM[(oh_outer & 1)][oh_outer * 1024 + oh_inner * 256 + ow * 16 + r * 256 + s * 16 + c - I_SRAM_o1 * 256 - 272];
                                                 const int32_t r_f = F_SRAM[k + r * 768 + s * 256 + c * 16];
-                                                acc_O += (r_i + 128) * r_f;
+                                                O_acc += (r_i + 128) * r_f;
                                             }
                                         }
                                     }
                                 }
                             }
-                            O_SRAM[oh_inner * 256 + ow * 16 + k] = (int8_t)LS_SAT(ls_requantize(acc_O, mult[k], shift[k], -3), 8, -128, 127);
+                            O_SRAM[oh_inner * 256 + ow * 16 + k] = (int8_t)LS_SAT(ls_requantize(O_acc, mult[k], shift[k], -3), 8, -128, 127);
                         }
                     }
                 }

@@ -232,36 +232,36 @@ void dense_int8(const int8_t *LOOPSCOPE_RESTRICT X, const int8_t *LOOPSCOPE_REST
         for (int b = 0; b < 4; ++b) {
             for (int o_inner = 0; o_inner < 16; ++o_inner) {
                 {
-                    int32_t acc_Y;
-                    acc_Y = bias[o_outer * 16 + o_inner];
+                    int32_t Y_acc;
+                    Y_acc = bias[o_outer * 16 + o_inner];
                     for (int i_outer = 0; i_outer < 64; ++i_outer) {
                         /* i.inner: unrolled */
                         {
                             const int i_inner = 0;
                             const int32_t r_x = X_SRAM[b * 256 + i_outer * 4 + i_inner];
                             const int32_t r_wt = Wt_SRAM[(o_outer & 1)][o_inner * 256 + i_outer * 4 + i_inner];
-                            acc_Y += r_x * r_wt;
+                            Y_acc += r_x * r_wt;
                         }
                         {
                             const int i_inner = 1;
                             const int32_t r_x = X_SRAM[b * 256 + i_outer * 4 + i_inner];
                             const int32_t r_wt = Wt_SRAM[(o_outer & 1)][o_inner * 256 + i_outer * 4 + i_inner];
-                            acc_Y += r_x * r_wt;
+                            Y_acc += r_x * r_wt;
                         }
                         {
                             const int i_inner = 2;
                             const int32_t r_x = X_SRAM[b * 256 + i_outer * 4 + i_inner];
                             const int32_t r_wt = Wt_SRAM[(o_outer & 1)][o_inner * 256 + i_outer * 4 + i_inner];
-                            acc_Y += r_x * r_wt;
+                            Y_acc += r_x * r_wt;
                         }
                         {
                             const int i_inner = 3;
                             const int32_t r_x = X_SRAM[b * 256 + i_outer * 4 + i_inner];
                             const int32_t r_wt = Wt_SRAM[(o_outer & 1)][o_inner * 256 + i_outer * 4 + i_inner];
-                            acc_Y += r_x * r_wt;
+                            Y_acc += r_x * r_wt;
                         }
                     }
-                    Y[o_outer * 16 + b * 64 + o_inner] = (int8_t)LS_SAT(ls_requantize(acc_Y, 1518500250, -12, -2), 8, -128, 127);
+                    Y[o_outer * 16 + b * 64 + o_inner] = (int8_t)LS_SAT(ls_requantize(Y_acc, 1518500250, -12, -2), 8, -128, 127);
                 }
             }
         }

@@ -220,20 +220,20 @@ void dwsep_conv(const float *LOOPSCOPE_RESTRICT I, const float *LOOPSCOPE_RESTRI
             for (int D_w = 0; D_w < 112; ++D_w) {
                 for (int D_c = 0; D_c < 32; ++D_c) {
                     {
-                        float acc_D;
-                        acc_D = 0.0f;
+                        float D_acc;
+                        D_acc = 0.0f;
                         for (int D_r = 0; D_r < 3; ++D_r) {
                             if (LS_LIKELY(0 <= O_h_outer * 4 + D_h + D_r - 1 && O_h_outer * 4 + D_h + D_r - 1 <= 111)) {
                                 for (int D_s = 0; D_s < 3; ++D_s) {
                                     if (LS_LIKELY(0 <= D_w + D_s - 1 && D_w + D_s - 1 <= 111)) {
                                         const float r_i = I_SRAM[O_h_outer * 14336 + D_h * 3584 + D_w * 32 + D_c + D_r * 3584 + D_s * 32 - I_SRAM_o0 * 3584 - 3616];
                                         const float r_dw = DW_SRAM[D_c + D_r * 96 + D_s * 32];
-                                        acc_D += r_i * r_dw;
+                                        D_acc += r_i * r_dw;
                                     }
                                 }
                             }
                         }
-                        D_SRAM[D_h * 3584 + D_w * 32 + D_c] = (float)(acc_D);
+                        D_SRAM[D_h * 3584 + D_w * 32 + D_c] = (float)(D_acc);
                     }
                 }
             }
@@ -242,14 +242,14 @@ void dwsep_conv(const float *LOOPSCOPE_RESTRICT I, const float *LOOPSCOPE_RESTRI
             for (int O_w = 0; O_w < 112; ++O_w) {
                 for (int O_k = 0; O_k < 64; ++O_k) {
                     {
-                        float acc_O;
-                        acc_O = 0.0f;
+                        float O_acc;
+                        O_acc = 0.0f;
                         for (int O_c = 0; O_c < 32; ++O_c) {
                             const float r_d = D_SRAM[O_h_inner * 3584 + O_w * 32 + O_c];
                             const float r_pw = PW_SRAM[O_k + O_c * 64];
-                            acc_O += r_d * r_pw;
+                            O_acc += r_d * r_pw;
                         }
-                        O[O_h_outer * 28672 + O_h_inner * 7168 + O_w * 64 + O_k] = (float)(acc_O);
+                        O[O_h_outer * 28672 + O_h_inner * 7168 + O_w * 64 + O_k] = (float)(O_acc);
                     }
                 }
             }

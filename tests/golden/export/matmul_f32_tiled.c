@@ -205,14 +205,14 @@ void matmul_f32(const float *LOOPSCOPE_RESTRICT A, const float *LOOPSCOPE_RESTRI
             for (int i_inner = 0; i_inner < 16; ++i_inner) {
                 for (int j_inner = 0; j_inner < 16; ++j_inner) {
                     {
-                        float acc_C;
-                        acc_C = 0.0f;
+                        float C_acc;
+                        C_acc = 0.0f;
                         for (int k = 0; k < 64; ++k) {
                             const float r_a = A_SRAM[i_inner * 64 + k];
                             const float r_b = B_SRAM[j_inner + k * 16];
-                            acc_C += r_a * r_b;
+                            C_acc += r_a * r_b;
                         }
-                        C[i_outer * 1024 + j_outer * 16 + i_inner * 64 + j_inner] = (float)(acc_C);
+                        C[i_outer * 1024 + j_outer * 16 + i_inner * 64 + j_inner] = (float)(C_acc);
                     }
                 }
             }
