@@ -563,6 +563,36 @@ TEST(Diagnostics, DspPathHintSaysWhatVectorizingSavesByTheInstructionModel)
     EXPECT_TRUE(withCode(analyse({"matmul_int8", {{"M", 4}, {"N", 4}, {"K", 16}}, "tiny-fast-memory.target.yaml", ""}), "dsp-path").empty());
 }
 
+/// The dsp-path hint's suggestion does not lead to a warning: with k vectorized the DSP path
+/// packs B's strided lanes with PKHBT (counted), so vector-stride says so as a hint.
+TEST(Diagnostics, ApplyingTheDspPathSuggestionLeavesAHintAboutStridedLanesNotAWarning)
+{
+    const Sched scalar{"matmul_int8", {{"M", 4}, {"N", 4}, {"K", 16}}, "cortex-m7", ""};
+    analysis::CostReport r = analyse(scalar);
+    auto d = withCode(r, "dsp-path");
+    ASSERT_EQ(d.size(), 1u) << all(r);
+    // "... vectorize {loop: k} lets ..." -> "  - vectorize: {loop: k}", as the app applies it.
+    const size_t b = d[0].message.find("vectorize {"), e = d[0].message.find('}', b);
+    ASSERT_NE(b, std::string::npos) << d[0].message;
+    Sched applied = scalar;
+    applied.steps = "  - vectorize: " + d[0].message.substr(b + 10, e - (b + 10) + 1) + "\n";
+    EXPECT_EQ(applied.steps, "  - vectorize: {loop: k}\n");
+    analysis::CostReport v = analyse(applied);
+    for (const auto& diag : v.diagnostics)
+        EXPECT_NE(diag.severity, Severity::Warning) << all(v);
+    auto stride = withCode(v, "vector-stride");
+    ASSERT_EQ(stride.size(), 1u) << all(v);
+    EXPECT_EQ(stride[0].severity, Severity::Hint);
+    EXPECT_EQ(stride[0].message, "vectorized loop k reads B with a stride of 4 elements: the DSP path packs its lanes from separate loads (PKHBT), "
+                                 "as the instruction count includes; reorder so that k indexes the last dimension, or cache B transposed to load "
+                                 "neighbouring lanes as one word");
+    // Near-identical: a float kernel has no DSP path, its strided lanes are a warning.
+    analysis::CostReport f = analyse({"matmul_f32", {{"M", 4}, {"N", 4}, {"K", 16}}, "cortex-m7", "  - vectorize: {loop: k}\n"});
+    auto fs = withCode(f, "vector-stride");
+    ASSERT_EQ(fs.size(), 1u) << all(f);
+    EXPECT_EQ(fs[0].severity, Severity::Warning);
+}
+
 // ---- no-overlap -------------------------------------------------------------------------------
 
 TEST(Diagnostics, DoubleBufferWhoseSourceIsFilledInTheSameLoopOverlapsNothing)
