@@ -121,7 +121,10 @@ constexpr FeatureInfo kFeatures[] = {
     {InsnFeature::OuterStream, "outer_stream", "address", 1},
     {InsnFeature::IndexOp, "index_op", "address", 2},
     {InsnFeature::Guard, "guard", "guards", 2},
-    {InsnFeature::GuardFlag, "guard_flag", "guards", 1},
+    // A test of a guard computed before the loop: `cbz` of a flag in a register (1), a compare
+    // and branch of the value computed before the loop (2), with a reload of it from the stack
+    // (3); 1.5 fitted over calibrate's 500 random schedules (docs/cost-model.md, session 17).
+    {InsnFeature::GuardFlag, "guard_flag", "guards", 1.5},
     {InsnFeature::Requantize, "requantize", "requantize", 11},
     {InsnFeature::RequantizeChannel, "requantize_channel", "requantize", 9},
     {InsnFeature::DspWord, "dsp_word", "loads", 1},
@@ -274,6 +277,7 @@ struct Enclosing {
     int slot;
     int64_t trips;      ///< iterations as the C writes them
     int code;           ///< index into the code loops when the compiled code keeps it, else -1
+    bool written = false;  ///< unrolled in the C, one block per iteration (each copy's counter a constant)
 };
 
 /// Arithmetic of a value expression without the offsets of loaded registers (x + 128), which the
@@ -1302,9 +1306,13 @@ private:
 
     /// Comparisons a guard costs per execution, averaged over the unrolled copies of the current
     /// statement: in a copy where the copy's constants and the loops' ranges prove a bound, the
-    /// compiler drops its check; 0 <= x <= hi is one unsigned comparison.
-    double checksPerExecution(const Cond& c) const
+    /// compiler drops its check; 0 <= x <= hi is one unsigned comparison. `copiesChecked` (when
+    /// the statement has copies; else -1): the share of them that keep a check, where the copies
+    /// GCC unrolls itself (not written out in the C) keep it wherever one of them needs it.
+    double checksPerExecution(const Cond& c, double* copiesChecked = nullptr) const
     {
+        if (copiesChecked)
+            *copiesChecked = -1;
         int64_t lo0 = 0;
         const bool rangeTrick = c.lo != kNoIndex && c.hi != kNoIndex && m_n.index.isConst(c.lo, &lo0) && lo0 == 0;
         const double all = rangeTrick ? 1 : (c.lo != kNoIndex) + (c.hi != kNoIndex);
@@ -1342,9 +1350,12 @@ private:
                 --outerFirst;
         }
         std::vector<std::pair<int, int64_t>> copies;
+        uint64_t written = 0;  // bit u: copy u is unrolled in the C (else by the compiler)
         int64_t combos = 1;
         for (size_t i = outerFirst; i < m_enclosing.size(); ++i)
             if (i != kept && m_enclosing[i].trips > 1 && (forms[0].coefficient(m_enclosing[i].slot) != 0 || forms[1].coefficient(m_enclosing[i].slot) != 0)) {
+                if (m_enclosing[i].written && copies.size() < 64)
+                    written |= uint64_t{1} << copies.size();
                 copies.push_back({m_enclosing[i].slot, m_enclosing[i].trips});
                 combos *= m_enclosing[i].trips;
             }
@@ -1378,6 +1389,9 @@ private:
             }
         }
         double total = 0;
+        // Per copy, the copy of the C it belongs to (combos <= 256 here: no allocation).
+        std::array<bool, 256> checkedKey{};
+        std::array<uint16_t, 256> keyOf{};
         for (int64_t k = 0; k < combos; ++k) {
             bool need[2] = {false, false}, never = false;
             for (int which = 0; which < 2; ++which) {
@@ -1393,6 +1407,22 @@ private:
             }
             if (!never)
                 total += rangeTrick && need[0] && need[1] ? 1 : need[0] + need[1];
+            int64_t key = 0, left = k, radix = 1;
+            for (size_t u = 0; u < copies.size(); ++u) {
+                if ((written >> u) & 1)
+                    key += (left % copies[u].second) * radix;
+                radix *= copies[u].second;
+                left /= copies[u].second;
+            }
+            keyOf[static_cast<size_t>(k)] = static_cast<uint16_t>(key);
+            if (!never && (need[0] || need[1]))
+                checkedKey[static_cast<size_t>(key)] = true;
+        }
+        if (copiesChecked && !copies.empty()) {
+            int64_t checked = 0;
+            for (int64_t k = 0; k < combos; ++k)
+                checked += checkedKey[keyOf[static_cast<size_t>(k)]] ? 1 : 0;
+            *copiesChecked = static_cast<double>(checked) / static_cast<double>(combos);
         }
         return total / static_cast<double>(combos);
     }
@@ -1538,14 +1568,18 @@ private:
                     readInside = true;
                 }
             }
-            const double perExecution = checksPerExecution(c);
+            double copiesChecked = -1;
+            const double perExecution = checksPerExecution(c, &copiesChecked);
             if (perExecution > 0)
                 ++live;
             if (hoisted || shared > 1) {
                 m_f[InsnFeature::Guard] += n / shared * apart * perExecution;
                 if (hoisted && perExecution > 0) {
                     flagTested = true;
-                    flagTests = n;
+                    // A flag test in each copy of the C whose condition can fail: in the
+                    // others GCC knows the condition's value (random #100036: six copies of
+                    // `0 <= oh_outer * 4 + r + oh_inner * 2 - 1`, one tested per iteration).
+                    flagTests = std::max(flagTests, n * (copiesChecked < 0 ? 1.0 : copiesChecked));
                     // The checked value, computed before the loop, is live across it: one
                     // register per copy of the unrolled loops it reads that checks it.
                     m_code[keptLoop->code].hoistedChecks += unrolledCopies(reads) * perExecution;
@@ -1637,7 +1671,7 @@ private:
         const std::optional<codegen::DspLoop>& dsp = m_shapes[id].dsp;
         const int64_t trips = this->trips(id);
         const bool kept = this->kept(id);
-        Enclosing e{s.slot, trips, -1};
+        Enclosing e{s.slot, trips, -1, s.loopKind == sched::LoopKind::Unrolled};
         if (kept) {
             CodeLoop L;
             L.slot = s.slot;

@@ -664,3 +664,32 @@ TEST(InstructionModel, PerChannelParametersAtASmallStrideTakeABaseRegisterPerCop
     // beyond a register offset's LSL #3: one pointer and immediate offsets (LDRD), no more bases.
     EXPECT_EQ(registersIn(example("conv2d_int8_tflite_dsp"), "k.outer"), 88);
 }
+
+/// A guard the compiler computes before its loop is tested once per execution in each copy of
+/// the C whose condition can fail; in the others GCC knows its value and tests nothing (random
+/// #100036 measured on qemu: one `cbz` of six copies per ow iteration). The copies GCC unrolls
+/// itself keep the test wherever one of them needs it.
+TEST(InstructionModel, AGuardFlagIsTestedOnlyInTheCopiesOfTheCWhereItCanFail)
+{
+    auto featuresOfSteps = [](const std::string& steps) {
+        auto file = sched::parseScheduleFile("kernel: ../kernels/conv2d_s2_int8.kernel.yaml\ntarget: cortex-m7\n"
+                                             "params: {C: 4, H: 8, K: 4, W: 8}\nsteps:\n" + steps, "inline.sched.yaml");
+        EXPECT_TRUE(file.ok()) << file.errorText();
+        auto o = sched::openScheduleFile(*file, test::sourceDir() + "/examples/schedules",
+                                         [](const std::string& n, const std::string& d) { return hw::resolveTarget(n, d); });
+        EXPECT_TRUE(o.ok()) << o.errorText();
+        return o.ok() ? featuresOf(o->program) : analysis::InsnFeatures{};
+    };
+    const std::string tiled = "  - split: {loop: oh, factor: 2}\n  - split: {loop: k, factor: 3}\n  - split: {loop: c, factor: 2}\n"
+                              "  - reorder: {loops: [c.outer, k.outer, oh.outer, c.inner, s, k.inner, n, ow, r, oh.inner]}\n";
+    const std::string cache = "  - cache_read: {tensor: I, level: SRAM, at: root}\n";
+    // r and oh.inner written out: `0 <= oh.outer * 4 + r + oh.inner * 2 - 1` can fail only in
+    // the copy r = 0, oh.inner = 0, which runs 352 times inside ow (the 96 of the
+    // initialisation and the write-back loops beside it test the partial k tile's flag).
+    const analysis::InsnFeatures written = featuresOfSteps(tiled + "  - unroll: {loop: oh.inner}\n  - unroll: {loop: r}\n" + cache);
+    EXPECT_EQ(written[InsnFeature::GuardFlag], 352 + 96 + 96);
+    // oh.inner left to the compiler to unroll (2 iterations): both of its copies keep the test
+    // of the r = 0 copy.
+    const analysis::InsnFeatures compilers = featuresOfSteps(tiled + "  - unroll: {loop: r}\n" + cache);
+    EXPECT_EQ(compilers[InsnFeature::GuardFlag], 2 * 352 + 96 + 96);
+}
