@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bitset>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -273,6 +274,31 @@ struct CodeLoop {
 constexpr InsnFeature kInvariantFeatures[] = {InsnFeature::DspWord, InsnFeature::DspUnpack, InsnFeature::Load, InsnFeature::DspPack};
 
 /// An enclosing For of the statement being counted.
+/// The copies of a guard's block: the unrolled loops (inside the innermost loop the code keeps,
+/// and between it and the next kept loop outside) whose counters its conditions read.
+struct CopySpace {
+    struct Loop {
+        int slot;
+        int64_t trips;
+        bool written;  ///< unrolled in the C (else by the compiler)
+    };
+    std::vector<Loop> loops;
+    int64_t combos = 1;  ///< at most 257 (257: too many to enumerate)
+    /// The copy of the C a combination belongs to: the copies GCC unrolls itself are one copy of
+    /// the C, which keeps a check wherever one of them needs it.
+    int64_t keyOf(int64_t k) const
+    {
+        int64_t key = 0, radix = 1;
+        for (const Loop& l : loops) {
+            if (l.written)
+                key += (k % l.trips) * radix;
+            radix *= l.trips;
+            k /= l.trips;
+        }
+        return key;
+    }
+};
+
 struct Enclosing {
     int slot;
     int64_t trips;      ///< iterations as the C writes them
@@ -1304,15 +1330,54 @@ private:
         access(buffer, off, times);
     }
 
+    /// Where the copies of the current statement come from: the unrolled loops from m_enclosing's
+    /// `outerFirst` on but `kept`, the innermost loop the code keeps (m_enclosing.size(): none):
+    /// those inside it, and those between it and the next kept loop outside, each of whose copies
+    /// has a loop of its own.
+    void copyRange(size_t& outerFirst, size_t& kept) const
+    {
+        size_t first = 0;
+        kept = m_enclosing.size();
+        for (size_t i = m_enclosing.size(); i-- > 0;)
+            if (m_enclosing[i].code >= 0) {
+                first = i + 1;
+                kept = i;
+                break;
+            }
+        outerFirst = first;
+        if (kept < m_enclosing.size()) {
+            outerFirst = kept;
+            while (outerFirst > 0 && m_enclosing[outerFirst - 1].code < 0)
+                --outerFirst;
+        }
+    }
+
+    /// The copies of the current statement over the loops whose counters `slots` lists.
+    CopySpace copySpace(const std::vector<int>& slots) const
+    {
+        CopySpace space;
+        size_t outerFirst = 0, kept = 0;
+        copyRange(outerFirst, kept);
+        for (size_t i = outerFirst; i < m_enclosing.size(); ++i)
+            if (i != kept && m_enclosing[i].trips > 1 && std::find(slots.begin(), slots.end(), m_enclosing[i].slot) != slots.end()) {
+                space.loops.push_back({m_enclosing[i].slot, m_enclosing[i].trips, m_enclosing[i].written});
+                space.combos = space.combos > 256 / m_enclosing[i].trips ? 257 : space.combos * m_enclosing[i].trips;
+            }
+        return space;
+    }
+
     /// Comparisons a guard costs per execution, averaged over the unrolled copies of the current
     /// statement: in a copy where the copy's constants and the loops' ranges prove a bound, the
-    /// compiler drops its check; 0 <= x <= hi is one unsigned comparison. `copiesChecked` (when
-    /// the statement has copies; else -1): the share of them that keep a check, where the copies
-    /// GCC unrolls itself (not written out in the C) keep it wherever one of them needs it.
-    double checksPerExecution(const Cond& c, double* copiesChecked = nullptr) const
+    /// compiler drops its check; 0 <= x <= hi is one unsigned comparison. With `space` (the
+    /// guard's copies, at most 256 combinations) and `checked`: sets the copies of the C
+    /// (CopySpace::keyOf) in which this condition keeps a check.
+    double checksPerExecution(const Cond& c, const CopySpace* space = nullptr, std::bitset<256>* checked = nullptr) const
     {
-        if (copiesChecked)
-            *copiesChecked = -1;
+        // Where the count gives up (no linear form, too many copies), every copy keeps a check.
+        auto everyCopy = [&] {
+            if (space && checked)
+                checked->set();
+        };
         int64_t lo0 = 0;
         const bool rangeTrick = c.lo != kNoIndex && c.hi != kNoIndex && m_n.index.isConst(c.lo, &lo0) && lo0 == 0;
         const double all = rangeTrick ? 1 : (c.lo != kNoIndex) + (c.hi != kNoIndex);
@@ -1325,45 +1390,29 @@ private:
             for (auto [e, sign] : {std::pair{c.expr, which == 0 ? 1 : -1}, std::pair{bound, which == 0 ? -1 : 1}}) {
                 const lower::IndexPool::Node& nd = m_n.index.node(e);
                 if (nd.op != lower::IndexPool::Node::Op::Linear)
-                    return all;
+                    return everyCopy(), all;
                 forms[which].constant += sign * nd.constant;
                 for (const auto& t : nd.terms) {
                     if (t.atom < 0)
-                        return all;
+                        return everyCopy(), all;
                     forms[which].coeff.add(t.atom, sign * t.coeff);
                 }
             }
         }
-        // The copies: unrolled loops inside the innermost kept loop, and those between it and the
-        // next kept loop outside, each of whose copies has a loop of its own.
-        size_t first = 0, kept = m_enclosing.size();
-        for (size_t i = m_enclosing.size(); i-- > 0;)
-            if (m_enclosing[i].code >= 0) {
-                first = i + 1;
-                kept = i;
-                break;
-            }
-        size_t outerFirst = first;
-        if (kept < m_enclosing.size()) {
-            outerFirst = kept;
-            while (outerFirst > 0 && m_enclosing[outerFirst - 1].code < 0)
-                --outerFirst;
-        }
+        size_t outerFirst = 0, kept = 0;
+        copyRange(outerFirst, kept);
         std::vector<std::pair<int, int64_t>> copies;
-        uint64_t written = 0;  // bit u: copy u is unrolled in the C (else by the compiler)
         int64_t combos = 1;
         for (size_t i = outerFirst; i < m_enclosing.size(); ++i)
             if (i != kept && m_enclosing[i].trips > 1 && (forms[0].coefficient(m_enclosing[i].slot) != 0 || forms[1].coefficient(m_enclosing[i].slot) != 0)) {
-                if (m_enclosing[i].written && copies.size() < 64)
-                    written |= uint64_t{1} << copies.size();
                 copies.push_back({m_enclosing[i].slot, m_enclosing[i].trips});
-                combos *= m_enclosing[i].trips;
+                combos = combos > 256 / m_enclosing[i].trips ? 257 : combos * m_enclosing[i].trips;
             }
         // The kept loop's own counter: a bound that fails only in its first iteration costs no check
         // (GCC enters the loop past it: the first iteration's condition is a constant).
         const int keptSlot = kept < m_enclosing.size() && m_enclosing[kept].trips > 1 ? m_enclosing[kept].slot : -1;
         if ((copies.empty() && keptSlot < 0) || combos > 256)
-            return all;
+            return everyCopy(), all;
         auto isCopy = [&](int slot) { return std::any_of(copies.begin(), copies.end(), [&](const auto& u) { return u.first == slot; }); };
         // rest: the bound's least value over what is not a copy (where a check is needed: below 0);
         // most: its greatest (below 0, the condition never holds in the copy: GCC drops the check
@@ -1389,9 +1438,7 @@ private:
             }
         }
         double total = 0;
-        // Per copy, the copy of the C it belongs to (combos <= 256 here: no allocation).
-        std::array<bool, 256> checkedKey{};
-        std::array<uint16_t, 256> keyOf{};
+        std::array<bool, 256> needAt{};  // per combination of the copies: a check is left
         for (int64_t k = 0; k < combos; ++k) {
             bool need[2] = {false, false}, never = false;
             for (int which = 0; which < 2; ++which) {
@@ -1407,23 +1454,28 @@ private:
             }
             if (!never)
                 total += rangeTrick && need[0] && need[1] ? 1 : need[0] + need[1];
-            int64_t key = 0, left = k, radix = 1;
-            for (size_t u = 0; u < copies.size(); ++u) {
-                if ((written >> u) & 1)
-                    key += (left % copies[u].second) * radix;
-                radix *= copies[u].second;
-                left /= copies[u].second;
+            needAt[static_cast<size_t>(k)] = !never && (need[0] || need[1]);
+        }
+        // The copies of the guard (the shared space of all its conditions) where this condition
+        // keeps a check: each combination of the space projected onto this condition's copies.
+        if (space && checked)
+            for (int64_t k = 0; k < space->combos; ++k) {
+                int64_t own = 0, ownRadix = 1;
+                for (const auto& [slot, trips] : copies) {
+                    int64_t value = 0, left = k;
+                    for (const CopySpace::Loop& l : space->loops) {
+                        if (l.slot == slot) {
+                            value = left % l.trips;
+                            break;
+                        }
+                        left /= l.trips;
+                    }
+                    own += value * ownRadix;
+                    ownRadix *= trips;
+                }
+                if (needAt[static_cast<size_t>(own)])
+                    checked->set(static_cast<size_t>(space->keyOf(k)));
             }
-            keyOf[static_cast<size_t>(k)] = static_cast<uint16_t>(key);
-            if (!never && (need[0] || need[1]))
-                checkedKey[static_cast<size_t>(key)] = true;
-        }
-        if (copiesChecked && !copies.empty()) {
-            int64_t checked = 0;
-            for (int64_t k = 0; k < combos; ++k)
-                checked += checkedKey[keyOf[static_cast<size_t>(k)]] ? 1 : 0;
-            *copiesChecked = static_cast<double>(checked) / static_cast<double>(combos);
-        }
         return total / static_cast<double>(combos);
     }
 
@@ -1533,6 +1585,16 @@ private:
         bool flagTested = false;
         double flagTests = 0;
         std::vector<int> slots;
+        // The copies of the block, over the unrolled loops any condition reads: a flag is tested
+        // in each copy of the C where one of the conditions can fail; in the others GCC knows
+        // them all (random #100036: six copies of `0 <= oh_outer * 4 + r + oh_inner * 2 - 1`,
+        // one tested per iteration).
+        for (const Cond& c : s.conds)
+            for (IndexId e : {c.expr, c.lo, c.hi})
+                if (e != kNoIndex)
+                    m_n.index.slotsOf(e, slots);
+        const CopySpace space = copySpace(slots);
+        std::bitset<256> flagCopies;
         int live = 0;  // conditions the code still checks (the others hold wherever it runs)
         for (const Cond& c : s.conds) {
             slots.clear();
@@ -1568,18 +1630,15 @@ private:
                     readInside = true;
                 }
             }
-            double copiesChecked = -1;
-            const double perExecution = checksPerExecution(c, &copiesChecked);
+            std::bitset<256> checked;
+            const double perExecution = checksPerExecution(c, space.combos <= 256 ? &space : nullptr, &checked);
             if (perExecution > 0)
                 ++live;
             if (hoisted || shared > 1) {
                 m_f[InsnFeature::Guard] += n / shared * apart * perExecution;
                 if (hoisted && perExecution > 0) {
                     flagTested = true;
-                    // A flag test in each copy of the C whose condition can fail: in the
-                    // others GCC knows the condition's value (random #100036: six copies of
-                    // `0 <= oh_outer * 4 + r + oh_inner * 2 - 1`, one tested per iteration).
-                    flagTests = std::max(flagTests, n * (copiesChecked < 0 ? 1.0 : copiesChecked));
+                    flagCopies |= checked;
                     // The checked value, computed before the loop, is live across it: one
                     // register per copy of the unrolled loops it reads that checks it.
                     m_code[keptLoop->code].hoistedChecks += unrolledCopies(reads) * perExecution;
@@ -1614,8 +1673,16 @@ private:
             }
         }
         m_f[InsnFeature::Guard] += n * checks;
-        if (flagTested)
+        if (flagTested) {
+            int64_t tested = space.combos;  // too many copies to tell: every one
+            if (space.combos <= 256) {
+                tested = 0;
+                for (int64_t k = 0; k < space.combos; ++k)
+                    tested += flagCopies.test(static_cast<size_t>(space.keyOf(k))) ? 1 : 0;
+            }
+            flagTests = n * static_cast<double>(tested) / static_cast<double>(space.combos);
             m_f[InsnFeature::GuardFlag] += flagTests;
+        }
         m_conds.insert(m_conds.end(), s.conds.begin(), s.conds.end());
         for (const Cond& c : s.conds)
             m_guards.push_back(condFactor(m_n.index, c));
@@ -1671,7 +1738,7 @@ private:
         const std::optional<codegen::DspLoop>& dsp = m_shapes[id].dsp;
         const int64_t trips = this->trips(id);
         const bool kept = this->kept(id);
-        Enclosing e{s.slot, trips, -1, s.loopKind == sched::LoopKind::Unrolled};
+        Enclosing e{s.slot, trips, -1, s.loopKind == sched::LoopKind::Unrolled || m_shapes[id].writtenOut};
         if (kept) {
             CodeLoop L;
             L.slot = s.slot;

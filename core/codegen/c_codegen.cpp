@@ -4,6 +4,7 @@
 
 #include "codegen/c_fold.h"
 #include "codegen/c_writer.h"
+
 #include "analysis/cost_report.h"
 
 #include <algorithm>
@@ -506,12 +507,12 @@ bool CWriter::guardsLoop(const Stmt& guard) const
     return false;
 }
 
-bool CWriter::usuallyHolds(int id) const
+bool CWriter::likelyInnermostGuard(int id) const
 {
     // Only a guard with no guard inside: marking one that holds guards made GCC lay out the
-    // copies of an unrolled tap loop worse (depthwise_conv_int8_mult_tflite_unrolled: 4.4% more
-    // instructions with the hint on its row guards, 0.4% fewer with it on the column guards
-    // inside them alone).
+    // copies of an unrolled tap loop worse (depthwise_conv_int8_mult_tflite_unrolled: 3.2% more
+    // instructions with the hint on its row guards alone, 4.4% with it on the column guards
+    // inside them too, 0.4% fewer with it on the column guards alone).
     std::vector<int> todo(m_n.stmts[id].body.begin(), m_n.stmts[id].body.end());
     while (!todo.empty()) {
         const Stmt& st = m_n.stmts[todo.back()];
@@ -520,6 +521,8 @@ bool CWriter::usuallyHolds(int id) const
             return false;
         todo.insert(todo.end(), st.body.begin(), st.body.end());
     }
+    // The analysis' exact counts (it runs once per export, when a guard asks: some tens of
+    // microseconds); the codegen's decisions it counts with do not depend on this hint.
     if (m_execs.empty())
         m_execs = analysis::statementExecutions(m_n, *m_n.target);
     const int64_t runs = m_execs[id];
@@ -551,15 +554,14 @@ void CWriter::stmt(int id)
         // an `if` for as likely as not, and with a loop inside, its register allocator spilled
         // that loop's pointers and operands where the guard is taken (conv2d_int8_tiled: 12
         // instructions per MAC in one of its three unrolled `s` copies, 7 in the others; with the
-        // hint no copy spills, 6 to 7 per MAC, and the kernel runs 23% fewer). Guards around
-        // straight-line code are left alone: the hint moved their blocks and made two depthwise
-        // examples 3-4% slower. Measured over 500 random schedules: docs/performance.md.
-        // Since session 17 a guard around straight-line code is marked too when it holds in at
-        // least half of its executions and holds no guard (usuallyHolds): without the hint GCC
-        // moved such a tap out of line and rebuilt its address there (random #100039: 21.5%
-        // fewer instructions with it; over calibrate's 500 the code runs 0.4% fewer in the
-        // geometric mean, 65 faster, 39 slower: docs/cost-model.md).
-        line(guardsLoop(s) || usuallyHolds(id) ? "if (LS_LIKELY(" + conds(s.conds) + ")) {" : "if (" + conds(s.conds) + ") {");
+        // hint no copy spills, 6 to 7 per MAC, and the kernel runs 23% fewer). A guard around
+        // straight-line code says so only when it holds in at least half of its executions and
+        // holds no guard (likelyInnermostGuard, session 17): without the hint GCC moved such a tap
+        // out of line and rebuilt its address there (random #100039: 21.5% fewer instructions
+        // with it); with it on every guard two depthwise examples ran 3-4% slower. Measured over
+        // 500 random schedules (65 faster, 39 slower, 0.4% fewer in the geometric mean):
+        // docs/performance.md, "Innermost guards that usually hold".
+        line(guardsLoop(s) || likelyInnermostGuard(id) ? "if (LS_LIKELY(" + conds(s.conds) + ")) {" : "if (" + conds(s.conds) + ") {");
         ++m_indent;
         body(s);
         --m_indent;

@@ -67,9 +67,10 @@ private:
     bool guardedInit(const lower::Stmt& alloc) const;
     /// Whether a guard encloses a loop written as a `for` statement (its condition is marked likely).
     bool guardsLoop(const lower::Stmt& guard) const;
-    /// Whether a guard around straight-line code holds in at least half of its executions and
-    /// holds no guard inside (its condition is marked likely as well).
-    bool usuallyHolds(int id) const;
+    /// Whether a guard holds no guard inside and holds in at least half of its executions (over
+    /// every copy of the unrolled loops it is in: one statement); asked for guards that hold no
+    /// `for` loop (guardsLoop), whose condition is then marked likely as well.
+    bool likelyInnermostGuard(int id) const;
 
     // ---- copies (c_copy.cpp)
     void copy(int id, const lower::Stmt& s);

@@ -687,9 +687,9 @@ TEST(InstructionModel, AGuardFlagIsTestedOnlyInTheCopiesOfTheCWhereItCanFail)
     // the copy r = 0, oh.inner = 0, which runs 352 times inside ow (the 96 of the
     // initialisation and the write-back loops beside it test the partial k tile's flag).
     const analysis::InsnFeatures written = featuresOfSteps(tiled + "  - unroll: {loop: oh.inner}\n  - unroll: {loop: r}\n" + cache);
-    EXPECT_EQ(written[InsnFeature::GuardFlag], 352 + 96 + 96);
+    EXPECT_DOUBLE_EQ(written[InsnFeature::GuardFlag], 352 + 96 + 96);
     // oh.inner left to the compiler to unroll (2 iterations): both of its copies keep the test
     // of the r = 0 copy.
     const analysis::InsnFeatures compilers = featuresOfSteps(tiled + "  - unroll: {loop: r}\n" + cache);
-    EXPECT_EQ(compilers[InsnFeature::GuardFlag], 2 * 352 + 96 + 96);
+    EXPECT_DOUBLE_EQ(compilers[InsnFeature::GuardFlag], 2 * 352 + 96 + 96);
 }
