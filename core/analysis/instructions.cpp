@@ -73,6 +73,14 @@ constexpr double kLoadsAhead = 5;
 /// conv2d_int8_tflite_small came out 30% high; with 2 it is -7.3%, _slide -5.6% and
 /// conv2d_s2_int8_tflite_small -5.4%, from -19.8%, -18.4% and -16.5% without).
 constexpr double kLoadsAheadGuarded = 2;
+/// The same on a dual-issue core (the export compiles with -mcpu=cortex-m7), in a guarded body
+/// only: conv2d_s2_int8_tflite_small's M7 code loads each padded tap's four F words before their
+/// first SXTB16 (an unguarded body's it interleaves: dense_int8_dsp). 1 fitted on calibrate's
+/// 500 random schedules and the examples (session 18): the 500 unchanged but random #212 (-3.7%
+/// -> +2.0%), conv2d_s2_int8_tflite_small -10.1% -> -4.1%, the most moved conv2d_int8_dsp
+/// -2.6% -> +4.5% and depthwise_conv_int8_tflite_dsp +0.6% -> +5.3%; 2 put conv2d_int8_dsp at
+/// +11.6% (a whole accumulator more on the stack, 2 accesses at each of its 36 update sites).
+constexpr double kLoadsAheadGuardedDualIssue = 1;
 /// index_op events (two instructions each) a signed floor division by a power of two costs on
 /// the Cortex-M7 beyond the M4's two instructions (stridedDivisions).
 constexpr double kSignedFloorDivM7 = 1;
@@ -1820,12 +1828,12 @@ private:
             // iteration; the M7 interleaves them, 1 stack access): up to kLoadsAhead words more,
             // and up to kLoadsAheadGuarded in a body guards split into blocks, counted in the
             // block that loads the most. Not int16 words (dense_int16_dsp: loaded in groups of
-            // three, no spill).
-            if (m_singleIssue) {
-                const double ahead = L.guarded ? std::min(L.maxBlockWords - L.blockOperands, kLoadsAheadGuarded)
-                                               : std::min(L.int8Words - L.blockOperands, kLoadsAhead);
-                live += std::max(0.0, ahead);
-            }
+            // three, no spill). A dual-issue core holds kLoadsAheadGuardedDualIssue in a guarded
+            // body and none in an unguarded one.
+            const double ahead = m_singleIssue ? (L.guarded ? std::min(L.maxBlockWords - L.blockOperands, kLoadsAheadGuarded)
+                                                            : std::min(L.int8Words - L.blockOperands, kLoadsAhead))
+                                               : (L.guarded ? std::min(L.maxBlockWords - L.blockOperands, kLoadsAheadGuardedDualIssue) : 0.0);
+            live += std::max(0.0, ahead);
             for (const auto& [buffer, copies] : L.accumulators)
                 live += copies;
             // DSP operands that do not change in the loop: GCC's loop-invariant motion (RTL,

@@ -301,12 +301,14 @@ TEST(InstructionModel, TheLanesAccumulatorsOfADspLoopHoldRegisters)
     // depthwise_conv_int8_tflite_dsp: one SMLABB/SMLATT per lane, each of the 4 lanes of the 2
     // w.inner copies its own accumulator, 8 registers live through the 3x3 taps unrolled in the
     // w.outer loop (4,096 iterations), beside the loop's 5 (two pointers, the counter, two
-    // temporaries) and F's 2 shared registers: 1 over the 14. The accumulators are the cheapest
-    // to spill, the one spilled reloaded and stored at each of the 9 (r, s) sites. Left out of
-    // the registers before, nothing was spilled and the total was predicted 8.2% low on the M7
-    // (now 3.5%; measured: 100 stack accesses per iteration, so the count is still a floor).
+    // temporaries) and F's 2 shared registers: 1 over the 14, and one more for the word the M7
+    // holds ahead in the guarded taps (OnTheDualIssueM7AGuardedInt8BodyHoldsOneWordAhead). The
+    // accumulators are the cheapest to spill, each spilled one reloaded and stored at each of
+    // the 9 (r, s) sites. Left out of the registers before, nothing was spilled and the total
+    // was predicted 8.2% low on the M7 (then 3.5%, now +5.3%; measured: 100 stack accesses per
+    // iteration, so the count is still a floor).
     const analysis::InsnFeatures f = featuresOf(example("depthwise_conv_int8_tflite_dsp"));
-    EXPECT_EQ(f[InsnFeature::Spill], 1.0 * 9 * 4096);
+    EXPECT_EQ(f[InsnFeature::Spill], 2.0 * 9 * 4096);
 }
 
 TEST(InstructionModel, AddressesOfInvariantLoadsLeftInTheLoopHoldRegisters)
@@ -318,14 +320,14 @@ TEST(InstructionModel, AddressesOfInvariantLoadsLeftInTheLoopHoldRegisters)
     // addresses the cheapest to keep on the stack, each reloaded before its load (M7 profile:
     // `ldr r6, [sp, #120]; ldr r2, [r6]` at every tap): a stack reload for each of F's loads in
     // the loop, 9 per iteration over 4,096 iterations less the 1,520 the padding guards skip at
-    // the edges; the one register still over is an accumulator, as before. (With the two
+    // the edges; the registers still over are accumulators, as before. (With the two
     // checks of h + r - 1 computed before the loop, GuardValuesComputedBeforeTheLoopHoldRegisters,
     // two reloads more per iteration; and with I's words that the two w.inner copies' taps share,
     // w.inner + s the same, held across the copies between and spilled, coincidentOperand, four
     // more.)
     const analysis::InsnFeatures f = featuresOf(example("depthwise_conv_int8_tflite_dsp"));
     EXPECT_EQ(f[InsnFeature::SpillReload], 9.0 * 4096 - 1520 + 2.0 * 4096 + 4.0 * 4096);
-    EXPECT_EQ(f[InsnFeature::Spill], 1.0 * 9 * 4096);
+    EXPECT_EQ(f[InsnFeature::Spill], 2.0 * 9 * 4096);
     // dense_int8_dsp's loads all move with its loop: no address is taken out.
     EXPECT_EQ(featuresOf(example("dense_int8_dsp"))[InsnFeature::SpillReload], 0);
 }
@@ -648,9 +650,28 @@ TEST(InstructionModel, OnTheSingleIssueM4AnUnguardedInt8BodysLoadsComeFirst)
     for (int i = 0; i < analysis::kInsnFeatureCount; ++i)
         EXPECT_EQ(a.count[static_cast<size_t>(i)], b.count[static_cast<size_t>(i)]) << analysis::insnFeatureName(static_cast<InsnFeature>(i));
     // In a body that guards split into blocks (conv2d_int8_tflite_small's padded taps) at most
-    // kLoadsAheadGuarded (2) words more, counted in the block with the most.
+    // kLoadsAheadGuarded (2) words more, counted in the block with the most; the M7 holds one
+    // (next test).
     const sched::Program taps = example("conv2d_int8_tflite_small");
-    EXPECT_EQ(registersIn(onTarget(taps, "cortex-m4"), "k.outer"), registersIn(taps, "k.outer") + 2);
+    EXPECT_EQ(registersIn(onTarget(taps, "cortex-m4"), "k.outer"), registersIn(taps, "k.outer") + 1);
+}
+
+TEST(InstructionModel, OnTheDualIssueM7AGuardedInt8BodyHoldsOneWordAhead)
+{
+    // conv2d_s2_int8_tflite_small's k.outer body: 18 padded-tap blocks of 4 F words and one I
+    // word, split by the guards of its unrolled r and s. GCC -mcpu=cortex-m7 loads a block's F
+    // words before their first SXTB16 (qemu profile), which an unguarded body's it interleaves
+    // (dense_int8_dsp, above: 11 values, none ahead). kLoadsAheadGuardedDualIssue (1) word more
+    // than the values live across the iteration: 34 -> 35 against 14 registers. The 20 cheapest
+    // (18 invariant I addresses and 2 guard values, one reload each per iteration) were on the
+    // stack already; the 21st is an accumulator, a load and a store at each of its 18 update
+    // sites per iteration (measured: 96,208 stack accesses; predicted 19,720 reloads before).
+    const sched::Program m7 = example("conv2d_s2_int8_tflite_small");
+    EXPECT_EQ(registersIn(m7, "k.outer"), 35);
+    EXPECT_EQ(registersIn(onTarget(m7, "cortex-m4"), "k.outer"), 36);  // the M4's two
+    const analysis::InsnFeatures f = featuresOf(m7);
+    EXPECT_EQ(f[InsnFeature::SpillReload], 19720);
+    EXPECT_EQ(f[InsnFeature::Spill], 1.0 * 18 * 1024);  // 1 accumulator, 18 sites, 1,024 iterations
 }
 
 TEST(InstructionModel, PerChannelParametersAtASmallStrideTakeABaseRegisterPerCopy)

@@ -216,17 +216,20 @@ private slots:
         const QString row = v.figureText(Figure::Instructions);
         QVERIFY2(row.contains(QLocale(QLocale::English).toString(qlonglong(ins.predicted))), qPrintable(row));
         QVERIFY2(row.contains(QStringLiteral(" per MAC")) && row.contains(QStringLiteral("in copies")), qPrintable(row));
-        // The chart: the kernel's categories on the first bar, the copies on the second, in
-        // thousands; the legend names every category that has instructions.
+        // The chart: the kernel's categories on the first bar, the copies on the second, in the
+        // unit its title names (millions from 1,000,000 on, as conv2d_int8_dsp's kernel is since
+        // session 18); the legend names every category that has instructions.
         const ui::StackedBarChart* chart = v.barChart(3);
         QVERIFY(chart);
+        const double unit = std::max(ins.kernel, ins.copies) >= 1000000 ? 1e6 : 1e3;
+        QVERIFY2(chart->title().contains(unit == 1e6 ? QStringLiteral("(M)") : QStringLiteral("(K)")), qPrintable(chart->title()));
         double kernel = 0, copies = 0;
         for (size_t i = 0; i < chart->series().size(); ++i) {
             kernel += chart->value(int(i), 0);
             copies += chart->value(int(i), 1);
         }
-        QVERIFY2(qAbs(kernel * 1e3 - double(ins.kernel)) < 1e-6 * double(ins.kernel), qPrintable(QString::number(kernel)));
-        QVERIFY(qAbs(copies * 1e3 - double(ins.copies)) < 1e-6 * double(ins.copies));
+        QVERIFY2(qAbs(kernel * unit - double(ins.kernel)) < 1e-6 * double(ins.kernel), qPrintable(QString::number(kernel)));
+        QVERIFY(qAbs(copies * unit - double(ins.copies)) < 1e-6 * double(ins.copies));
         QStringList named;
         for (const auto& series : chart->series())
             named << series.name;
