@@ -713,4 +713,13 @@ TEST(InstructionModel, AGuardFlagIsTestedOnlyInTheCopiesOfTheCWhereItCanFail)
     // of the r = 0 copy.
     const analysis::InsnFeatures compilers = featuresOfSteps(tiled + "  - unroll: {loop: r}\n" + cache);
     EXPECT_DOUBLE_EQ(compilers[InsnFeature::GuardFlag], 2 * 352 + 96 + 96);
+    // A guard of two conditions that fail in different copies: r split by 2, r.inner written out
+    // inside the kept c loop, `r_outer * 2 + r_inner <= 2 && 0 <= oh * 2 + r_outer * 2 + r_inner - 1`.
+    // The partial tile can fail only in the copy r.inner = 1 (r.outer = 1), the padding only in
+    // r.inner = 0 (oh = 0, r.outer = 0): a test in each copy, 2 per iteration of c (1,408), as
+    // measured on qemu's M7 (`cbz r7` and `cbnz r1`, 1,408 times each). The largest share over the
+    // conditions counted one.
+    const analysis::InsnFeatures twoConditions = featuresOfSteps(
+        "  - split: {loop: r, factor: 2}\n  - reorder: {loops: [\"n\", oh, ow, k, s, r.outer, c, r.inner]}\n  - unroll: {loop: r.inner}\n");
+    EXPECT_DOUBLE_EQ(twoConditions[InsnFeature::GuardFlag], 2 * 1408);
 }
