@@ -496,15 +496,10 @@ void CWriter::body(const Stmt& s)
 
 bool CWriter::guardsLoop(const Stmt& guard) const
 {
-    std::vector<int> todo(guard.body.begin(), guard.body.end());
-    while (!todo.empty()) {
-        const Stmt& st = m_n.stmts[todo.back()];
-        todo.pop_back();
-        if (st.kind == Stmt::Kind::For && st.loopKind != sched::LoopKind::Unrolled && !vectorizedWrittenOut(m_n, st))
-            return true;  // written as a `for` statement (forLoop)
-        todo.insert(todo.end(), st.body.begin(), st.body.end());
-    }
-    return false;
+    // A loop written as a `for` statement (forLoop).
+    return lower::anyInside(m_n, guard, [&](const Stmt& st) {
+        return st.kind == Stmt::Kind::For && st.loopKind != sched::LoopKind::Unrolled && !vectorizedWrittenOut(m_n, st);
+    });
 }
 
 bool CWriter::likelyInnermostGuard(int id) const
@@ -513,14 +508,8 @@ bool CWriter::likelyInnermostGuard(int id) const
     // copies of an unrolled tap loop worse (depthwise_conv_int8_mult_tflite_unrolled: 3.2% more
     // instructions with the hint on its row guards alone, 4.4% with it on the column guards
     // inside them too, 0.4% fewer with it on the column guards alone).
-    std::vector<int> todo(m_n.stmts[id].body.begin(), m_n.stmts[id].body.end());
-    while (!todo.empty()) {
-        const Stmt& st = m_n.stmts[todo.back()];
-        todo.pop_back();
-        if (st.kind == Stmt::Kind::If)
-            return false;
-        todo.insert(todo.end(), st.body.begin(), st.body.end());
-    }
+    if (lower::anyInside(m_n, m_n.stmts[id], [](const Stmt& st) { return st.kind == Stmt::Kind::If; }))
+        return false;
     // The analysis' exact counts (it runs once per export, when a guard asks: some tens of
     // microseconds); the codegen's decisions it counts with do not depend on this hint.
     if (m_execs.empty())
@@ -530,7 +519,7 @@ bool CWriter::likelyInnermostGuard(int id) const
         return false;
     // How often the guarded code runs: the count of its first statement that the analysis
     // records (blocks and allocations hold statements, they are not counted themselves).
-    todo.assign(m_n.stmts[id].body.rbegin(), m_n.stmts[id].body.rend());
+    std::vector<int> todo(m_n.stmts[id].body.rbegin(), m_n.stmts[id].body.rend());
     while (!todo.empty()) {
         const int b = todo.back();
         todo.pop_back();

@@ -249,24 +249,18 @@ bool vectorizedWrittenOut(const LoopNest& n, const Stmt& loop)
 {
     if (loop.kind != Stmt::Kind::For || loop.loopKind != sched::LoopKind::Vectorized)
         return false;
-    std::vector<int> todo(loop.body.begin(), loop.body.end());
     std::vector<int> slots;
-    while (!todo.empty()) {
-        const Stmt& st = n.stmts[todo.back()];
-        todo.pop_back();
+    return lower::anyInside(n, loop, [&](const Stmt& st) {
         const bool acc = st.kind == Stmt::Kind::AccInit || st.kind == Stmt::Kind::Compute || st.kind == Stmt::Kind::AccStore;
         const int b = st.kind == Stmt::Kind::AccStore ? st.src : st.buffer;
         const auto& index = st.kind == Stmt::Kind::AccStore ? st.srcIndex : st.index;
-        if (acc && b >= 0 && n.buffers[b].level < 0 && n.buffers[b].elements() > 1) {
-            slots.clear();
-            for (IndexId e : index)
-                n.index.slotsOf(e, slots);
-            if (std::find(slots.begin(), slots.end(), loop.slot) != slots.end())
-                return true;
-        }
-        todo.insert(todo.end(), st.body.begin(), st.body.end());
-    }
-    return false;
+        if (!acc || b < 0 || n.buffers[b].level >= 0 || n.buffers[b].elements() <= 1)
+            return false;
+        slots.clear();
+        for (IndexId e : index)
+            n.index.slotsOf(e, slots);
+        return std::find(slots.begin(), slots.end(), loop.slot) != slots.end();
+    });
 }
 
 std::string dspRefusal(const LoopNest& n, const Stmt& s)

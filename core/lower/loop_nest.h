@@ -280,6 +280,22 @@ struct LoopNest {
     bool offsetFolded(int v) const { return v >= 0 && static_cast<size_t>(v) < foldedValues.size() && foldedValues[v] != 0; }
 };
 
+/// Whether a statement inside `s` (its body, and theirs, at any depth; not `s` itself) satisfies
+/// `pred(const Stmt&)`.
+template <typename Pred>
+bool anyInside(const LoopNest& nest, const Stmt& s, Pred pred)
+{
+    std::vector<int> todo(s.body.begin(), s.body.end());
+    while (!todo.empty()) {
+        const Stmt& st = nest.stmts[todo.back()];
+        todo.pop_back();
+        if (pred(st))
+            return true;
+        todo.insert(todo.end(), st.body.begin(), st.body.end());
+    }
+    return false;
+}
+
 /// Lowers a scheduled program to its loop nest.
 LoopNest lower(const sched::Program& program);
 /// The same for a program not needed afterwards: its trace is moved into the nest, not copied
