@@ -175,7 +175,9 @@ void SearchPanel::setProgram(std::shared_ptr<const sched::Program> program)
     m_program = std::move(program);
     int steps = m_program ? static_cast<int>(m_program->trace.size()) : 0;
     m_keep->setRange(0, steps);
-    if (!sameSteps)
+    // A point opened from the front begins with the steps the search kept: keeping as many
+    // again searches on from it (session 16's walk-through: the count jumped to all its steps).
+    if (!sameSteps && !m_openingPoint)
         m_keep->setValue(steps);
     // The instruction model predicts CPU code only.
     const bool cpu = m_program && m_program->target->kind != "accelerator";
@@ -197,6 +199,7 @@ void SearchPanel::setProgram(std::shared_ptr<const sched::Program> program)
 
 void SearchPanel::setTimeLimit(double seconds) { m_seconds->setValue(seconds); }
 void SearchPanel::setKeptSteps(int steps) { m_keep->setValue(steps); }
+int SearchPanel::keptSteps() const { return m_keep->value(); }
 void SearchPanel::setMaxUnroll(int copies) { m_maxUnroll->setValue(copies); }
 
 void SearchPanel::setObjective(search::Objective objective)
@@ -376,7 +379,9 @@ void SearchPanel::openPoint(int index)
     if (index < 0 || index >= static_cast<int>(m_front.size()))
         return;
     selectPoint(index);
+    m_openingPoint = true;
     emit openRequested(m_front[index].trace, pointText(index));
+    m_openingPoint = false;
 }
 
 QStringList SearchPanel::changeLines() const

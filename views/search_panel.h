@@ -43,6 +43,11 @@ public:
     void setBudget(int64_t candidates) { m_budget = candidates; }
     void setTimeLimit(double seconds);
     void setKeptSteps(int steps);
+    /// The first steps of the current schedule a new search keeps (the panel's "Keep first
+    /// steps"): all of them when a schedule with another number of steps is set, unchanged when
+    /// that schedule is a point of the front opened from this panel (its first steps are the
+    /// ones kept).
+    int keptSteps() const;
     /// The most straight-line copies the unrolled loops of a stage may make in the candidates
     /// drawn (SpaceOptions::maxUnrollProduct; a schedule that makes more still starts the search).
     void setMaxUnroll(int copies);
@@ -88,6 +93,7 @@ private:
     QComboBox* m_objective = nullptr;
     QDoubleSpinBox* m_seconds = nullptr;
     QSpinBox* m_keep = nullptr;
+    bool m_openingPoint = false;  ///< openPoint is emitting: the program set meanwhile is that point
     QSpinBox* m_maxUnroll = nullptr;
     QSpinBox* m_threads = nullptr;
     QSpinBox* m_seed = nullptr;

@@ -42,9 +42,15 @@ private slots:
         QVERIFY(!panel->isRunning());
         QVERIFY(panel->front().size() >= 2);
         const int undoBefore = w.document()->undoStack()->count();
+        QCOMPARE(panel->keptSteps(), 0);   // the naive schedule has no steps
+        QVERIFY(!panel->front()[0].trace.empty());
         panel->openPoint(0);
         QCOMPARE(w.document()->undoStack()->count(), undoBefore + 1);
         QVERIFY(w.document()->steps() == panel->front()[0].trace);
+        // The opened point starts with the steps the search kept (none): "Keep first steps"
+        // stays as it was, so that the next search goes on from the point (it jumped to all
+        // of the point's steps).
+        QCOMPARE(panel->keptSteps(), 0);
         QVERIFY(w.document()->undoStack()->undoText().startsWith("open search point"));
         w.action(QStringLiteral("undo"))->trigger();
         QVERIFY(w.document()->steps() == before);
