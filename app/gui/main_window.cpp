@@ -7,6 +7,7 @@
 #include "codegen/measure.h"
 #include "diagnostics_view.h"
 #include "edit_journal.h"
+#include "file_dialog.h"
 #include "kernel_view.h"
 #include "live_label.h"
 #include "loop_nest_view.h"
@@ -26,7 +27,6 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QElapsedTimer>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
 #include <QMenuBar>
@@ -643,20 +643,20 @@ QString MainWindow::askPath(Prompt prompt, const QString& suggestion)
     const QString dir = suggestion.isEmpty() ? examplesDir() : suggestion;
     switch (prompt) {
     case Prompt::OpenSchedule:
-        return QFileDialog::getOpenFileName(this, tr("Open schedule"), dir + QStringLiteral("/schedules"),
-                                            tr("Schedules (*.sched.yaml);;Kernels (*.kernel.yaml);;All files (*)"));
+        return askFile(this, FileDialogKind::OpenFile, tr("Open schedule"), dir + QStringLiteral("/schedules"),
+                       tr("Schedules (*.sched.yaml);;Kernels (*.kernel.yaml);;All files (*)"));
     case Prompt::OpenKernel:
-        return QFileDialog::getOpenFileName(this, tr("Open kernel"), dir + QStringLiteral("/kernels"), tr("Kernels (*.kernel.yaml);;All files (*)"));
+        return askFile(this, FileDialogKind::OpenFile, tr("Open kernel"), dir + QStringLiteral("/kernels"), tr("Kernels (*.kernel.yaml);;All files (*)"));
     case Prompt::OpenTarget:
-        return QFileDialog::getOpenFileName(this, tr("Open target"), dir, tr("Targets (*.yaml);;All files (*)"));
+        return askFile(this, FileDialogKind::OpenFile, tr("Open target"), dir, tr("Targets (*.yaml);;All files (*)"));
     case Prompt::SaveSchedule: {
-        QString path = QFileDialog::getSaveFileName(this, tr("Save schedule"), suggestion, tr("Schedules (*.sched.yaml)"));
+        QString path = askFile(this, FileDialogKind::SaveFile, tr("Save schedule"), suggestion, tr("Schedules (*.sched.yaml)"));
         if (!path.isEmpty() && !path.endsWith(QLatin1String(".sched.yaml")))
             path += QStringLiteral(".sched.yaml");
         return path;
     }
     case Prompt::ExportDirectory:
-        return QFileDialog::getExistingDirectory(this, tr("Export C into"), suggestion);
+        return askFile(this, FileDialogKind::Folder, tr("Export C into"), suggestion);
     }
     return QString();
 }

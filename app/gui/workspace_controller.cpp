@@ -4,6 +4,7 @@
 #include "codegen/measure.h"
 #include "compare_view.h"
 #include "edit_journal.h"
+#include "file_dialog.h"
 #include "lower/loop_nest.h"
 #include "main_window.h"
 #include "schedule_document.h"
@@ -22,7 +23,6 @@
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QDockWidget>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
 #include <QLabel>
@@ -151,8 +151,8 @@ WorkspaceController::WorkspaceController(QMainWindow* window, ScheduleDocument* 
         QString folder = documentFolder();
         if (folder.isEmpty())
             folder = m_filePrompt ? m_filePrompt(true, m_suggestedFolder ? m_suggestedFolder() : QDir::homePath())
-                                  : QFileDialog::getExistingDirectory(m_window, tr("Create a workspace in"),
-                                                                      m_suggestedFolder ? m_suggestedFolder() : QDir::homePath());
+                                  : askFile(m_window, FileDialogKind::Folder, tr("Create a workspace in"),
+                                            m_suggestedFolder ? m_suggestedFolder() : QDir::homePath());
         QString error;
         if (!folder.isEmpty() && !createWorkspace(folder, &error))
             warn(tr("Create workspace"), error);
@@ -160,8 +160,8 @@ WorkspaceController::WorkspaceController(QMainWindow* window, ScheduleDocument* 
     connect(m_variants, &VariantsView::openWorkspaceRequested, this, [this] {
         const QString suggestion = m_suggestedFolder ? m_suggestedFolder() : QDir::homePath();
         const QString path = m_filePrompt ? m_filePrompt(false, suggestion)
-                                          : QFileDialog::getOpenFileName(m_window, tr("Open workspace"), suggestion,
-                                                                         tr("Workspaces (*%1);;All files (*)").arg(QLatin1String(store::kWorkspaceSuffix)));
+                                          : askFile(m_window, FileDialogKind::OpenFile, tr("Open workspace"), suggestion,
+                                                    tr("Workspaces (*%1);;All files (*)").arg(QLatin1String(store::kWorkspaceSuffix)));
         QString error;
         if (!path.isEmpty() && !openWorkspace(path, &error))
             warn(tr("Open workspace"), error);
@@ -467,7 +467,7 @@ void WorkspaceController::askSave()
         if (folder.isEmpty()) {
             const QString suggestion = m_suggestedFolder ? m_suggestedFolder() : QDir::homePath();
             folder = m_filePrompt ? m_filePrompt(true, suggestion)
-                                  : QFileDialog::getExistingDirectory(m_window, tr("Create a workspace for the variants in"), suggestion);
+                                  : askFile(m_window, FileDialogKind::Folder, tr("Create a workspace for the variants in"), suggestion);
             if (folder.isEmpty())
                 return;
         } else if (!ask(tr("Save as variant"), tr("There is no workspace in %1 yet. Create %2 to keep the variants of this folder's schedules?")
