@@ -177,7 +177,10 @@ void SearchPanel::setProgram(std::shared_ptr<const sched::Program> program)
     m_keep->setRange(0, steps);
     // A point opened from the front begins with the steps the search kept: keeping as many
     // again searches on from it (session 16's walk-through: the count jumped to all its steps).
-    if (!sameSteps && !m_openingPoint)
+    const bool opened = m_openedTrace && m_program && m_program->trace == *m_openedTrace;
+    if (opened)
+        m_openedTrace.reset();
+    if (!sameSteps && !opened)
         m_keep->setValue(steps);
     // The instruction model predicts CPU code only.
     const bool cpu = m_program && m_program->target->kind != "accelerator";
@@ -379,9 +382,8 @@ void SearchPanel::openPoint(int index)
     if (index < 0 || index >= static_cast<int>(m_front.size()))
         return;
     selectPoint(index);
-    m_openingPoint = true;
+    m_openedTrace = m_front[index].trace;
     emit openRequested(m_front[index].trace, pointText(index));
-    m_openingPoint = false;
 }
 
 QStringList SearchPanel::changeLines() const

@@ -93,7 +93,9 @@ private:
     QComboBox* m_objective = nullptr;
     QDoubleSpinBox* m_seconds = nullptr;
     QSpinBox* m_keep = nullptr;
-    bool m_openingPoint = false;  ///< openPoint is emitting: the program set meanwhile is that point
+    /// The trace of the point openPoint asked for, until a program with it is set (the document
+    /// may rebuild it on a worker, after the request returns).
+    std::optional<std::vector<sched::Step>> m_openedTrace;
     QSpinBox* m_maxUnroll = nullptr;
     QSpinBox* m_threads = nullptr;
     QSpinBox* m_seed = nullptr;

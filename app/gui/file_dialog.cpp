@@ -42,11 +42,25 @@ void prepareFileDialog(QFileDialog& dialog, FileDialogKind kind)
     }
 }
 
-QString askFile(QWidget* parent, FileDialogKind kind, const QString& title, const QString& dir, const QString& filter)
+QString askFile(QWidget* parent, FileDialogKind kind, const QString& title, const QString& dir, const QString& filter,
+                const QString& defaultSuffix)
 {
     QFileDialog dialog(parent, title, dir, filter);
     prepareFileDialog(dialog, kind);
-    if (dialog.exec() != QDialog::Accepted)
+    dialog.setDefaultSuffix(defaultSuffix);
+    const bool accepted = dialog.exec() == QDialog::Accepted;
+    // The dialog saves its header in the user's Qt settings, which every Qt program's own
+    // dialog reads: leave the columns resizable by hand there, at the widths they have now.
+    if (auto* view = dialog.findChild<QTreeView*>(QStringLiteral("treeView"))) {
+        QHeaderView* header = view->header();
+        for (int column = 0; column < header->count(); ++column) {
+            const int width = header->sectionSize(column);
+            header->setSectionResizeMode(column, QHeaderView::Interactive);
+            header->resizeSection(column, width);
+        }
+        header->setStretchLastSection(true);
+    }
+    if (!accepted)
         return QString();
     const QStringList chosen = dialog.selectedFiles();
     return chosen.isEmpty() ? QString() : chosen.front();

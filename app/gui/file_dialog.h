@@ -20,7 +20,10 @@ enum class FileDialogKind { OpenFile, SaveFile, Folder };
 /// contents, leave (whatever widths the last dialog left in the settings).
 void prepareFileDialog(QFileDialog& dialog, FileDialogKind kind);
 
-/// Runs a dialog prepared so (modal): the chosen path, or empty when cancelled.
-QString askFile(QWidget* parent, FileDialogKind kind, const QString& title, const QString& dir, const QString& filter = QString());
+/// Runs a dialog prepared so (modal): the chosen path, or empty when cancelled. A name typed
+/// without a suffix gets `defaultSuffix` before the dialog checks it (a save asks before it
+/// replaces that file).
+QString askFile(QWidget* parent, FileDialogKind kind, const QString& title, const QString& dir, const QString& filter = QString(),
+                const QString& defaultSuffix = QString());
 
 } // namespace loopscope::ui

@@ -650,7 +650,9 @@ QString MainWindow::askPath(Prompt prompt, const QString& suggestion)
     case Prompt::OpenTarget:
         return askFile(this, FileDialogKind::OpenFile, tr("Open target"), dir, tr("Targets (*.yaml);;All files (*)"));
     case Prompt::SaveSchedule: {
-        QString path = askFile(this, FileDialogKind::SaveFile, tr("Save schedule"), suggestion, tr("Schedules (*.sched.yaml)"));
+        // "foo" becomes foo.sched.yaml before the dialog asks whether to replace it.
+        QString path = askFile(this, FileDialogKind::SaveFile, tr("Save schedule"), suggestion, tr("Schedules (*.sched.yaml)"),
+                               QStringLiteral("sched.yaml"));
         if (!path.isEmpty() && !path.endsWith(QLatin1String(".sched.yaml")))
             path += QStringLiteral(".sched.yaml");
         return path;

@@ -1047,7 +1047,7 @@ private slots:
         // 900 pixels wide, or 90% of a smaller screen (offscreen: 800 x 600, so 720); the
         // columns are checked at 900, as on any screen of 1000 pixels or more.
         const QSize screen = QGuiApplication::primaryScreen()->availableSize();
-        QCOMPARE(d.width(), std::min(900, int(screen.width() * 0.9)));
+        QCOMPARE(d.width(), std::min(900, qRound(screen.width() * 0.9)));
         d.resize(900, d.height());
         d.show();
         QAbstractItemModel* model = view->model();

@@ -54,6 +54,17 @@ private slots:
         QVERIFY(w.document()->undoStack()->undoText().startsWith("open search point"));
         w.action(QStringLiteral("undo"))->trigger();
         QVERIFY(w.document()->steps() == before);
+        QCOMPARE(panel->keptSteps(), 0);
+        // The same when the document rebuilds on a worker (a schedule that took 100 ms or more):
+        // the new program reaches the panel after the request returned.
+        w.document()->setAsyncThresholdMs(0);
+        QSignalSpy changed(w.document(), &ScheduleDocument::changed);
+        panel->openPoint(1);
+        QVERIFY(w.document()->steps() == panel->front()[1].trace);
+        QTRY_VERIFY(!changed.isEmpty() && w.document()->snapshot().program->trace == panel->front()[1].trace);
+        QCOMPARE(panel->keptSteps(), 0);
+        w.action(QStringLiteral("undo"))->trigger();
+        QTRY_VERIFY(w.document()->snapshot().program->trace == before);
         // The same action raises the same window.
         search->trigger();
         QCOMPARE(w.findChildren<QDialog*>(QStringLiteral("searchWindow")).size(), 1);
