@@ -9,8 +9,12 @@
 // schedule worse than 25%; a Spearman rank correlation of at least 0.95 over all of them.
 // Schedules the search found where the model was most wrong (tests/data/instructions) are held
 // to the bounds in kSearchBounds and join the rank correlation.
-// All met since session 18 (default coefficients, arm-none-eabi-gcc 12.2.1, qemu 7.2). The
-// suite holds the model to the issue's figures, and tighter where it reaches them with room:
+// Met on this suite since session 18 (default coefficients, arm-none-eabi-gcc 12.2.1, qemu 7.2),
+// but read the random figures with their sample: earlier sessions profiled the worst of these 60
+// to find rules, so they are no longer held out. Over the 500 random schedules of seeds 100000+
+// (these 60 first) the p95 is 15.2% on the M7; of the 440 after these 60, 73 are beyond 10%
+// (docs/cost-model.md). The suite holds the model to what it reaches, so that it cannot get
+// worse unnoticed:
 //   - the copies (default DMA hooks) predicted exactly, to one instruction per hook call (measured:
 //     off by 0 to 32 instructions, at most 0.8%);
 //   - Spearman >= 0.99 over all (met: 0.997; the issue asks 0.95);
