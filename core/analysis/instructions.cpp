@@ -378,6 +378,8 @@ public:
     };
 
     const Info& operator[](int id) const { return m_info[id]; }
+    /// The slot whose parity selects a ping-pong buffer's half (the C's `[(x & 1)]`), or -1.
+    int halfSlot(int buffer) const { return m_halfSlot[buffer]; }
 
 private:
     void visit(int id)
@@ -2338,6 +2340,23 @@ private:
             addSlots(m_n.index, e, f.vars);
         const std::vector<int> countVars = f.vars;
         alignmentSlots(s, f.vars);
+        // A ping-pong buffer's halves lie one after the other (`X_SRAM[2][5]`): where a half's
+        // bytes are not a multiple of 4, the half the copy fills or empties moves its rows'
+        // remainders (random #700015: 5 int16 a half, the odd tiles' copies 2 bytes off).
+        int64_t halfBytes[2] = {0, 0};  // source, destination
+        int halfSlots[2] = {-1, -1};
+        for (int side = 0; side < 2; ++side) {
+            const int b = side == 0 ? s.src : s.buffer;
+            halfSlots[side] = m_shapes.halfSlot(b);
+            if (halfSlots[side] >= 0 && m_n.buffers[b].bytes() % 4 != 0) {
+                halfBytes[side] = m_n.buffers[b].bytes();
+                f.vars.push_back(halfSlots[side]);
+            }
+        }
+        std::vector<int> notLinear(guardVars);  // what the closed form must leave to the enumeration
+        for (int side = 0; side < 2; ++side)
+            if (halfBytes[side] != 0)
+                notLinear.push_back(halfSlots[side]);
         std::sort(f.vars.begin(), f.vars.end());
         f.vars.erase(std::unique(f.vars.begin(), f.vars.end()), f.vars.end());
         if (dims > kMaxCopyDims) {
@@ -2355,7 +2374,7 @@ private:
         const bool aligned = shape.elementBytes % 4 == 0;
         std::vector<std::array<int64_t, 3>> linear;  // slot's extent, source and destination bytes per step
         if (!aligned && !t_enumerateCopies)
-            for (const LinearSlot& ls : linearAlignmentSlots(s, f.vars, countVars, guardVars, ps, pd)) {
+            for (const LinearSlot& ls : linearAlignmentSlots(s, f.vars, countVars, notLinear, ps, pd)) {
                 folded.push_back(ls.slot);
                 linear.push_back({m_n.slotExtents[ls.slot], ls.srcBytes, ls.dstBytes});
                 f.vars.erase(std::find(f.vars.begin(), f.vars.end(), ls.slot));
@@ -2364,7 +2383,7 @@ private:
         const Stmt* st = &s;
         const std::vector<int> vars = f.vars;
         const size_t slots = m_n.slotExtents.size();
-        f.eval = [n, st, shape, dims, ps, pd, aligned, &src, &dst, vars, slots, linear](const int64_t* given) -> int64_t {
+        f.eval = [n, st, shape, dims, ps, pd, aligned, &src, &dst, vars, slots, linear, halfBytes, halfSlots](const int64_t* given) -> int64_t {
             // Only the factor's variables have values; the others add multiples of 4 bytes.
             std::array<int64_t, 128> small;
             std::vector<int64_t> large;
@@ -2402,7 +2421,8 @@ private:
                 }
                 return off * es;
             };
-            const int64_t s0 = first(src, ps), d0 = first(dst, pd);
+            const int64_t s0 = first(src, ps) + (halfBytes[0] != 0 ? (v[halfSlots[0]] & 1) * halfBytes[0] : 0);
+            const int64_t d0 = first(dst, pd) + (halfBytes[1] != 0 ? (v[halfSlots[1]] & 1) * halfBytes[1] : 0);
             // Histogram of (source, destination) remainders over calls and rows.
             std::array<int64_t, 16> hist{};
             hist[(((s0 % 4) + 4) % 4) * 4 + (((d0 % 4) + 4) % 4)] = 1;
