@@ -1,6 +1,6 @@
-// The instruction model against the emulator (issue 11): every example schedule and 60 random
-// hand-style schedules (sched/random_tiling.h: int8, int16 and float kernels, DSP and plain
-// paths, partial tiles, caches, unrolled bodies; other seeds than calibration's) are exported,
+// The instruction model against the emulator (issue 11): every example schedule and two samples
+// of 60 random hand-style schedules (sched/random_tiling.h: int8, int16 and float kernels, DSP
+// and plain paths, partial tiles, caches, unrolled bodies) are exported,
 // compiled into one firmware image per core with the export harness's compiler and flags, and
 // counted on qemu's Cortex-M7 and Cortex-M4 (kernel and default-DMA-hook copies).
 //
@@ -9,18 +9,23 @@
 // schedule worse than 25%; a Spearman rank correlation of at least 0.95 over all of them.
 // Schedules the search found where the model was most wrong (tests/data/instructions) are held
 // to the bounds in kSearchBounds and join the rank correlation.
-// Met on this suite since session 18 (default coefficients, arm-none-eabi-gcc 12.2.1, qemu 7.2),
-// but read the random figures with their sample: earlier sessions profiled the worst of these 60
-// to find rules, so they are no longer held out. Over the 500 random schedules of seeds 100000+
-// (these 60 first) the p95 is 15.2% on the M7; of the 440 after these 60, 73 are beyond 10%
-// (docs/cost-model.md). The suite holds the model to what it reaches, so that it cannot get
-// worse unnoticed:
+// The first sample (seeds 100000+, "tuned") meets the issue's random-schedule figures since
+// session 18 (default coefficients, arm-none-eabi-gcc 12.2.1, qemu 7.2), but sessions 8-18
+// profiled its worst schedules to find rules, so it is no longer held out: over the 500 of seeds
+// 100000+ (these 60 first) the p95 is 14.5% on the M7. The second sample (seeds 700000+, "held
+// out", added in session 19) is what the model reaches on schedules nobody tuned it for: M7
+// median 3.3%, p95 14.2%, worst 70.9%, 9 of 60 beyond 10%; M4 3.8% / 14.1% / 70.9%, 9 beyond
+// (over the 500 of seeds 700000+: p95 18.9% on both cores, docs/performance.md). The issue's
+// p95 of 10% and worst of 25% are not met on it. Its one schedule read so far is #700015, whose
+// copies (counted exactly, not fitted) it showed wrong: a ping-pong half of 10 bytes. The suite
+// holds the model to what it reaches, so that it cannot get worse unnoticed:
 //   - the copies (default DMA hooks) predicted exactly, to one instruction per hook call (measured:
 //     off by 0 to 32 instructions, at most 0.8%);
 //   - Spearman >= 0.99 over all (met: 0.997; the issue asks 0.95);
 //   - every example within 10% (kExampleBounds, empty since session 18, would hold one that
 //     falls out to the bound it reaches, with the reason: see docs/cost-model.md);
-//   - random schedules: median, p95 and worst within kRandomBounds (measured 2026-12-05 with the
+//   - random schedules: median, p95 and worst within each sample's bounds (kSamples; the tuned
+//     sample's history: measured 2026-12-05 with the
 //     input offset folded into the bias: M7 6.8% / 23.4% / 51.5%, M4 7.1% / 23.3% / 51.2%; after
 //     the DSP-loop and register rules M7 6.8% / 22.2% / 51.5%, M4 6.6% / 22.2% / 51.2%; after DSP
 //     operands taken out of the loop, 2026-12-05: M7 6.2% / 22.2% / 51.5%, M4 5.9% / 22.2% / 51.2%,
@@ -78,8 +83,21 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// The first random schedule the suite uses; calibration draws from 0 up.
-constexpr uint64_t kFirstSchedule = 100000;
+/// What a sample of random schedules reaches (the issue: median 5%, p95 10%, worst 25%).
+struct RandomBounds {
+    double median, p95, worst;
+};
+/// Two samples of kRandomSchedules each (calibration draws from 0 up). The first, from 100000,
+/// is the one sessions 8-18 profiled to find rules: it meets the issue's figures and is held to
+/// them, so that those rules cannot break unnoticed. The second, from 700000, was drawn in
+/// session 19 and never looked at schedule by schedule: held out, it says what the model
+/// reaches on schedules nobody tuned it for, and is held to that. Work on the model draws its
+/// cases from elsewhere (calibrate's seeds 0, 100000, 300000), or this sample stops telling.
+struct RandomSample {
+    const char* name;
+    uint64_t first;
+    RandomBounds bounds;
+};
 constexpr int kRandomSchedules = 60;
 /// The issue's bound for an example schedule.
 constexpr double kExampleGoal = 0.10;
@@ -178,11 +196,11 @@ const std::map<std::string, double> kSearchBounds = {
     {"search_conv2d_s2_int8_tiled_2.sched.yaml", 0.29},             // -27.9% / -19.4% (M4 -25.3% before session 11; -35.4%)
     {"search_conv2d_int8_tflite_1.sched.yaml", 0.11},               //  -1.6% / +4.2% in session 18; -10.7% /  -1.4% (M4 -8.3% before session 11; -28.9%; -10.8% / -11.9% before LS_LIKELY)
 };
-/// What the random schedules reach today (the issue: median 5%, p95 10%, worst 25%).
-struct RandomBounds {
-    double median, p95, worst;
+constexpr RandomSample kSamples[] = {
+    {"tuned", 100000, {0.05, 0.10, 0.16}},
+    // Session 19, M7 / M4: median 3.3% / 3.8%, p95 14.2% / 14.1%, worst 70.9% / 70.9%.
+    {"held out", 700000, {0.04, 0.15, 0.72}},
 };
-constexpr RandomBounds kRandomBounds{0.05, 0.10, 0.16};
 /// Spearman over all schedules (the issue: 0.95).
 constexpr double kSpearmanBound = 0.99;
 
@@ -192,6 +210,7 @@ struct Case {
     analysis::CostReport report;
     bool example = false;
     double bound = 0;   ///< a search-found schedule's bound (0: a random one)
+    int sample = -1;    ///< a random one's kSamples index
 };
 
 /// What the random schedules cover, so that the suite says it checks them all.
@@ -217,15 +236,15 @@ struct Coverage {
     }
 };
 
-std::vector<Case> cases(const std::shared_ptr<const hw::Target>& target, Coverage& coverage)
+std::vector<Case> cases(const std::shared_ptr<const hw::Target>& target, Coverage (&coverage)[std::size(kSamples)])
 {
     std::vector<Case> out;
-    auto add = [&](const std::string& name, const sched::Program& p, bool example, double bound = 0) {
+    auto add = [&](const std::string& name, const sched::Program& p, bool example, double bound = 0, int sample = -1) {
         lower::LoopNest nest = lower::lower(p);
         analysis::CostReport r = analysis::analyze(nest, *target);
         if (!example && bound == 0 && (r.hasErrors() || codegen::generateSource(nest).size() > 300000))
             return false;
-        out.push_back({name, std::move(nest), std::move(r), example, bound});
+        out.push_back({name, std::move(nest), std::move(r), example, bound, sample});
         return true;
     };
     std::vector<fs::path> files;
@@ -255,15 +274,18 @@ std::vector<Case> cases(const std::shared_ptr<const hw::Target>& target, Coverag
         }
     }
     EXPECT_EQ(searchFound, static_cast<int>(kSearchBounds.size()));
-    int drawn = 0;
-    for (uint64_t n = kFirstSchedule; drawn < kRandomSchedules && n < kFirstSchedule + 1000; ++n) {
-        std::optional<sched::Program> p = sched::randomTiling(n, test::sourceDir() + "/examples/kernels", target);
-        if (p && add("random #" + std::to_string(n), *p, false)) {
-            coverage.add(out.back().nest);
-            ++drawn;
+    for (int sample = 0; sample < static_cast<int>(std::size(kSamples)); ++sample) {
+        const uint64_t first = kSamples[sample].first;
+        int drawn = 0;
+        for (uint64_t n = first; drawn < kRandomSchedules && n < first + 1000; ++n) {
+            std::optional<sched::Program> p = sched::randomTiling(n, test::sourceDir() + "/examples/kernels", target);
+            if (p && add("random #" + std::to_string(n), *p, false, 0, sample)) {
+                coverage[sample].add(out.back().nest);
+                ++drawn;
+            }
         }
+        EXPECT_EQ(drawn, kRandomSchedules) << kSamples[sample].name;
     }
-    EXPECT_EQ(drawn, kRandomSchedules);
     return out;
 }
 
@@ -275,15 +297,18 @@ TEST_P(InstructionsOnQemu, PredictedTotalsMatchTheEmulator)
 {
     const std::shared_ptr<const hw::Target> target = test::builtinTarget(GetParam());
     ASSERT_TRUE(target);
-    Coverage coverage;
+    Coverage coverage[std::size(kSamples)];
     const std::vector<Case> all = cases(target, coverage);
-    // The random schedules exercise what the issue names.
-    EXPECT_EQ(coverage.dtypes, (std::set<std::string>{"int8", "int16", "float32"}));
-    EXPECT_GE(coverage.dsp, 5);
-    EXPECT_GE(coverage.plain, 5);
-    EXPECT_GE(coverage.partialTiles, 5);
-    EXPECT_GE(coverage.caches, 5);
-    EXPECT_GE(coverage.unrolled, 5);
+    // Each sample of random schedules exercises what the issue names.
+    for (size_t k = 0; k < std::size(kSamples); ++k) {
+        SCOPED_TRACE(kSamples[k].name);
+        EXPECT_EQ(coverage[k].dtypes, (std::set<std::string>{"int8", "int16", "float32"}));
+        EXPECT_GE(coverage[k].dsp, 5);
+        EXPECT_GE(coverage[k].plain, 5);
+        EXPECT_GE(coverage[k].partialTiles, 5);
+        EXPECT_GE(coverage[k].caches, 5);
+        EXPECT_GE(coverage[k].unrolled, 5);
+    }
 
     std::vector<const lower::LoopNest*> nests;
     for (const Case& c : all)
@@ -291,7 +316,8 @@ TEST_P(InstructionsOnQemu, PredictedTotalsMatchTheEmulator)
     const std::vector<codegen::Measurement> measured = codegen::measureBatchOnQemu(nests, target->name);
     ASSERT_EQ(measured.size(), all.size());
 
-    std::vector<double> predicted, actual, randomPredicted, randomActual;
+    std::vector<double> predicted, actual;
+    std::vector<double> randomPredicted[std::size(kSamples)], randomActual[std::size(kSamples)];
     std::ostringstream table;
     int examples = 0, examplesWithinGoal = 0;
     for (size_t i = 0; i < all.size(); ++i) {
@@ -318,19 +344,26 @@ TEST_P(InstructionsOnQemu, PredictedTotalsMatchTheEmulator)
         } else if (all[i].bound > 0) {
             EXPECT_LE(std::fabs(error), all[i].bound) << all[i].name << " on " << target->name << ": " << line;
         } else {
-            randomPredicted.push_back(p);
-            randomActual.push_back(m);
+            randomPredicted[all[i].sample].push_back(p);
+            randomActual[all[i].sample].push_back(m);
         }
     }
-    const analysis::PredictionStats random = analysis::predictionStats(randomPredicted, randomActual);
     const analysis::PredictionStats everything = analysis::predictionStats(predicted, actual);
     std::printf("%s", table.str().c_str());
-    std::printf("%s: random schedules: median %.1f%%, p95 %.1f%%, worst %.1f%%; Spearman over all %.4f\n", target->name.c_str(), 100 * random.median,
-                100 * random.p95, 100 * random.worst, everything.spearman);
+    for (size_t k = 0; k < std::size(kSamples); ++k) {
+        const analysis::PredictionStats random = analysis::predictionStats(randomPredicted[k], randomActual[k]);
+        int beyond = 0;
+        for (size_t j = 0; j < randomActual[k].size(); ++j)
+            beyond += std::fabs(randomPredicted[k][j] - randomActual[k][j]) > kExampleGoal * randomActual[k][j] ? 1 : 0;
+        std::printf("%s: random schedules, %s (from #%llu): median %.1f%%, p95 %.1f%%, worst %.1f%%, %d of %zu beyond 10%%\n", target->name.c_str(),
+                    kSamples[k].name, static_cast<unsigned long long>(kSamples[k].first), 100 * random.median, 100 * random.p95, 100 * random.worst,
+                    beyond, randomActual[k].size());
+        EXPECT_LE(random.median, kSamples[k].bounds.median) << kSamples[k].name;
+        EXPECT_LE(random.p95, kSamples[k].bounds.p95) << kSamples[k].name;
+        EXPECT_LE(random.worst, kSamples[k].bounds.worst) << kSamples[k].name;
+    }
+    std::printf("%s: Spearman over all %.4f\n", target->name.c_str(), everything.spearman);
     std::printf("%s: %d of %d examples within the issue's %.0f%%\n", target->name.c_str(), examplesWithinGoal, examples, 100 * kExampleGoal);
-    EXPECT_LE(random.median, kRandomBounds.median);
-    EXPECT_LE(random.p95, kRandomBounds.p95);
-    EXPECT_LE(random.worst, kRandomBounds.worst);
     EXPECT_GE(everything.spearman, kSpearmanBound);
 }
 
