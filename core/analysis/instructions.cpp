@@ -58,6 +58,16 @@ constexpr int kSmallLoopBody = 13;
 /// operands and a register accumulator (5 to 14): measured on the examples, 60 random schedules
 /// and the search's DSP schedules (docs/cost-model.md).
 constexpr int kSmallDspBody = 15;
+/// GCC -O2's complete unrolling of a loop that broadcasts a bias element into an accumulator
+/// in memory (cunroll, without growth: 2/3 of the copies' statements, less those folded away,
+/// no more than the loop's). `-fopt-info-loop-optimized` over calibrate's 1,500 random schedules
+/// of seeds 0, 100000 and 300000 (scripts/unroll_decisions.py): every one of 3 to 5 iterations
+/// unrolled (35 of 35); of 6 and 8 iterations 29 of 59, those whose stores' addresses are
+/// constants (`O_acc[h] = bias[k]`, `O_acc[n * 6 + h]` with n a loop of one iteration), not
+/// those beside another loop's counter (`O_acc[c * 6 + h] = bias[c]`). Disagreements with GCC
+/// over all loops of those schedules: 142 / 146 / 144 -> 107 / 90 / 118, none new.
+constexpr int64_t kUnrolledBroadcastTrips = 5;
+constexpr int64_t kUnrolledConstantBroadcastTrips = 8;
 /// Unrolled copies of a DSP loop whose word loads still advance their own pointers (post-indexed
 /// LDR): random #100071's 3 and #300415's 2 do, the search's picks of 64 and more share a counter
 /// as a register offset instead (search_dense_int8_dsp_1, search_conv2d_int8_dsp_1, measured on
@@ -343,7 +353,7 @@ int valueArithmetic(const LoopNest& n, int v)
 /// code keeps it as a loop (see compilerKeepsLoop) or makes it a memset.
 class LoopShapes {
 public:
-    explicit LoopShapes(const LoopNest& n) : m_n(n), m_info(n.stmts.size()), m_halfSlot(n.buffers.size(), -1)
+    explicit LoopShapes(const LoopNest& n) : m_n(n), m_info(n.stmts.size()), m_halfSlot(n.buffers.size(), -1), m_slotLoop(n.slotExtents.size(), -1)
     {
         if (n.root < 0)
             return;
@@ -358,6 +368,9 @@ public:
             };
             find(n.root, nullptr);
         }
+        for (size_t i = 0; i < n.stmts.size(); ++i)
+            if (n.stmts[i].kind == Stmt::Kind::For && n.stmts[i].slot >= 0 && n.stmts[i].slot < static_cast<int>(m_slotLoop.size()))
+                m_slotLoop[n.stmts[i].slot] = static_cast<int>(i);
         visit(n.root);
     }
 
@@ -458,6 +471,17 @@ private:
             // cache ping-ponged beside an I cache's origin; of the 35 schedules whose loops it
             // unrolled one has, whose 34 of 36 it unrolled; -50.2% -> +7.4% for the worst).
             in.kept = loopy && (in.trips > 2 || in.keptInside || in.calls || in.size > small || dspAddressTerms >= kKeptDspAddressTerms);
+            // A bias broadcast into an accumulator in memory (`O_acc[h] = bias[c]`): GCC unrolls
+            // it completely up to kUnrolledBroadcastTrips iterations, and up to
+            // kUnrolledConstantBroadcastTrips where every store's address is a constant (the
+            // accumulator's other counters are copies' constants or loops of one iteration).
+            if (in.kept && !in.keptInside && !in.calls && !in.dsp) {
+                const int init = broadcastsBias(id);
+                if (init >= 0
+                    && (in.trips <= kUnrolledBroadcastTrips
+                        || (in.trips <= kUnrolledConstantBroadcastTrips && constantBase(m_n.stmts[init].index, s.slot))))
+                    in.kept = false;
+            }
             break;
         }
         case Stmt::Kind::Block:
@@ -513,6 +537,50 @@ private:
     /// An AccInit from a bias, or an AccStore without requantization, that copies an element
     /// unchanged between two buffers of the same type, one of them an accumulator in memory: a
     /// loop of these GCC may make a memcpy (random #100045's `C[i * 12 + j] = C_acc[i * 12 + j]`).
+    /// The AccInit a loop's body is, through loops of one iteration, when it broadcasts a bias
+    /// element that does not change in the loop into an accumulator in memory (`O_acc[h] =
+    /// bias[c]`); else -1.
+    int broadcastsBias(int id) const
+    {
+        const Stmt& loop = m_n.stmts[id];
+        const Stmt* b = &loop;
+        while (b->body.size() == 1) {
+            const int ci = b->body[0];
+            const Stmt& c = m_n.stmts[ci];
+            if (c.kind == Stmt::Kind::AccInit) {
+                if (c.src < 0 || m_n.buffers[c.buffer].level < 0)
+                    return -1;
+                std::vector<int> read;
+                for (IndexId e : c.srcIndex)
+                    if (e != kNoIndex)
+                        m_n.index.slotsOf(e, read);
+                return std::find(read.begin(), read.end(), loop.slot) == read.end() ? ci : -1;
+            }
+            if (c.kind != Stmt::Kind::For || c.extent != 1)
+                return -1;
+            b = &c;
+        }
+        return -1;
+    }
+
+    /// Whether every counter in `index` but `slot`'s is a constant in the C: a loop of one
+    /// iteration, or one an unroll step writes out.
+    bool constantBase(const std::vector<IndexId>& index, int slot) const
+    {
+        std::vector<int> read;
+        for (IndexId e : index)
+            if (e != kNoIndex)
+                m_n.index.slotsOf(e, read);
+        for (int r : read) {
+            if (r == slot || m_n.slotExtents[r] <= 1)
+                continue;
+            const int f = m_slotLoop[r];
+            if (f < 0 || m_n.stmts[f].loopKind != sched::LoopKind::Unrolled)
+                return false;
+        }
+        return true;
+    }
+
     bool plainCopy(const Stmt& s) const
     {
         if (s.src < 0)
@@ -630,6 +698,7 @@ private:
     const LoopNest& m_n;
     std::vector<Info> m_info;
     std::vector<int> m_halfSlot;  ///< per buffer: a ping-pong buffer's half, the slot of the loop around its allocation (-1: none, or one iteration)
+    std::vector<int> m_slotLoop;  ///< per slot: its For statement (-1: none)
 };
 
 /// What GCC makes of a loop (nest) that only zeroes accumulators in memory (LoopShapes'

@@ -612,6 +612,29 @@ TEST(InstructionModel, SaysWhichZeroingAndCopyingLoopsBecomeLibraryCalls)
     EXPECT_NE(std::find(shortRuns.begin(), shortRuns.end(), "j.inner copied in line"), shortRuns.end());
 }
 
+TEST(InstructionModel, ShortBiasBroadcastsAreUnrolledByTheCompiler)
+{
+    // A loop that only broadcasts a bias element into an accumulator in memory: GCC -O2 unrolls
+    // it completely up to 5 iterations, and up to 8 where every store's address is a constant
+    // (-fopt-info-loop-optimized on calibrate's random schedules; the model kept all of them).
+    // The first loop of that name in the C's order is the broadcast.
+    auto first = [](const std::string& name, const std::string& loop) {
+        auto o = sched::openSchedule(test::sourceDir() + "/tests/data/analysis/" + name + ".sched.yaml",
+                                     [](const std::string& n, const std::string& d) { return hw::resolveTarget(n, d); });
+        EXPECT_TRUE(o.ok()) << o.errorText();
+        if (!o.ok())
+            return std::string();
+        const lower::LoopNest nest = lower::lower(o->program);
+        for (const analysis::LoopDecision& d : analysis::loopDecisions(nest, *o->program.target))
+            if (d.name == loop)
+                return std::to_string(d.trips) + " " + analysis::compiledName(d.compiled);
+        return std::string("none");
+    };
+    EXPECT_EQ(first("broadcast_bias_4", "b"), "4 unrolled by the compiler");          // Y_acc[o * 4 + b] = bias[o]
+    EXPECT_EQ(first("broadcast_bias_6_constant", "h"), "6 unrolled by the compiler"); // O_acc[h] = bias[k]
+    EXPECT_EQ(first("broadcast_bias_6_kept", "h"), "6 loop");                         // O_acc[c * 6 + h] = bias[c]
+}
+
 TEST(InstructionModel, ReportsWhereTheInstructionsGoWithTheTargetsCoefficients)
 {
     sched::Program p = example("matmul_int8_tiled");
