@@ -58,6 +58,9 @@ constexpr int kSmallLoopBody = 13;
 /// operands and a register accumulator (5 to 14): measured on the examples, 60 random schedules
 /// and the search's DSP schedules (docs/cost-model.md).
 constexpr int kSmallDspBody = 15;
+/// ... and kept whatever its size when its operands' addresses carry this many terms that do not
+/// fold into the copies (LoopShapes: a ping-pong half that changes, a cache's computed origin).
+constexpr int kKeptDspAddressTerms = 2;
 /// GCC -O2's complete unrolling of a loop that broadcasts a bias element into an accumulator
 /// in memory (cunroll, without growth: 2/3 of the copies' statements, less those folded away,
 /// no more than the loop's). `-fopt-info-loop-optimized` over calibrate's 1,500 random schedules
@@ -65,7 +68,9 @@ constexpr int kSmallDspBody = 15;
 /// unrolled (35 of 35); of 6 and 8 iterations 29 of 59, those whose stores' addresses are
 /// constants (`O_acc[h] = bias[k]`, `O_acc[n * 6 + h]` with n a loop of one iteration), not
 /// those beside another loop's counter (`O_acc[c * 6 + h] = bias[c]`). Disagreements with GCC
-/// over all loops of those schedules: 142 / 146 / 144 -> 107 / 90 / 118, none new.
+/// over all loops of those schedules: 142 / 146 / 144 -> 107 / 90 / 118, none new. No loop of 7
+/// was among them; 7 lies between, where GCC's estimate (the copies grow with the iterations)
+/// asks less folding than for 8.
 constexpr int64_t kUnrolledBroadcastTrips = 5;
 constexpr int64_t kUnrolledConstantBroadcastTrips = 8;
 /// Unrolled copies of a DSP loop whose word loads still advance their own pointers (post-indexed
@@ -75,9 +80,6 @@ constexpr int64_t kUnrolledConstantBroadcastTrips = 8;
 /// in more than 4 copies (random #117's 8, which GCC unrolls completely, so neither count is
 /// right); 4 is where the evidence ends, not a fitted value.
 constexpr int64_t kPostIndexedDspCopies = 4;
-/// ... and kept whatever its size when its operands' addresses carry this many terms that do not
-/// fold into the copies (LoopShapes: a ping-pong half that changes, a cache's computed origin).
-constexpr int kKeptDspAddressTerms = 2;
 /// Int8 words a single-issue core's schedule holds beyond the set unrolled copies reuse (see the
 /// registers of a loop in loop()). GCC schedules with register pressure in view and stops moving
 /// loads up where the registers run out; where is not modelled: fitted on the qemu suite's
@@ -534,9 +536,6 @@ private:
         return true;
     }
 
-    /// An AccInit from a bias, or an AccStore without requantization, that copies an element
-    /// unchanged between two buffers of the same type, one of them an accumulator in memory: a
-    /// loop of these GCC may make a memcpy (random #100045's `C[i * 12 + j] = C_acc[i * 12 + j]`).
     /// The AccInit a loop's body is, through loops of one iteration, when it broadcasts a bias
     /// element that does not change in the loop into an accumulator in memory (`O_acc[h] =
     /// bias[c]`); else -1.
@@ -581,6 +580,9 @@ private:
         return true;
     }
 
+    /// An AccInit from a bias, or an AccStore without requantization, that copies an element
+    /// unchanged between two buffers of the same type, one of them an accumulator in memory: a
+    /// loop of these GCC may make a memcpy (random #100045's `C[i * 12 + j] = C_acc[i * 12 + j]`).
     bool plainCopy(const Stmt& s) const
     {
         if (s.src < 0)
@@ -698,7 +700,7 @@ private:
     const LoopNest& m_n;
     std::vector<Info> m_info;
     std::vector<int> m_halfSlot;  ///< per buffer: a ping-pong buffer's half, the slot of the loop around its allocation (-1: none, or one iteration)
-    std::vector<int> m_slotLoop;  ///< per slot: its For statement (-1: none)
+    std::vector<int> m_slotLoop;  ///< per slot: a For statement of it (-1: none); an accumulator's init, compute and store nests share slots, and their loops the schedule's loop kind
 };
 
 /// What GCC makes of a loop (nest) that only zeroes accumulators in memory (LoopShapes'
@@ -1093,9 +1095,6 @@ private:
             if (m_enclosing[i].code < 0)
                 continue;
             CodeLoop& L = m_code[m_enclosing[i].code];
-            int64_t copies = 1;  // of the loop, by the unrolled loops between it and the next kept one
-            for (size_t j = i; j-- > 0 && m_enclosing[j].code < 0;)
-                copies = std::min<int64_t>(copies * std::max<int64_t>(1, m_enclosing[j].trips), 1 << 20);
             const int64_t c = off.coefficient(L.slot);
             if (c != 0) {
                 if (!innermost) {
@@ -1112,8 +1111,17 @@ private:
                     // origin, a rolling row), to which GCC adds the step's offset in a register
                     // (conv2d_s2_int8_tiled's I word: `add r1, sl, r6; ldr r1, [r1, fp]`), or
                     // the loop is one of more than kPostIndexedDspCopies unrolled copies, which
-                    // share one counter as a register offset (search_dense_int8_dsp_1's 64).
-                    const bool dspWord = word && L.dsp && off.nonlinear.empty() && !off.base && copies <= kPostIndexedDspCopies;
+                    // share one counter as a register offset (search_dense_int8_dsp_1's 64). A
+                    // ping-pong half selected outside the loop is such a term too (random #209
+                    // and #300093, a half and no origin: post-indexed they were predicted -6.7%
+                    // and -9.5%, with the register offset +0.3% and -7.4%).
+                    bool dspWord = word && L.dsp && off.nonlinear.empty() && !off.base && m_shapes.halfSlot(buffer) < 0;
+                    if (dspWord) {
+                        int64_t copies = 1;  // of the loop, by the unrolled loops between it and the next kept one
+                        for (size_t j = i; j-- > 0 && m_enclosing[j].code < 0 && copies <= kPostIndexedDspCopies;)
+                            copies *= std::max<int64_t>(1, m_enclosing[j].trips);
+                        dspWord = copies <= kPostIndexedDspCopies;
+                    }
                     const bool foldable = !conditional && (dspWord || (wordData ? bytes == 4 : std::abs(bytes) <= 255));
                     auto& st = L.streams[{buffer, c}];
                     st.first += n;
@@ -1879,7 +1887,8 @@ private:
                 const bool single = st.first <= it * 1.01;
                 const InsnFeature kind = !st.second ? InsnFeature::WordStream : single ? InsnFeature::FoldedStream : InsnFeature::SharedStream;
                 // A DSP loop's word loads that cannot post-index (their address carries a term
-                // computed outside the loop) share one induction variable: register offsets.
+                // computed outside the loop, or the loop is one of many unrolled copies) share
+                // one induction variable: register offsets.
                 if (L.dsp && kind == InsnFeature::WordStream) {
                     if (wordCounter)
                         continue;
