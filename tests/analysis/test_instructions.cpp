@@ -36,16 +36,22 @@ analysis::InsnFeatures featuresOf(const sched::Program& p)
     return analysis::instructionFeatures(nest, analysis::statementExecutions(nest, *p.target));
 }
 
-/// The events of a schedule the search found (tests/data/instructions/<name>.sched.yaml).
-analysis::InsnFeatures searchFound(const std::string& name)
+/// The events of tests/data/<dir>/<name>.sched.yaml (a failure, and none, if it does not open).
+analysis::InsnFeatures dataFeatures(const std::string& dir, const std::string& name)
 {
-    auto o = sched::openSchedule(test::sourceDir() + "/tests/data/instructions/" + name + ".sched.yaml",
+    auto o = sched::openSchedule(test::sourceDir() + "/tests/data/" + dir + "/" + name + ".sched.yaml",
                                  [](const std::string& n, const std::string& d) { return hw::resolveTarget(n, d); });
     if (!o.ok()) {
         ADD_FAILURE() << o.errorText();
         return {};
     }
     return featuresOf(o->program);
+}
+
+/// The events of a schedule the search found (tests/data/instructions/<name>.sched.yaml).
+analysis::InsnFeatures searchFound(const std::string& name)
+{
+    return dataFeatures("instructions", name);
 }
 
 } // namespace
@@ -439,10 +445,7 @@ TEST(InstructionModel, ADspLoopsWordLoadsAdvanceTheirPointersPostIndexed)
     // loop on a compare of one of them: `ldr.w r1, [r3], #4; ldr.w r5, [r2], #4; cmp; smlad;
     // bne`, 5 instructions per step, none for the pointers (measured on qemu's M7 and M4; the
     // model used to count one add per step: +23.7%, now +9.7%).
-    auto o = sched::openSchedule(test::sourceDir() + "/tests/data/analysis/dsp_words_dense_int16.sched.yaml",
-                                 [](const std::string& n, const std::string& d) { return hw::resolveTarget(n, d); });
-    ASSERT_TRUE(o.ok()) << o.errorText();
-    const analysis::InsnFeatures f = featuresOf(o->program);
+    const analysis::InsnFeatures f = dataFeatures("analysis", "dsp_words_dense_int16");
     EXPECT_EQ(f[InsnFeature::Smlad], 4096);
     EXPECT_EQ(f[InsnFeature::DspWord], 2 * 4096);
     EXPECT_EQ(f[InsnFeature::WordStream], 0);
@@ -450,10 +453,7 @@ TEST(InstructionModel, ADspLoopsWordLoadsAdvanceTheirPointersPostIndexed)
     // The same in a few unrolled copies (random #100071: the 4-step loop in 3 o.inner copies,
     // each copy's X and Wt words post-indexed on qemu's M7; +21.1% -> +8.3%): 2 folded pointers
     // per step, 256 steps; the 12 word_stream events are the output loop's.
-    auto c = sched::openSchedule(test::sourceDir() + "/tests/data/analysis/dsp_words_in_copies.sched.yaml",
-                                 [](const std::string& n, const std::string& d) { return hw::resolveTarget(n, d); });
-    ASSERT_TRUE(c.ok()) << c.errorText();
-    const analysis::InsnFeatures copies = featuresOf(c->program);
+    const analysis::InsnFeatures copies = dataFeatures("analysis", "dsp_words_in_copies");
     EXPECT_EQ(copies[InsnFeature::Smlad], 256);
     EXPECT_EQ(copies[InsnFeature::FoldedStream], 2 * 256);
     EXPECT_EQ(copies[InsnFeature::WordStream], 12);
@@ -484,10 +484,7 @@ TEST(InstructionModel, APingPongCopyStartsWhereItsHalfLies)
     // which newlib's memcpy copies with a halfword first and then by words. The count used to
     // take every half at offset 0, as if the odd tiles went by bytes (random #700015, the same
     // copy: predicted 10,552 instructions, measured 10,848; now 10,840).
-    auto o = sched::openSchedule(test::sourceDir() + "/tests/data/analysis/pingpong_odd_half.sched.yaml",
-                                 [](const std::string& n, const std::string& d) { return hw::resolveTarget(n, d); });
-    ASSERT_TRUE(o.ok()) << o.errorText();
-    const analysis::InsnFeatures f = featuresOf(o->program);
+    const analysis::InsnFeatures f = dataFeatures("analysis", "pingpong_odd_half");
     int64_t expected = 0;
     for (int t = 0; t < 26; ++t) {                      // i.outer: 25 tiles of 5 and one of 3
         const int64_t bytes = (t < 25 ? 5 : 3) * 2;
