@@ -53,6 +53,9 @@ thread_local int64_t t_enumeratedPoints = 0;
 /// (random #100313's i.inner around two float k copies, -32.5% as unrolled), every one up to
 /// 4f + 12 unrolled, every one from 4f + 16 kept.
 constexpr int kSmallLoopBody = 13;
+/// The statements of a loop's own control in GCC's size estimate (cunroll's tree_estimate_loop_size:
+/// the counter's increment, the down-counter's and the exit test's two).
+constexpr int kLoopControlSize = 4;
 /// The same for a DSP loop of two steps. GCC keeps those with an accumulator in memory or a
 /// strided (packed) int8 operand as loops (sizes 16 to 22 here) and unrolls those of contiguous
 /// operands and a register accumulator (5 to 14): measured on the examples, 60 random schedules
@@ -380,6 +383,7 @@ public:
         std::optional<codegen::DspLoop> dsp;
         int64_t trips = 0;
         int size = 0;             ///< loopBodySize (For) or the statement's own size
+        int sizeOnce = 0;         ///< the same with each kept loop inside counted once, with its counter and exit (kLoopControlSize)
         bool calls = false;       ///< a copy (a call) inside
         bool keptInside = false;  ///< a kept loop inside
         bool zeroes = false;      ///< only zeroes accumulators in memory (and has at least one)
@@ -403,7 +407,7 @@ private:
         Info& in = m_info[id];
         for (int c : s.body)
             visit(c);
-        int size = 0;
+        int size = 0, sizeOnce = 0;
         bool onlyZeroes = true, anyZero = false, onlyCopies = true, anyCopy = false;
         for (int c : s.body) {
             const Stmt& b = m_n.stmts[c];
@@ -415,9 +419,14 @@ private:
             onlyCopies = onlyCopies && ci.onlyCopies;
             anyCopy = anyCopy || ci.copies;
             switch (b.kind) {
-            case Stmt::Kind::For: size += static_cast<int>(std::min<int64_t>(ci.trips, 64)) * ci.size; break;
-            case Stmt::Kind::If: size += 3 + ci.size; break;
-            default: size += ci.size;
+            case Stmt::Kind::For: {
+                const int copies = static_cast<int>(std::min<int64_t>(ci.trips, 64));
+                size += copies * ci.size;
+                sizeOnce += ci.kept ? ci.sizeOnce + kLoopControlSize : copies * ci.sizeOnce;
+                break;
+            }
+            case Stmt::Kind::If: size += 3 + ci.size; sizeOnce += 3 + ci.sizeOnce; break;
+            default: size += ci.size; sizeOnce += ci.sizeOnce;
             }
         }
         switch (s.kind) {
@@ -477,6 +486,12 @@ private:
             // it completely up to kUnrolledBroadcastTrips iterations, and up to
             // kUnrolledConstantBroadcastTrips where every store's address is a constant (the
             // accumulator's other counters are copies' constants or loops of one iteration).
+            // A two-iteration loop around kept loops: GCC's estimate counts each of them once
+            // with its counter and exit, and unrolls the outer loop when that is no larger than
+            // an innermost loop it unrolls (kSmallLoopBody); each copy then runs the kept loops
+            // with the outer counter a constant.
+            if (in.kept && in.keptInside && !in.calls && !in.dsp && in.trips == 2 && sizeOnce <= kSmallLoopBody)
+                in.kept = false;
             if (in.kept && !in.keptInside && !in.calls && !in.dsp) {
                 const int init = broadcastsBias(id);
                 if (init >= 0
@@ -514,6 +529,9 @@ private:
         case Stmt::Kind::Matmul:
         case Stmt::Kind::Fill: in.size = 0; in.onlyZeroes = in.onlyCopies = false; break;
         }
+        in.sizeOnce = s.kind == Stmt::Kind::For && in.dsp ? in.size
+            : (s.kind == Stmt::Kind::For || s.kind == Stmt::Kind::Block || s.kind == Stmt::Kind::Alloc || s.kind == Stmt::Kind::If) ? sizeOnce
+                                                                                                                                      : in.size;
     }
 
     /// Whether every copy in `s`'s body outside the loops in it (loops of one iteration aside)
