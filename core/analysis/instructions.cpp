@@ -56,6 +56,17 @@ constexpr int kSmallLoopBody = 13;
 /// The statements of a loop's own control in GCC's size estimate (cunroll's tree_estimate_loop_size:
 /// the counter's increment, the down-counter's and the exit test's two).
 constexpr int kLoopControlSize = 4;
+/// Largest body of a two-iteration loop around kept loops that GCC -O2 unrolls completely, with
+/// each kept loop counted once with its kLoopControlSize (LoopShapes' sizeOnce), and 4 more per
+/// multiplication of the loop's counter that folds away in the copies. cunroll weighs an outer
+/// loop as an innermost one (2/3 of the two copies less what folds, no larger than the loop: the
+/// loop's size O at most 4 times the folded E), and O also counts the inner loops' set-up, which
+/// sizeOnce leaves out. `-fdump-tree-cunroll-details` over calibrate's 1,500 random schedules of
+/// seeds 0, 100000 and 300000: GCC unrolls 161 of 1,950 such loops, the model kept all of them.
+/// By sizeOnce alone, up to 11: 93 unrolled, 12 kept; 12 to 15: 58 and 73; from 16: 10 and 1,704.
+/// Of 5, 7, 9, 11 and 13 (+ 4 per multiplication), and 13 alone, 9 gave the best figures
+/// (docs/performance.md, "Session 20").
+constexpr int kSmallBodyAroundLoops = 9;
 /// The same for a DSP loop of two steps. GCC keeps those with an accumulator in memory or a
 /// strided (packed) int8 operand as loops (sizes 16 to 22 here) and unrolls those of contiguous
 /// operands and a register accumulator (5 to 14): measured on the examples, 60 random schedules
@@ -487,10 +498,11 @@ private:
             // kUnrolledConstantBroadcastTrips where every store's address is a constant (the
             // accumulator's other counters are copies' constants or loops of one iteration).
             // A two-iteration loop around kept loops: GCC's estimate counts each of them once
-            // with its counter and exit, and unrolls the outer loop when that is no larger than
-            // an innermost loop it unrolls (kSmallLoopBody); each copy then runs the kept loops
-            // with the outer counter a constant.
-            if (in.kept && in.keptInside && !in.calls && !in.dsp && in.trips == 2 && sizeOnce <= kSmallLoopBody)
+            // with its counter and exit, and unrolls the outer loop when the copies are no
+            // larger (kSmallBodyAroundLoops); each copy then runs the kept loops with the outer
+            // counter a constant.
+            if (in.kept && in.keptInside && !in.calls && !in.dsp && in.trips == 2
+                && sizeOnce <= kSmallBodyAroundLoops + 4 * foldedByPeeling(id, /*multipliedOnly=*/true))
                 in.kept = false;
             if (in.kept && !in.keptInside && !in.calls && !in.dsp) {
                 const int init = broadcastsBias(id);
@@ -620,8 +632,10 @@ private:
     /// static array, read at a constant index in every copy) also its constant additions and
     /// its scaling to bytes. GCC unrolls two iterations when 2/3 of the two copies without what
     /// is folded (and the loop's own four statements of counter and exit) is no larger than the
-    /// loop: a body up to four statements larger per folded one (kSmallLoopBody).
-    int foldedByPeeling(int id) const
+    /// loop: a body up to four statements larger per folded one (kSmallLoopBody). With
+    /// `multipliedOnly`, the multiplications alone (a loop around kept loops, whose copies'
+    /// accesses inside those loops are not constants).
+    int foldedByPeeling(int id, bool multipliedOnly = false) const
     {
         const Stmt& loop = m_n.stmts[id];
         std::vector<int> inner;   // slots of the loops inside (unrolled: constants in each copy)
@@ -700,6 +714,8 @@ private:
             }
             if (common != 0 && c / common != 1 && multiplied.insert(c / common).second)
                 ++folded;
+            if (multipliedOnly)
+                continue;
             bool constantIndex = true;
             for (const auto& [slot, k] : off.coeff)
                 constantIndex = constantIndex && (slot == loop.slot || std::binary_search(inner.begin(), inner.end(), slot));
