@@ -60,21 +60,22 @@ constexpr int kLoopControlSize = 4;
 /// each kept loop counted once with its kLoopControlSize (LoopShapes' sizeOnce), and 4 more per
 /// multiplication of the loop's counter that folds away in the copies. cunroll weighs an outer
 /// loop as an innermost one (2/3 of the two copies less what folds, no larger than the loop: the
-/// loop's size O at most 4 times the folded E), and O also counts the inner loops' set-up, which
+/// loop's size O about 4 times the folded E at most), and O also counts the inner loops' set-up, which
 /// sizeOnce leaves out. `-fdump-tree-cunroll-details` over calibrate's 1,500 random schedules of
 /// seeds 0, 100000 and 300000: GCC unrolls 161 of 1,950 such loops, the model kept all of them.
 /// By sizeOnce alone, up to 11: 93 unrolled, 12 kept; 12 to 15: 58 and 73; from 16: 10 and 1,704.
 /// Of 5, 7, 9, 11 and 13 (+ 4 per multiplication), and 13 alone, 9 gave the best figures
 /// (docs/performance.md, "Session 20").
 constexpr int kSmallBodyAroundLoops = 9;
-/// The same for a DSP loop of two steps. GCC keeps those with an accumulator in memory or a
-/// strided (packed) int8 operand as loops (sizes 16 to 22 here) and unrolls those of contiguous
-/// operands and a register accumulator (5 to 14): measured on the examples, 60 random schedules
-/// and the search's DSP schedules (docs/cost-model.md); 4 more per multiplication of the loop's
-/// counter that folds away in the copies, as for the scalar loops (session 20: by
-/// `-fdump-tree-cunroll-details` over calibrate's 1,500 random schedules, the two-step DSP loops of
-/// size 16 GCC unrolls, 15, have one, E = 5, those it keeps, 6, none; decisions agreeing with
-/// GCC's on 113 -> 128 of 131 such loops).
+/// The same for a DSP loop of two steps: GCC unrolls those of contiguous operands and a register
+/// accumulator (sizes 5 to 14) and keeps those of an accumulator in memory (16 to 22): measured on
+/// the examples, 60 random schedules and the search's DSP schedules (docs/cost-model.md). 4 more
+/// per multiplication of the loop's counter that folds away in the copies, as for the scalar
+/// loops: a strided (packed) int8 operand's (session 20: by `-fdump-tree-cunroll-details` over
+/// calibrate's 1,500 random schedules, the two-step DSP loops of size 16 GCC unrolls, 15, a
+/// strided operand beside a register accumulator, have one, E = 5; those it keeps, 6, an
+/// accumulator in memory, none; decisions agreeing with GCC's on 113 -> 128 of 131 such loops; the
+/// 13 of size 28 with two, E = 6, stay above the threshold, and GCC keeps 10 of them).
 constexpr int kSmallDspBody = 15;
 /// ... and kept whatever its size when its operands' addresses carry this many terms that do not
 /// fold into the copies (LoopShapes: a ping-pong half that changes, a cache's computed origin).
@@ -487,13 +488,12 @@ private:
             // larger (cunroll: 2/3 of twice the body without the counter's statements, at most the
             // body): an innermost loop around a few statements, guarded or not, or around more
             // whose index arithmetic folds away in the copies (kSmallLoopBody).
-            int small = kSmallDspBody;
-            // A strided operand's index multiplies the DSP loop's counter (`c_inner * 8`), which
-            // folds away in the copies: 4 statements more per such multiplication.
-            if (loopy && in.dsp && in.trips == 2 && !in.keptInside && !in.calls && in.size > kSmallDspBody)
-                small = kSmallDspBody + 4 * foldedByPeeling(id, /*multipliedOnly=*/true);
-            if (loopy && !in.dsp && in.trips == 2 && !in.keptInside && !in.calls && in.size > kSmallLoopBody)
-                small = kSmallLoopBody + 4 * foldedByPeeling(id);
+            // For a DSP loop only the multiplications count: a strided operand's index multiplies
+            // its counter (`c_inner * 8`), folded away in the copies (kSmallDspBody).
+            const int base = in.dsp ? kSmallDspBody : kSmallLoopBody;
+            int small = base;
+            if (loopy && in.trips == 2 && !in.keptInside && !in.calls && in.size > base)
+                small = base + 4 * foldedByPeeling(id, /*multipliedOnly=*/in.dsp.has_value());
             // A two-step DSP loop whose operands' addresses carry kKeptDspAddressTerms terms
             // that do not fold is kept whatever its size (GCC's own decisions over the search's
             // fronts, scripts/unroll_decisions.py: the 8-channel blocks of the 9 schedules whose
@@ -501,10 +501,6 @@ private:
             // cache ping-ponged beside an I cache's origin; of the 35 schedules whose loops it
             // unrolled one has, whose 34 of 36 it unrolled; -50.2% -> +7.4% for the worst).
             in.kept = loopy && (in.trips > 2 || in.keptInside || in.calls || in.size > small || dspAddressTerms >= kKeptDspAddressTerms);
-            // A bias broadcast into an accumulator in memory (`O_acc[h] = bias[c]`): GCC unrolls
-            // it completely up to kUnrolledBroadcastTrips iterations, and up to
-            // kUnrolledConstantBroadcastTrips where every store's address is a constant (the
-            // accumulator's other counters are copies' constants or loops of one iteration).
             // A two-iteration loop around kept loops: GCC's estimate counts each of them once
             // with its counter and exit, and unrolls the outer loop when the copies are no
             // larger (kSmallBodyAroundLoops); each copy then runs the kept loops with the outer
@@ -512,6 +508,10 @@ private:
             if (in.kept && in.keptInside && !in.calls && !in.dsp && in.trips == 2
                 && sizeOnce <= kSmallBodyAroundLoops + 4 * foldedByPeeling(id, /*multipliedOnly=*/true))
                 in.kept = false;
+            // A bias broadcast into an accumulator in memory (`O_acc[h] = bias[c]`): GCC unrolls
+            // it completely up to kUnrolledBroadcastTrips iterations, and up to
+            // kUnrolledConstantBroadcastTrips where every store's address is a constant (the
+            // accumulator's other counters are copies' constants or loops of one iteration).
             if (in.kept && !in.keptInside && !in.calls && !in.dsp) {
                 const int init = broadcastsBias(id);
                 if (init >= 0
@@ -641,8 +641,10 @@ private:
     /// its scaling to bytes. GCC unrolls two iterations when 2/3 of the two copies without what
     /// is folded (and the loop's own four statements of counter and exit) is no larger than the
     /// loop: a body up to four statements larger per folded one (kSmallLoopBody). With
-    /// `multipliedOnly`, the multiplications alone (a loop around kept loops, whose copies'
-    /// accesses inside those loops are not constants).
+    /// `multipliedOnly`, the multiplications alone: for a loop around kept loops (whose copies'
+    /// accesses inside those loops are not constants; the constant forms of the accesses in its
+    /// own body are left out too, as the threshold kSmallBodyAroundLoops was fitted without them)
+    /// and for a two-step DSP loop (kSmallDspBody).
     int foldedByPeeling(int id, bool multipliedOnly = false) const
     {
         const Stmt& loop = m_n.stmts[id];
