@@ -2,6 +2,7 @@
 // the generator writes for it, following the generator's decisions (codegen/c_decisions.h).
 #include "analysis/instructions.h"
 
+#include "common/interval.h"
 #include "common/saturating.h"
 
 #include "analysis/cost_report.h"
@@ -15,7 +16,6 @@
 #include <cstring>
 #include <functional>
 #include <map>
-#include <numeric>
 #include <optional>
 #include <set>
 
@@ -1590,8 +1590,22 @@ private:
         }
         double total = 0;
         std::array<bool, 256> needAt{};  // per combination of the copies: a check is left
+        // Copies whose conditions are one and the same condition on what is not a copy are
+        // checked once: over integers x, a*x + v >= 0 is (a/g)*x >= -floor(v/g), g the common
+        // divisor of the coefficients a, so copies with one floor(v/g) test one value, and GCC
+        // (value ranges, jump threading) tests it in the first and knows it in the others
+        // (random #300231's `j_outer * 3 + j_inner <= 15` in the j.inner copies 1 and 2, both
+        // j_outer <= 4: one `cmp r2, #5` for the two; #100472's `c_outer * 3 + c_inner <= 15`).
+        int64_t divisor[2] = {0, 0};
+        for (int which = 0; which < 2; ++which)
+            for (const auto& [slot, coeff] : forms[which].coeff)
+                if (!isCopy(slot))
+                    divisor[which] = std::gcd(divisor[which], std::abs(coeff));
+        std::array<std::array<int64_t, 2>, 256> tested;  // the conditions checked so far: floor(v/g) per bound
+        size_t testedCount = 0;
         for (int64_t k = 0; k < combos; ++k) {
             bool need[2] = {false, false}, never = false;
+            std::array<int64_t, 2> key{INT64_MIN, INT64_MIN};  // INT64_MIN: no check on that bound
             for (int which = 0; which < 2; ++which) {
                 if ((which == 0 ? c.lo : c.hi) == kNoIndex)
                     continue;
@@ -1602,10 +1616,19 @@ private:
                 }
                 need[which] = rest[which] + shift < 0;
                 never = never || most[which] + shift < 0;
+                if (need[which] && divisor[which] > 0)
+                    key[static_cast<size_t>(which)] = floorDiv(forms[which].constant + shift, divisor[which]);
             }
-            if (!never)
+            bool repeated = false;  // the condition of a copy checked before
+            if (!never && (need[0] || need[1])) {
+                const auto end = tested.begin() + static_cast<std::ptrdiff_t>(testedCount);
+                repeated = std::find(tested.begin(), end, key) != end;
+                if (!repeated)
+                    tested[testedCount++] = key;
+            }
+            if (!never && !repeated)
                 total += rangeTrick && need[0] && need[1] ? 1 : need[0] + need[1];
-            needAt[static_cast<size_t>(k)] = !never && (need[0] || need[1]);
+            needAt[static_cast<size_t>(k)] = !never && !repeated && (need[0] || need[1]);
         }
         // The copies of the guard (the shared space of all its conditions) where this condition
         // keeps a check: each combination of the space projected onto this condition's copies.

@@ -712,6 +712,20 @@ TEST(InstructionModel, TwoStepDspLoopsWhoseStrideFoldsAwayAreUnrolledByTheCompil
     EXPECT_NEAR(predictedFor("dsp_two_steps_strided"), 12021.0, 0.1 * 12021.0);
 }
 
+TEST(InstructionModel, CopiesWhoseGuardsAreOneConditionTestItOnce)
+{
+    // random #300231 (matmul_f32, j split by 3 of 16, j.inner and i.inner written out inside the
+    // kept k.inner loop): `j_outer * 3 + j_inner <= 15` holds always in the j.inner copy 0, and
+    // in the copies 1 and 2 it is j_outer <= 4 both times. GCC tests it once per iteration of
+    // k.inner in each i.inner copy and knows it in the other copy: `cmp r2, #5; beq`, 2,304 times
+    // on qemu's Cortex-M7 (576 per i.inner copy). The model tested it in both copies (4,608).
+    const std::optional<sched::Program> p = analysisFixture("guards_one_condition");
+    ASSERT_TRUE(p);
+    EXPECT_DOUBLE_EQ(featuresOf(*p)[InsnFeature::GuardFlag], 2304);
+    // Measured 52,543 instructions; predicted 59,017 (+12.3%) before, 54,255 (+3.3%) now.
+    EXPECT_NEAR(predictedFor("guards_one_condition"), 52543.0, 0.1 * 52543.0);
+}
+
 TEST(InstructionModel, ReportsWhereTheInstructionsGoWithTheTargetsCoefficients)
 {
     sched::Program p = example("matmul_int8_tiled");
