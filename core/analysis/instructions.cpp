@@ -588,9 +588,7 @@ private:
                 if (c.src < 0 || m_n.buffers[c.buffer].level < 0)
                     return -1;
                 std::vector<int> read;
-                for (IndexId e : c.srcIndex)
-                    if (e != kNoIndex)
-                        m_n.index.slotsOf(e, read);
+                addSlots(m_n.index, c.srcIndex, read);
                 return std::find(read.begin(), read.end(), loop.slot) == read.end() ? ci : -1;
             }
             if (c.kind != Stmt::Kind::For || c.extent != 1)
@@ -605,9 +603,7 @@ private:
     bool constantBase(const std::vector<IndexId>& index, int slot) const
     {
         std::vector<int> read;
-        for (IndexId e : index)
-            if (e != kNoIndex)
-                m_n.index.slotsOf(e, read);
+        addSlots(m_n.index, index, read);
         for (int r : read) {
             if (r == slot || m_n.slotExtents[r] <= 1)
                 continue;
@@ -660,9 +656,7 @@ private:
             case Stmt::Kind::If:
                 for (const Cond& cond : b.conds) {
                     read.clear();
-                    for (IndexId e : {cond.expr, cond.lo, cond.hi})
-                        if (e != kNoIndex)
-                            m_n.index.slotsOf(e, read);
+                    addSlots(m_n.index, condExprs(cond), read);
                     splits = splits || std::find(read.begin(), read.end(), loop.slot) != read.end();
                 }
                 break;
@@ -1764,17 +1758,13 @@ private:
         // them all (random #100036: six copies of `0 <= oh_outer * 4 + r + oh_inner * 2 - 1`,
         // one tested per iteration).
         for (const Cond& c : s.conds)
-            for (IndexId e : {c.expr, c.lo, c.hi})
-                if (e != kNoIndex)
-                    m_n.index.slotsOf(e, slots);
+            addSlots(m_n.index, condExprs(c), slots);
         const CopySpace space = copySpace(slots);
         std::bitset<256> flagCopies;
         int live = 0;  // conditions the code still checks (the others hold wherever it runs)
         for (const Cond& c : s.conds) {
             slots.clear();
-            for (IndexId e : {c.expr, c.lo, c.hi})
-                if (e != kNoIndex)
-                    m_n.index.slotsOf(e, slots);
+            addSlots(m_n.index, condExprs(c), slots);
             auto reads = [&](int slot) { return std::find(slots.begin(), slots.end(), slot) != slots.end(); };
             double shared = 1;  // copies of unrolled loops inside the innermost kept loop it does not read
             // ... of which those outside an unrolled loop it reads: their copies' blocks are not

@@ -18,6 +18,17 @@ void addSlots(const lower::IndexPool& index, IndexId e, std::vector<int>& out)
     out.erase(std::unique(out.begin(), out.end()), out.end());
 }
 
+void addSlots(const lower::IndexPool& index, std::span<const IndexId> ids, std::vector<int>& out)
+{
+    if (out.capacity() < 8)
+        out.reserve(8);
+    for (IndexId e : ids)
+        if (e != kNoIndex)
+            index.slotsOf(e, out);
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+}
+
 namespace {
 
 int64_t condValue(const Factor& f, const int64_t* v)
