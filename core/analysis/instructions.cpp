@@ -16,6 +16,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <set>
 
@@ -1548,10 +1549,13 @@ private:
         copyRange(outerFirst, kept);
         std::vector<std::pair<int, int64_t>> copies;
         int64_t combos = 1;
+        int64_t outsideCombos = 1;  // the combinations of the copies outside the kept loop (listed first)
         for (size_t i = outerFirst; i < m_enclosing.size(); ++i)
             if (i != kept && m_enclosing[i].trips > 1 && (forms[0].coefficient(m_enclosing[i].slot) != 0 || forms[1].coefficient(m_enclosing[i].slot) != 0)) {
                 copies.push_back({m_enclosing[i].slot, m_enclosing[i].trips});
                 combos = combos > 256 / m_enclosing[i].trips ? 257 : combos * m_enclosing[i].trips;
+                if (i < kept)
+                    outsideCombos = combos;
             }
         // The kept loop's own counter: a bound that fails only in its first iteration costs no check
         // (GCC enters the loop past it: the first iteration's condition is a constant).
@@ -1587,19 +1591,23 @@ private:
         // Copies whose conditions are one and the same condition on what is not a copy are
         // checked once: over integers x, a*x + v >= 0 is (a/g)*x >= -floor(v/g), g the common
         // divisor of the coefficients a, so copies with one floor(v/g) test one value, and GCC
-        // (value ranges, jump threading) tests it in the first and knows it in the others
-        // (random #300231's `j_outer * 3 + j_inner <= 15` in the j.inner copies 1 and 2, both
-        // j_outer <= 4: one `cmp r2, #5` for the two; #100472's `c_outer * 3 + c_inner <= 15`).
+        // (value ranges, jump threading) tests it in one and knows it in the others (random
+        // #300231's `j_outer * 3 + j_inner <= 15` in the j.inner copies 1 and 2, both j_outer <= 4:
+        // one `cmp r2, #5` for the two; #100472's `c_outer * 3 + c_inner <= 15`). Only within one
+        // iteration of the kept loop: copies outside it each run a loop of their own, in which
+        // the test stays (jump threading does not carry it from one loop into the next), so
+        // their combination is part of the key.
         int64_t divisor[2] = {0, 0};
         for (int which = 0; which < 2; ++which)
             for (const auto& [slot, coeff] : forms[which].coeff)
                 if (!isCopy(slot))
                     divisor[which] = std::gcd(divisor[which], std::abs(coeff));
-        std::array<std::array<int64_t, 2>, 256> tested;  // the conditions checked so far: floor(v/g) per bound
+        // The conditions checked so far: floor(v/g) per bound, and the copy outside the kept loop.
+        std::array<std::array<int64_t, 3>, 256> tested;
         size_t testedCount = 0;
         for (int64_t k = 0; k < combos; ++k) {
             bool need[2] = {false, false}, never = false;
-            std::array<int64_t, 2> key{INT64_MIN, INT64_MIN};  // INT64_MIN: no check on that bound
+            std::array<int64_t, 3> key{INT64_MIN, INT64_MIN, k % outsideCombos};  // INT64_MIN: no check on that bound
             for (int which = 0; which < 2; ++which) {
                 if ((which == 0 ? c.lo : c.hi) == kNoIndex)
                     continue;

@@ -8,20 +8,12 @@ namespace loopscope::analysis {
 using lower::IndexId;
 using lower::kNoIndex;
 
-void addSlots(const lower::IndexPool& index, IndexId e, std::vector<int>& out)
-{
-    if (out.capacity() < 8)
-        out.reserve(8);  // one allocation, not one per doubling
-    if (e != kNoIndex)
-        index.slotsOf(e, out);
-    std::sort(out.begin(), out.end());
-    out.erase(std::unique(out.begin(), out.end()), out.end());
-}
+void addSlots(const lower::IndexPool& index, IndexId e, std::vector<int>& out) { addSlots(index, std::span<const IndexId>(&e, 1), out); }
 
 void addSlots(const lower::IndexPool& index, std::span<const IndexId> ids, std::vector<int>& out)
 {
     if (out.capacity() < 8)
-        out.reserve(8);
+        out.reserve(8);  // one allocation, not one per doubling
     for (IndexId e : ids)
         if (e != kNoIndex)
             index.slotsOf(e, out);
