@@ -211,7 +211,7 @@ TEST(OutputFiles, AFolderIsMadeForAFileNamedAndWhatCannotBeWrittenIsSaidFirst)
     // No file named: empty, a trailing slash, '.' or '..' (it threw, or wrote a folder's name).
     EXPECT_EQ(checkWritable("", false), "no file named");
     EXPECT_EQ(makeFolderFor(""), "no file named");
-    for (const std::string p : {dir + "/results/", dir + "/.", dir + "/new/.."}) {
+    for (const std::string& p : {dir + "/results/", dir + "/.", dir + "/new/.."}) {
         EXPECT_NE(checkWritable(p, true).find("names a folder, not a file"), std::string::npos) << p;
         EXPECT_NE(makeFolderFor(p).find("names a folder, not a file"), std::string::npos) << p;
     }
@@ -224,7 +224,7 @@ TEST(OutputFiles, AFolderIsMadeForAFileNamedAndWhatCannotBeWrittenIsSaidFirst)
     // A file, or a link that leads nowhere, where a folder must be.
     std::ofstream(d.path / "afile") << "x\n";
     fs::create_symlink(d.path / "nowhere", d.path / "dangling");
-    for (const std::string p : {dir + "/afile/x.sched.yaml", dir + "/afile/deeper/x.sched.yaml", dir + "/dangling/x.sched.yaml"}) {
+    for (const std::string& p : {dir + "/afile/x.sched.yaml", dir + "/afile/deeper/x.sched.yaml", dir + "/dangling/x.sched.yaml"}) {
         EXPECT_NE(checkWritable(p, true).find("is not a folder"), std::string::npos) << p << ": " << checkWritable(p, true);
         EXPECT_NE(makeFolderFor(p).find("is not a folder"), std::string::npos) << p;
     }

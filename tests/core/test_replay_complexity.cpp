@@ -24,8 +24,17 @@ void* operator new(std::size_t n)
         return p;
     throw std::bad_alloc();
 }
+// GCC 12 takes the replaced operator new's malloc for a mismatch with free here
+// (-Wmismatched-new-delete): both are this file's own pair, which matches.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 using namespace loopscope;
 
