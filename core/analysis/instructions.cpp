@@ -476,6 +476,7 @@ private:
                 dspAddressTerms = static_cast<int>(std::unique(terms.begin(), terms.end()) - terms.begin());
             }
             in.size = size;
+            in.sizeOnce = in.dsp ? in.size : sizeOnce;  // a DSP loop's size is its steps' own
             in.onlyZeroes = onlyZeroes && s.loopKind != sched::LoopKind::Vectorized;
             in.zeroes = anyZero;
             in.memset = in.onlyZeroes && in.zeroes;
@@ -526,6 +527,7 @@ private:
         case Stmt::Kind::Alloc:
         case Stmt::Kind::If:
             in.size = size;
+            in.sizeOnce = sizeOnce;
             in.onlyZeroes = onlyZeroes && s.kind != Stmt::Kind::If;
             in.zeroes = anyZero;
             in.onlyCopies = onlyCopies && s.kind != Stmt::Kind::If;
@@ -550,9 +552,8 @@ private:
         case Stmt::Kind::Matmul:
         case Stmt::Kind::Fill: in.size = 0; in.onlyZeroes = in.onlyCopies = false; break;
         }
-        in.sizeOnce = s.kind == Stmt::Kind::For && in.dsp ? in.size
-            : (s.kind == Stmt::Kind::For || s.kind == Stmt::Kind::Block || s.kind == Stmt::Kind::Alloc || s.kind == Stmt::Kind::If) ? sizeOnce
-                                                                                                                                      : in.size;
+        if (s.body.empty())
+            in.sizeOnce = in.size;  // a statement: counted once as it is
     }
 
     /// Whether every copy in `s`'s body outside the loops in it (loops of one iteration aside)
