@@ -68,6 +68,10 @@ nlohmann::ordered_json loopsJson(const std::vector<analysis::LoopDecision>& loop
     for (const analysis::LoopDecision& d : loops) {
         nlohmann::ordered_json j = {{"name", d.name}, {"depth", d.depth}, {"entered", d.entries}, {"iterations", d.trips},
                                     {"compiled", analysis::compiledName(d.compiled)}, {"dsp", d.dsp}, {"body_size", d.bodySize}};
+        if (d.gccSize >= 0) {
+            j["gcc_size"] = d.gccSize;
+            j["gcc_folded"] = d.gccFolded;
+        }
         if (d.instructions >= 0) {
             j["instructions"] = d.instructions;
             j["spill_instructions"] = d.spills;

@@ -40,23 +40,24 @@ thread_local bool t_enumerateCopies = false;
 thread_local int64_t t_closedFormCopies = 0;
 thread_local int64_t t_enumeratedPoints = 0;
 
-/// Largest body (loopBodySize) of a two-iteration loop that GCC -O2 unrolls completely, when
-/// nothing of it folds away in the copies. GCC unrolls two iterations when 2/3 of the two copies'
-/// statements, less those folded away, is no more than the loop's (cunroll's
-/// estimated_unrolled_size, without growth at -O2): with loopBodySize standing for the body's
-/// statements and the loop's own four (counter, exit test) folded, a body of at most 13, and 4
-/// more per statement folded away (foldedByPeeling). Measured on the 500 random schedules of
-/// docs/performance.md with `-fdump-tree-cunroll-details` (the size was 18 for every loop before,
-/// which kept random #100262's 2x2 block around an accumulator in a static array: +118%); then
-/// 14 until session 10, when GCC's own decisions (`-fopt-info-loop-optimized`: "loop with 2
-/// iterations completely unrolled") were set beside the model's for the 279 two-iteration loops
-/// with nothing kept inside of 343 of those schedules: the one loop of size 4f + 14 is kept
-/// (random #100313's i.inner around two float k copies, -32.5% as unrolled), every one up to
-/// 4f + 12 unrolled, every one from 4f + 16 kept.
-constexpr int kSmallLoopBody = 13;
+/// GCC -O2's complete unrolling (cunroll and cunrolli, tree_unroll_loops_completely without
+/// growth) of a loop of `trips` iterations whose GIMPLE size is `size` statements, `folded` of
+/// them folding away in the copies: the copies' statements, 2/3 of them (its estimate of what
+/// later passes remove), no more than the loop's (estimated_unrolled_size). For two
+/// iterations `-fdump-tree-cunroll-details` (scripts/unroll_decisions.py --sizes) confirms it
+/// on all 727 innermost loops of calibrate's 1,500 random schedules of seeds 0, 100000 and
+/// 300000, with GCC's own sizes; LoopShapes::gimpleSize estimates them (session 22).
+bool unrollsWithoutGrowth(int64_t trips, int64_t size, int64_t folded)
+{
+    return trips * (size - folded) * 2 / 3 <= size;
+}
+/// GIMPLE statements of the requantization epilogue (ls_requantize and the saturation).
+constexpr int kRequantGimpleSize = 22;
 /// The statements of a loop's own control in GCC's size estimate (cunroll's tree_estimate_loop_size:
 /// the counter's increment, the down-counter's and the exit test's two).
 constexpr int kLoopControlSize = 4;
+/// The same in cunrolli, before the loop is rotated: the test at its top and the increment.
+constexpr int kEarlyLoopControlSize = 3;
 /// Largest body of a two-iteration loop around kept loops that GCC -O2 unrolls completely, with
 /// each kept loop counted once with its kLoopControlSize (LoopShapes' sizeOnce), and 4 more per
 /// multiplication of the loop's counter that folds away in the copies. cunroll weighs an outer
@@ -370,15 +371,79 @@ int valueArithmetic(const LoopNest& n, int v)
     return 1 + valueArithmetic(n, nd.a) + valueArithmetic(n, nd.b);
 }
 
+/// The offsets added to loaded registers in a value expression (x + 128): one statement each,
+/// but for the registers `before` says are computed before the loop.
+template <typename Before>
+int registerOffsets(const LoopNest& n, int v, const Before& before)
+{
+    const ValueNode& nd = n.values[v];
+    switch (nd.op) {
+    case ValueNode::Op::Const:
+    case ValueNode::Op::Reg: return 0;
+    case ValueNode::Op::Neg: return registerOffsets(n, nd.a, before);
+    default: break;
+    }
+    if ((nd.op == ValueNode::Op::Add || nd.op == ValueNode::Op::Sub) && n.values[nd.a].op == ValueNode::Op::Reg && n.values[nd.b].op == ValueNode::Op::Const)
+        return n.offsetFolded(v) || before(n.values[nd.a].reg) ? 0 : 1;
+    return registerOffsets(n, nd.a, before) + registerOffsets(n, nd.b, before);
+}
+
+/// An index as GCC's front end folds the C's sum of terms (written in slot order): a
+/// multiplication's constant factor is taken out of the first terms when they share it, or
+/// when the smaller is a power of two dividing the larger (fold_plusminus_mult_expr: `j * 4 +
+/// i * 2` is `(j * 2 + i) * 2`); once a sum is not a product, nothing more folds. Each addend
+/// of the result: its terms (slot, coefficient within it) and its factor.
+struct FoldedAddend {
+    std::vector<std::pair<int, int64_t>> terms;
+    int64_t factor = 1;
+};
+std::vector<FoldedAddend> foldedIndex(const codegen::SlotCoefficients& coeff)
+{
+    std::vector<FoldedAddend> out;
+    for (const auto& [slot, k] : coeff) {
+        if (k == 0)
+            continue;
+        if (out.size() == 1) {
+            FoldedAddend& a = out[0];
+            // The sum so far as a product: its factor, or a lone term's coefficient.
+            const bool lone = a.factor == 1 && a.terms.size() == 1;
+            const int64_t c0 = a.factor != 1 ? a.factor : lone ? a.terms[0].second : 1;
+            if (c0 != 1 || k != 1) {
+                if (c0 == k) {
+                    if (lone)
+                        a = FoldedAddend{{{a.terms[0].first, 1}}, c0};
+                    a.terms.push_back({slot, 1});
+                    continue;
+                }
+                const int64_t small = std::min(std::abs(c0), std::abs(k)), big = std::max(std::abs(c0), std::abs(k));
+                if (small > 1 && (small & (small - 1)) == 0 && big % small == 0) {
+                    FoldedAddend folded{{}, small};
+                    for (const auto& [s2, k2] : a.terms)
+                        folded.terms.push_back({s2, k2 * a.factor / small});
+                    folded.terms.push_back({slot, k / small});
+                    a = folded;
+                    continue;
+                }
+            }
+        }
+        out.push_back(FoldedAddend{{{slot, k}}, 1});
+    }
+    return out;
+}
+
 /// What the compiler makes of each loop of a nest, computed once bottom-up: its iterations as
 /// the C writes them, its DSP plan, the size and branches of its body, and whether the compiled
 /// code keeps it as a loop (see compilerKeepsLoop) or makes it a memset.
 class LoopShapes {
 public:
-    explicit LoopShapes(const LoopNest& n) : m_n(n), m_info(n.stmts.size()), m_halfSlot(n.buffers.size(), -1), m_slotLoop(n.slotExtents.size(), -1)
+    explicit LoopShapes(const LoopNest& n)
+        : m_n(n), m_info(n.stmts.size()), m_halfSlot(n.buffers.size(), -1), m_slotLoop(n.slotExtents.size(), -1), m_parent(n.stmts.size(), -1)
     {
         if (n.root < 0)
             return;
+        for (size_t i = 0; i < n.stmts.size(); ++i)
+            for (int c : n.stmts[i].body)
+                m_parent[c] = static_cast<int>(i);
         if (std::any_of(n.buffers.begin(), n.buffers.end(), [](const lower::Buffer& b) { return b.doubleBuffer; })) {
             const std::vector<bool> pingPong = lower::pingPongBuffers(n);
             std::function<void(int, const Stmt*)> find = [&](int id, const Stmt* loop) {
@@ -411,6 +476,8 @@ public:
         bool memcpy = false;
         bool writtenOut = false;  ///< a vectorized loop written out like an unrolled one
         bool kept = false;
+        int gimple = 0;           ///< a two-iteration innermost loop's GIMPLE size (gimpleSize, with its control), else 0
+        int gimpleFolded = 0;     ///< of it, what folds away in the copies
     };
 
     const Info& operator[](int id) const { return m_info[id]; }
@@ -487,28 +554,34 @@ private:
             // Unrolled loops, and vectorized ones the generator writes out, are straight-line code.
             const bool loopy = s.loopKind != sched::LoopKind::Unrolled && !in.writtenOut && in.trips > 1 && !in.memset && !in.memcpy;
             // GCC -O2 unrolls a two-iteration loop completely when that does not make the code
-            // larger (cunroll: 2/3 of twice the body without the counter's statements, at most the
-            // body): an innermost loop around a few statements, guarded or not, or around more
-            // whose index arithmetic folds away in the copies (kSmallLoopBody).
-            // For a DSP loop only the multiplications count: a strided operand's index multiplies
-            // its counter (`c_inner * 8`), folded away in the copies (kSmallDspBody).
-            const int base = in.dsp ? kSmallDspBody : kSmallLoopBody;
-            int small = base;
-            if (loopy && in.trips == 2 && !in.keptInside && !in.calls && in.size > base)
-                small = base + 4 * foldedByPeeling(id, /*multipliedOnly=*/in.dsp.has_value());
+            // larger (cunroll: 2/3 of the copies' statements less those folded away, at most the
+            // loop's): weighed statement by statement for an innermost loop (gimpleSize). For a
+            // DSP loop only the multiplications count: a strided operand's index multiplies its
+            // counter (`c_inner * 8`), folded away in the copies (kSmallDspBody).
+            const bool twoInnermost = loopy && in.trips == 2 && !in.keptInside && !in.calls;
+            if (twoInnermost && !in.dsp) {
+                const GimpleSize gs = gimpleSize(id);
+                in.gimple = gs.size + kLoopControlSize;
+                in.gimpleFolded = gs.folded + kLoopControlSize;
+            }
+            int small = kSmallDspBody;
+            if (twoInnermost && in.dsp && in.size > small)
+                small += 4 * foldedByPeeling(id);
             // A two-step DSP loop whose operands' addresses carry kKeptDspAddressTerms terms
             // that do not fold is kept whatever its size (GCC's own decisions over the search's
             // fronts, scripts/unroll_decisions.py: the 8-channel blocks of the 9 schedules whose
             // two-step loops it all kept have two, a ping-pong I cache with its origin or an F
             // cache ping-ponged beside an I cache's origin; of the 35 schedules whose loops it
             // unrolled one has, whose 34 of 36 it unrolled; -50.2% -> +7.4% for the worst).
-            in.kept = loopy && (in.trips > 2 || in.keptInside || in.calls || in.size > small || dspAddressTerms >= kKeptDspAddressTerms);
+            in.kept = loopy
+                && (in.trips > 2 || in.keptInside || in.calls || dspAddressTerms >= kKeptDspAddressTerms
+                    || (in.dsp ? in.size > small : !unrollsWithoutGrowth(in.trips, in.gimple, in.gimpleFolded)));
             // A two-iteration loop around kept loops: GCC's estimate counts each of them once
             // with its counter and exit, and unrolls the outer loop when the copies are no
             // larger (kSmallBodyAroundLoops); each copy then runs the kept loops with the outer
             // counter a constant.
             if (in.kept && in.keptInside && !in.calls && !in.dsp && in.trips == 2
-                && sizeOnce <= kSmallBodyAroundLoops + 4 * foldedByPeeling(id, /*multipliedOnly=*/true))
+                && sizeOnce <= kSmallBodyAroundLoops + 4 * foldedByPeeling(id))
                 in.kept = false;
             // A bias broadcast into an accumulator in memory (`O_acc[h] = bias[c]`): GCC unrolls
             // it completely up to kUnrolledBroadcastTrips iterations, and up to
@@ -633,26 +706,17 @@ private:
 
     /// Index arithmetic of a loop's body that GCC's size estimate counts as folded away in the
     /// copies of a complete unrolling (cunroll: "Induction variable computation will be folded
-    /// away"): the multiplications of the loop's counter by an index coefficient, and for an
-    /// offset of nothing but that counter and the copies' constants (an accumulator or cache in a
-    /// static array, read at a constant index in every copy) also its constant additions and
-    /// its scaling to bytes. GCC unrolls two iterations when 2/3 of the two copies without what
-    /// is folded (and the loop's own four statements of counter and exit) is no larger than the
-    /// loop: a body up to four statements larger per folded one (kSmallLoopBody). With
-    /// `multipliedOnly`, the multiplications alone: for a loop around kept loops (whose copies'
-    /// accesses inside those loops are not constants; the constant forms of the accesses in its
-    /// own body are left out too, as the threshold kSmallBodyAroundLoops was fitted without them)
-    /// and for a two-step DSP loop (kSmallDspBody).
-    int foldedByPeeling(int id, bool multipliedOnly = false) const
+    /// away"): the multiplications of the loop's counter by an index coefficient. For a loop
+    /// around kept loops (kSmallBodyAroundLoops) and for a two-step DSP loop (kSmallDspBody),
+    /// whose thresholds were fitted with it (an innermost loop is weighed by gimpleSize).
+    int foldedByPeeling(int id) const
     {
         const Stmt& loop = m_n.stmts[id];
-        std::vector<int> inner;   // slots of the loops inside (unrolled: constants in each copy)
         std::vector<std::pair<int, const std::vector<IndexId>*>> accesses;
-        std::vector<int64_t> copies;  // per access: the copies of the unrolled loops around it in the body
         bool splits = false;  // a guard on the loop's counter
         std::vector<std::pair<int, int64_t>> steps;  // (slot, step) of the DSP loops inside: their counters advance by the lanes
         std::vector<int> read;
-        std::function<void(int, int64_t)> collect = [&](int c, int64_t times) {
+        std::function<void(int)> collect = [&](int c) {
             const Stmt& b = m_n.stmts[c];
             switch (b.kind) {
             case Stmt::Kind::If:
@@ -663,50 +727,35 @@ private:
                 }
                 break;
             case Stmt::Kind::For:
-                inner.push_back(b.slot);
-                times *= std::max<int64_t>(1, m_info[c].trips);
                 if (m_info[c].dsp)
                     steps.push_back({b.slot, m_info[c].trips > 1 ? m_info[c].dsp->lanes : 0});
                 break;
-            case Stmt::Kind::Load: accesses.push_back({b.buffer, &b.index}); copies.push_back(times); break;
+            case Stmt::Kind::Load: accesses.push_back({b.buffer, &b.index}); break;
             case Stmt::Kind::Compute:
             case Stmt::Kind::AccInit:
-                if (m_n.buffers[b.buffer].level >= 0) {
+                if (m_n.buffers[b.buffer].level >= 0)
                     accesses.push_back({b.buffer, &b.index});
-                    copies.push_back(times);
-                }
-                if (b.kind == Stmt::Kind::AccInit && b.src >= 0) {
+                if (b.kind == Stmt::Kind::AccInit && b.src >= 0)
                     accesses.push_back({b.src, &b.srcIndex});
-                    copies.push_back(times);
-                }
                 break;
             case Stmt::Kind::AccStore:
-                if (m_n.buffers[b.src].level >= 0) {
+                if (m_n.buffers[b.src].level >= 0)
                     accesses.push_back({b.src, &b.srcIndex});
-                    copies.push_back(times);
-                }
                 accesses.push_back({b.buffer, &b.index});
-                copies.push_back(times);
                 break;
             default: break;
             }
             for (int k : b.body)
-                collect(k, times);
+                collect(k);
         };
         for (int c : loop.body)
-            collect(c, 1);
-        // GCC's loop splitting divides a loop at a guard on its counter before complete
-        // unrolling, which then no longer knows the halves' iterations (lsk362 of the 500: a
-        // guarded two-iteration loop of size 32 kept).
+            collect(c);
+        // The thresholds were fitted counting nothing folded where a guard reads the counter.
         if (splits)
             return 0;
-        std::sort(inner.begin(), inner.end());
         std::set<int64_t> multiplied;
-        std::set<std::pair<int, int64_t>> constantForms;  // (buffer, coefficient) of constant-index offsets
-        int folded = 0;
-        for (size_t a = 0; a < accesses.size(); ++a) {
-            const int buffer = accesses[a].first;
-            const codegen::BufferOffset off = codegen::bufferOffset(m_n, buffer, *accesses[a].second);
+        for (const auto& [buffer, index] : accesses) {
+            const codegen::BufferOffset off = codegen::bufferOffset(m_n, buffer, *index);
             const int64_t c = off.coefficient(loop.slot);
             if (c == 0 || !off.nonlinear.empty() || off.base)
                 continue;
@@ -718,29 +767,358 @@ private:
                 auto step = std::find_if(steps.begin(), steps.end(), [&](const auto& st) { return st.first == term.first; });
                 common = std::gcd(common, std::abs(term.second) * (step == steps.end() ? 1 : step->second));
             }
-            if (common != 0 && c / common != 1 && multiplied.insert(c / common).second)
-                ++folded;
-            if (multipliedOnly)
-                continue;
-            bool constantIndex = true;
-            for (const auto& [slot, k] : off.coeff)
-                constantIndex = constantIndex && (slot == loop.slot || std::binary_search(inner.begin(), inner.end(), slot));
-            if (constantIndex && constantForms.insert({buffer, c}).second) {
-                const Buffer& b = m_n.buffers[buffer];
-                // One addition per copy (the copies' constants differ), one scaling per copy of a
-                // tensor's pointer argument wider than a byte (a static array is indexed directly).
-                const int64_t adds = off.constant != 0 ? copies[a] : copies[a] - 1;
-                const int64_t scalings = (b.role == Buffer::Role::Home && ir::dtypeBytes(b.dtype) > 1) ? copies[a] : 0;
-                folded += static_cast<int>(std::min<int64_t>(adds + scalings, 64));
-            }
+            if (common != 0 && c / common != 1)
+                multiplied.insert(c / common);
         }
-        return folded;
+        return static_cast<int>(multiplied.size());
+    }
+
+    /// GCC's size estimate of a loop's body (cunroll's tree_estimate_loop_size, without the
+    /// loop's own counter and exit) and the part of it that folds away in the copies of a
+    /// complete unrolling, statement by statement of the GIMPLE the exported C becomes.
+    struct GimpleSize {
+        int size = 0;
+        int folded = 0;
+    };
+    /// Whether GCC's first complete unrolling (cunrolli, before invariant motion, without
+    /// growth) unrolls the innermost loop `id`: its later passes then see straight-line copies.
+    bool earlyUnrolled(int id) const
+    {
+        const Info& in = m_info[id];
+        if (in.trips < 2 || in.trips > 16 || in.dsp || in.keptInside || in.calls || in.memset || in.memcpy
+            || anyInside(m_n, m_n.stmts[id], [&](const Stmt& x) { return x.kind == Stmt::Kind::For && x.extent > 1 && x.loopKind != sched::LoopKind::Unrolled; }))
+            return false;
+        // The loop is still tested at its top there: the test and the increment (3), and the
+        // copies are one per iteration.
+        const GimpleSize gs = gimpleSize(id, /*early=*/true);
+        return unrollsWithoutGrowth(in.trips, gs.size + kEarlyLoopControlSize, gs.folded + kEarlyLoopControlSize);
+    }
+    GimpleSize gimpleSize(int id, bool early = false) const
+    {
+        const Stmt& loop = m_n.stmts[id];
+        struct Inner {
+            int slot;
+            int64_t trips;
+            int64_t step;  // a DSP loop's counter advances by its lanes
+            bool loop;     // a loop in the C (GCC's own unrolling comes after its invariant motion)
+        };
+        std::vector<Inner> inner;  // the unrolled loops around the statement being walked
+        auto isInnerSlot = [&](int slot) {
+            return std::any_of(inner.begin(), inner.end(), [&](const Inner& x) { return x.slot == slot; });
+        };
+        // An index form: the coefficients of the slots that are not inner counters, and the
+        // bytes a pointer argument scales it by (1 for a static array, indexed directly).
+        struct Form {
+            codegen::SlotCoefficients outer;
+            int scale;
+            std::set<int64_t> offsets;  // the copies' constants it is computed with
+        };
+        std::vector<Form> forms;
+        std::set<std::pair<int, int64_t>> pointers;       // (buffer, offset): a pointer argument's address
+        std::set<std::tuple<int, int64_t, int>> accesses;  // (buffer, offset, kind)
+        std::set<int64_t> multiplied;
+        std::set<std::pair<int, int64_t>> products;  // early: other counters' multiplications
+        GimpleSize g;
+        std::vector<int> read;
+        std::set<std::pair<const Cond*, std::vector<int64_t>>> tests;
+        std::vector<int> hoisted;  // registers of the loads moved before the loop
+        // Before invariant motion, a multiplication a guard around the loop computes is there
+        // already (value numbering: `i_outer * 5` of `i_outer * 5 + i_inner <= 31`).
+        if (early)
+            for (int a = m_parent[id]; a >= 0; a = m_parent[a])
+                if (m_n.stmts[a].kind == Stmt::Kind::If)
+                    for (const Cond& cond : m_n.stmts[a].conds) {
+                        const lower::IndexPool::Node& e = m_n.index.node(cond.expr);
+                        if (e.op == lower::IndexPool::Node::Op::Linear)
+                            for (const lower::IndexPool::Term& t : e.terms)
+                                if (t.atom >= 0 && std::abs(t.coeff) != 1)
+                                    products.insert({t.atom, std::abs(t.coeff)});
+                    }
+        const bool byteStores = anyInside(m_n, loop, [&](const Stmt& x) {
+            return x.kind == Stmt::Kind::AccStore && m_n.buffers[x.buffer].role == Buffer::Role::Home
+                && ir::dtypeBytes(m_n.buffers[x.buffer].dtype) == 1;
+        });
+        // One access (kind 0 load, 1 store, 2 a load repeated in every copy) of buffer[index] in
+        // every copy of the inner loops; a word (a DSP operand read by memcpy) is read through
+        // its address, as a pointer argument's element.
+        auto access = [&](int buffer, const std::vector<IndexId>& index, int kind, bool word = false, bool guarded = false, bool stays = false) {
+            const codegen::BufferOffset off = codegen::bufferOffset(m_n, buffer, index);
+            codegen::SlotCoefficients outer;
+            std::vector<std::pair<int64_t, int64_t>> varying;  // (coefficient, trips) of inner slots
+            for (const auto& term : off.coeff) {
+                const int slot = term.first;
+                const int64_t k = term.second;
+                if (k == 0 || m_n.slotExtents[slot] <= 1)
+                    continue;
+                auto it = std::find_if(inner.begin(), inner.end(), [&](const Inner& x) { return x.slot == slot; });
+                if (it != inner.end()) {
+                    if (it->trips > 1)
+                        varying.push_back({k * it->step, it->trips});
+                } else {
+                    outer.add(slot, k);
+                }
+            }
+            const Buffer& b = m_n.buffers[buffer];
+            const bool pointer = word || b.role == Buffer::Role::Home;
+            const int scale = pointer ? ir::dtypeBytes(b.dtype) : 1;
+            const int64_t c = outer[loop.slot];
+            bool invariant = off.base || !off.nonlinear.empty();
+            for (const auto& term : outer)
+                invariant = invariant || term.first != loop.slot;
+            // A load that does not change in the loop is moved before it (invariant motion), unless
+            // a loop of the C around it inside makes it change there, or a store through a byte
+            // pointer (which may point anywhere) comes after it.
+            const bool movable = !early && c == 0 && !guarded && !off.base && off.nonlinear.empty()
+                && std::none_of(inner.begin(), inner.end(), [](const Inner& x) { return x.loop && x.trips > 1; });
+            if (movable && kind != 1 && !byteStores && !stays)
+                return 0;
+            auto form = std::find_if(forms.begin(), forms.end(), [&](const Form& x) { return x.scale == scale && x.outer == outer; });
+            if (form == forms.end()) {
+                forms.push_back(Form{outer, scale, {}});
+                form = forms.end() - 1;
+                if (early) {
+                    // Before invariant motion (cunrolli): every multiplication and addition of the
+                    // folded index is in the loop (the copies' counters and loops of one
+                    // iteration are constants there).
+                    int addends = 0;
+                    for (const FoldedAddend& a : foldedIndex(off.coeff)) {
+                        int terms = 0;
+                        for (const auto& [slot, k] : a.terms) {
+                            if (m_n.slotExtents[slot] <= 1 || isInnerSlot(slot))
+                                continue;
+                            ++terms;
+                            if (std::abs(k) != 1 && (slot == loop.slot ? multiplied.insert(std::abs(k)).second : products.insert({slot, std::abs(k)}).second)) {
+                                ++g.size;
+                                if (slot == loop.slot)
+                                    ++g.folded;
+                            }
+                        }
+                        if (terms > 0) {
+                            g.size += terms - 1 + (a.factor != 1 ? 1 : 0);
+                            ++addends;
+                        }
+                    }
+                    g.size += std::max(0, addends - 1) + static_cast<int>(off.nonlinear.size()) * 2;
+                } else if (c != 0) {
+                    // The part that changes with the loop's counter: its multiplication (folded
+                    // in the copies), its sum with what does not change inside its addend, the
+                    // addend's factor, and the sum with the other addends that do not change.
+                    auto invariantSlot = [&](int slot) {
+                        return slot != loop.slot && m_n.slotExtents[slot] > 1 && !isInnerSlot(slot);
+                    };
+                    const std::vector<FoldedAddend> addends = foldedIndex(off.coeff);
+                    bool otherInvariant = off.base || !off.nonlinear.empty();
+                    for (const FoldedAddend& a : addends) {
+                        const bool hasCounter = std::any_of(a.terms.begin(), a.terms.end(), [&](const auto& t) { return t.first == loop.slot; });
+                        if (!hasCounter) {
+                            otherInvariant = otherInvariant || std::any_of(a.terms.begin(), a.terms.end(), [&](const auto& t) { return invariantSlot(t.first); });
+                            continue;
+                        }
+                        for (const auto& [slot, k] : a.terms)
+                            if (slot == loop.slot && std::abs(k) != 1 && multiplied.insert(std::abs(k)).second) {
+                                ++g.size;
+                                ++g.folded;
+                            }
+                        const bool inside = std::any_of(a.terms.begin(), a.terms.end(), [&](const auto& t) { return invariantSlot(t.first); });
+                        g.size += (inside ? 1 : 0) + (a.factor != 1 ? 1 : 0);
+                    }
+                    if (otherInvariant)
+                        ++g.size;
+                    g.size += static_cast<int>(off.nonlinear.size()) * 2;
+                    // A pointer argument's constant offset is added after the conversion to bytes,
+                    // and after a cache's computed origin (its two terms added one by one).
+                    if (off.base)
+                        ++g.size;
+                    if ((pointer || off.base) && off.constant != 0)
+                        ++g.size;
+                }
+            }
+            // Every copy's offset: the inner counters' constants.
+            std::vector<int64_t> offsets{0};
+            for (const auto& [k, trips] : varying) {
+                std::vector<int64_t> next;
+                for (int64_t o : offsets)
+                    for (int64_t v = 0; v < trips && next.size() < 64; ++v)
+                        next.push_back(o + k * v);
+                offsets.swap(next);
+            }
+            int repeated = 0;
+            for (int64_t o : offsets) {
+                // An address that does not change in the loop is computed before it.
+                const bool before = movable && o == 0;
+                if (form->offsets.insert(o).second && !before) {
+                    const int arithmetic = (o != 0 ? 1 : 0) + (scale > 1 ? 1 : 0);
+                    g.size += arithmetic;
+                    if (!invariant)
+                        g.folded += arithmetic;
+                }
+                if (pointer && !before && pointers.insert({buffer, o}).second)
+                    ++g.size;
+                if (kind == 2 || accesses.insert({buffer, o, kind}).second)
+                    ++g.size;
+                ++repeated;
+            }
+            return repeated;
+        };
+        // A DSP loop's steps: its operands' words (unpacked to halfword pairs), or a strided
+        // operand's elements (packed in pairs), the SMLADs and the accumulator.
+        auto dspSteps = [&](const codegen::DspLoop& d, const Stmt& dl, int64_t trips, int64_t times) {
+            const int steps = static_cast<int>(std::min<int64_t>(times * trips, 64));
+            if (d.path == codegen::DspLoop::Path::Lanes) {
+                g.size += m_info[&dl - m_n.stmts.data()].size * steps;
+                return;
+            }
+            inner.push_back({dl.slot, trips, d.lanes, true});
+            for (const codegen::DspOperand* o : std::array<const codegen::DspOperand*, 2>{&d.x, &d.y}) {
+                if (!o->load)
+                    continue;
+                // The operands are read in the loop whatever their address (the accumulator's
+                // stores there may alias them, by GCC's account).
+                access(o->load->buffer, o->load->index, 0, /*word=*/o->stride == 1, false, /*stays=*/true);
+                const int extra = o->stride == 1 ? (d.int8 ? 2 : 0) : (d.int8 ? 3 + 2 : 1 + 1);
+                g.size += extra * steps;
+            }
+            const int macs = d.int8 ? 2 : 1;
+            g.size += macs * steps;
+            // The accumulator stays in memory: GCC's store motion does not take it out of a
+            // loop of DSP steps (their words are read by memcpy, an access of any type, and
+            // the strided operands' bytes through char pointers).
+            const Stmt& u = *d.update;
+            if (m_n.buffers[u.buffer].level >= 0) {
+                access(u.buffer, u.index, 0);
+                g.size += (macs - 1) * access(u.buffer, u.index, 1);
+            }
+            inner.pop_back();
+        };
+        std::function<void(int, int64_t, bool)> walk = [&](int c, int64_t times, bool guarded) {
+            const Stmt& b = m_n.stmts[c];
+            const int copies = static_cast<int>(std::min<int64_t>(times, 64));
+            switch (b.kind) {
+            case Stmt::Kind::If: {
+                // Per condition and value of the copies' counters it reads, a test (2), and
+                // where it changes in the loop the multiplication of the counter (folded in the
+                // copies), the sum with what does not change, and for a range the subtraction of
+                // its low bound (one unsigned test). A test that always holds there is folded
+                // (value ranges), and copies testing the same are one test (jump threading),
+                // but for the copies of a loop GCC unrolls in the same pass.
+                for (const Cond& cond : b.conds) {
+                    read.clear();
+                    addSlots(m_n.index, condExprs(cond), read);
+                    std::sort(read.begin(), read.end());
+                    read.erase(std::unique(read.begin(), read.end()), read.end());
+                    const bool range = cond.lo != kNoIndex && cond.hi != kNoIndex;
+                    const bool onCounter = std::binary_search(read.begin(), read.end(), loop.slot);
+                    std::vector<const Inner*> fixed;
+                    for (const Inner& x : inner)
+                        if (x.trips > 1 && std::binary_search(read.begin(), read.end(), x.slot))
+                            fixed.push_back(&x);
+                    const bool varies = onCounter || !fixed.empty();
+                    int64_t loopCopies = 1;
+                    for (const Inner& x : inner)
+                        if (x.loop && x.trips > 1 && !std::binary_search(read.begin(), read.end(), x.slot))
+                            loopCopies *= x.trips;
+                    std::vector<Interval> ranges(m_n.slotExtents.size());
+                    for (size_t k = 0; k < ranges.size(); ++k)
+                        ranges[k] = Interval{0, std::max<int64_t>(0, m_n.slotExtents[k] - 1), 1};
+                    std::vector<int64_t> values(fixed.size(), 0);
+                    for (int combos = 0; combos < 64; ++combos) {
+                        for (size_t k = 0; k < fixed.size(); ++k)
+                            ranges[fixed[k]->slot] = Interval::point(values[k] * fixed[k]->step);
+                        const Interval e = m_n.index.range(cond.expr, ranges);
+                        const bool holds = (cond.lo == kNoIndex || m_n.index.range(cond.lo, ranges).hi <= e.lo)
+                            && (cond.hi == kNoIndex || e.hi <= m_n.index.range(cond.hi, ranges).lo);
+                        if (!holds && tests.insert({&cond, values}).second) {
+                            g.size += (2 + (varies ? 1 + (range ? 1 : 0) : 0)) * static_cast<int>(std::min<int64_t>(loopCopies, 64));
+                            const lower::IndexPool::Node& n = m_n.index.node(cond.expr);
+                            if (onCounter && n.op == lower::IndexPool::Node::Op::Linear)
+                                for (const lower::IndexPool::Term& t : n.terms)
+                                    if (t.atom == loop.slot && std::abs(t.coeff) != 1 && multiplied.insert(std::abs(t.coeff)).second) {
+                                        ++g.size;
+                                        ++g.folded;
+                                    }
+                        }
+                        size_t k = 0;
+                        while (k < fixed.size() && ++values[k] == fixed[k]->trips)
+                            values[k++] = 0;
+                        if (k == fixed.size())
+                            break;
+                    }
+                }
+                for (int k : b.body)
+                    walk(k, times, true);
+                return;
+            }
+            case Stmt::Kind::For: {
+                const int64_t trips = std::max<int64_t>(1, m_info[c].trips);
+                if (m_info[c].dsp) {
+                    dspSteps(*m_info[c].dsp, b, trips, times);
+                    return;
+                }
+                inner.push_back({b.slot, trips, 1, b.loopKind != sched::LoopKind::Unrolled && !m_info[c].writtenOut && !earlyUnrolled(c)});
+                for (int k : b.body)
+                    walk(k, times * trips, guarded);
+                inner.pop_back();
+                return;
+            }
+            case Stmt::Kind::Load:
+                if (access(b.buffer, b.index, 0, false, guarded) == 0)
+                    hoisted.push_back(b.reg);
+                break;
+            case Stmt::Kind::Compute: {
+                // A loaded register's offset is computed where the load is: before the loop
+                // for a load moved there.
+                const int offsets = registerOffsets(m_n, b.value, [&](int reg) { return std::find(hoisted.begin(), hoisted.end(), reg) != hoisted.end(); });
+                g.size += copies * (valueArithmetic(m_n, b.value) + offsets + (b.accumulate ? 1 : 0));
+                if (m_n.buffers[b.buffer].level >= 0) {
+                    const bool promoted = !early && b.accumulate && !guarded
+                        && codegen::bufferOffset(m_n, b.buffer, b.index).coefficient(loop.slot) == 0;
+                    if (!promoted) {
+                        if (b.accumulate)
+                            access(b.buffer, b.index, 0);
+                        access(b.buffer, b.index, 1);
+                    }
+                }
+                break;
+            }
+            case Stmt::Kind::AccInit:
+                if (b.src >= 0)
+                    access(b.src, b.srcIndex, 0, false, guarded);
+                if (m_n.buffers[b.buffer].level >= 0)
+                    access(b.buffer, b.index, 1);
+                break;
+            case Stmt::Kind::AccStore:
+                if (m_n.buffers[b.src].level >= 0)
+                    access(b.src, b.srcIndex, 0);
+                access(b.buffer, b.index, 1);
+                if (m_n.kernel->stages[b.stage].requant) {
+                    // A per-channel multiplier and shift are loaded again in every copy (after
+                    // the store through a pointer argument), and the multiplier's sign mask is
+                    // computed: 3 statements more than the constants'.
+                    const bool perChannel = b.multBuffer >= 0 && b.shiftBuffer >= 0 && b.channel != kNoIndex;
+                    if (perChannel) {
+                        access(b.multBuffer, {b.channel}, 2);
+                        access(b.shiftBuffer, {b.channel}, 2);
+                    }
+                    g.size += (kRequantGimpleSize + (perChannel ? 3 : 0)) * copies;
+                }
+                break;
+            case Stmt::Kind::Block:
+            case Stmt::Kind::Alloc: break;
+            default: g.size += m_info[c].size; break;
+            }
+            for (int k : b.body)
+                walk(k, times, guarded);
+        };
+        for (int c : loop.body)
+            walk(c, 1, false);
+        return g;
     }
 
     const LoopNest& m_n;
     std::vector<Info> m_info;
     std::vector<int> m_halfSlot;  ///< per buffer: a ping-pong buffer's half, the slot of the loop around its allocation (-1: none, or one iteration)
     std::vector<int> m_slotLoop;  ///< per slot: a For statement of it (-1: none); an accumulator's init, compute and store nests share slots, and their loops the schedule's loop kind
+    std::vector<int> m_parent;    ///< per statement: the statement whose body holds it (-1: the root)
 };
 
 /// What GCC makes of a loop (nest) that only zeroes accumulators in memory (LoopShapes'
@@ -2685,6 +3063,10 @@ std::vector<LoopDecision> loopDecisions(const LoopNest& n, const hw::Target& tar
             d.trips = in.trips;
             d.dsp = in.dsp.has_value();
             d.bodySize = in.size;
+            if (in.gimple > 0) {
+                d.gccSize = in.gimple;
+                d.gccFolded = in.gimpleFolded;
+            }
             using C = LoopDecision::Compiled;
             if (in.kept)
                 d.compiled = C::Loop;

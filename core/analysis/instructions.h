@@ -157,6 +157,12 @@ struct LoopDecision {
     Compiled compiled = Compiled::Loop;
     bool dsp = false;           ///< vectorized on the DSP path (SMLAD)
     int bodySize = 0;           ///< loopBodySize
+    /// A two-iteration innermost loop (not on the DSP path): GCC's size estimate of it as the
+    /// model reconstructs it (cunroll's statements, counter and exit included) and how many of
+    /// them fold away in the copies; the loop is unrolled when 2/3 of the two copies' remaining
+    /// statements are no more than the size. -1 for other loops.
+    int gccSize = -1;
+    int gccFolded = -1;
     double instructions = -1;   ///< kept loops: the predicted kernel instructions inside (nested loops included)
     double spills = -1;         ///< kept loops: of them, the stack accesses of spilled values (the "spills" category)
     /// kept loops: the model's events inside (nested loops included) that occur, by feature name
