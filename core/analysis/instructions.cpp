@@ -371,21 +371,24 @@ int valueArithmetic(const LoopNest& n, int v)
     return 1 + valueArithmetic(n, nd.a) + valueArithmetic(n, nd.b);
 }
 
-/// The offsets added to loaded registers in a value expression (x + 128): one statement each,
-/// but for the registers `before` says are computed before the loop.
-template <typename Before>
-int registerOffsets(const LoopNest& n, int v, const Before& before)
+/// The loaded registers a value expression adds an offset to (x + 128, which the code computes
+/// once per load; valueArithmetic leaves it out), appended to `out`.
+void offsetRegisters(const LoopNest& n, int v, std::vector<int>& out)
 {
     const ValueNode& nd = n.values[v];
     switch (nd.op) {
     case ValueNode::Op::Const:
-    case ValueNode::Op::Reg: return 0;
-    case ValueNode::Op::Neg: return registerOffsets(n, nd.a, before);
+    case ValueNode::Op::Reg: return;
+    case ValueNode::Op::Neg: offsetRegisters(n, nd.a, out); return;
     default: break;
     }
-    if ((nd.op == ValueNode::Op::Add || nd.op == ValueNode::Op::Sub) && n.values[nd.a].op == ValueNode::Op::Reg && n.values[nd.b].op == ValueNode::Op::Const)
-        return n.offsetFolded(v) || before(n.values[nd.a].reg) ? 0 : 1;
-    return registerOffsets(n, nd.a, before) + registerOffsets(n, nd.b, before);
+    if ((nd.op == ValueNode::Op::Add || nd.op == ValueNode::Op::Sub) && n.values[nd.a].op == ValueNode::Op::Reg && n.values[nd.b].op == ValueNode::Op::Const) {
+        if (!n.offsetFolded(v))
+            out.push_back(n.values[nd.a].reg);
+        return;
+    }
+    offsetRegisters(n, nd.a, out);
+    offsetRegisters(n, nd.b, out);
 }
 
 /// An index as GCC's front end folds the C's sum of terms (written in slot order): a
@@ -784,6 +787,14 @@ private:
     /// growth) unrolls the innermost loop `id`: its later passes then see straight-line copies.
     bool earlyUnrolled(int id) const
     {
+        if (m_early.empty())
+            m_early.assign(m_n.stmts.size(), -1);
+        if (m_early[id] < 0)
+            m_early[id] = weighEarly(id) ? 1 : 0;
+        return m_early[id] == 1;
+    }
+    bool weighEarly(int id) const
+    {
         const Info& in = m_info[id];
         if (in.trips < 2 || in.trips > 16 || in.dsp || in.keptInside || in.calls || in.memset || in.memcpy
             || anyInside(m_n, m_n.stmts[id], [&](const Stmt& x) { return x.kind == Stmt::Kind::For && x.extent > 1 && x.loopKind != sched::LoopKind::Unrolled; }))
@@ -814,14 +825,16 @@ private:
             std::set<int64_t> offsets;  // the copies' constants it is computed with
         };
         std::vector<Form> forms;
-        std::set<std::pair<int, int64_t>> pointers;       // (buffer, offset): a pointer argument's address
-        std::set<std::tuple<int, int64_t, int>> accesses;  // (buffer, offset, kind)
+        // (buffer, form, constant, copy offset): a pointer argument's address; with the kind, an access
+        std::set<std::tuple<int, size_t, int64_t, int64_t>> pointers;
+        std::set<std::tuple<int, size_t, int64_t, int64_t, int>> accesses;
         std::set<int64_t> multiplied;
         std::set<std::pair<int, int64_t>> products;  // early: other counters' multiplications
         GimpleSize g;
         std::vector<int> read;
-        std::set<std::pair<const Cond*, std::vector<int64_t>>> tests;
-        std::vector<int> hoisted;  // registers of the loads moved before the loop
+        std::vector<Interval> ranges;  // per slot: its values (the copies' counters fixed in turn)
+        std::vector<std::pair<int, int64_t>> loadCopies;  // per loaded register: its copies in the loop (0: moved before it, or its offset counted)
+        std::vector<int> regs;
         // Before invariant motion, a multiplication a guard around the loop computes is there
         // already (value numbering: `i_outer * 5` of `i_outer * 5 + i_inner <= 31`).
         if (early)
@@ -952,9 +965,10 @@ private:
                     if (!invariant)
                         g.folded += arithmetic;
                 }
-                if (pointer && !before && pointers.insert({buffer, o}).second)
+                const size_t f = static_cast<size_t>(form - forms.begin());
+                if (pointer && !before && pointers.insert({buffer, f, off.constant, o}).second)
                     ++g.size;
-                if (kind == 2 || accesses.insert({buffer, o, kind}).second)
+                if (kind == 2 || accesses.insert({buffer, f, off.constant, o, kind}).second)
                     ++g.size;
                 ++repeated;
             }
@@ -962,10 +976,12 @@ private:
         };
         // A DSP loop's steps: its operands' words (unpacked to halfword pairs), or a strided
         // operand's elements (packed in pairs), the SMLADs and the accumulator.
-        auto dspSteps = [&](const codegen::DspLoop& d, const Stmt& dl, int64_t trips, int64_t times) {
+        auto dspSteps = [&](int dspLoop, int64_t trips, int64_t times) {
+            const codegen::DspLoop& d = *m_info[dspLoop].dsp;
+            const Stmt& dl = m_n.stmts[dspLoop];
             const int steps = static_cast<int>(std::min<int64_t>(times * trips, 64));
             if (d.path == codegen::DspLoop::Path::Lanes) {
-                g.size += m_info[&dl - m_n.stmts.data()].size * steps;
+                g.size += m_info[dspLoop].size * steps;
                 return;
             }
             inner.push_back({dl.slot, trips, d.lanes, true});
@@ -985,8 +1001,11 @@ private:
             // the strided operands' bytes through char pointers).
             const Stmt& u = *d.update;
             if (m_n.buffers[u.buffer].level >= 0) {
+                // Its load, and a store per SMLAD (both results are stored; the second load is
+                // the first store's value).
                 access(u.buffer, u.index, 0);
-                g.size += (macs - 1) * access(u.buffer, u.index, 1);
+                const int stored = access(u.buffer, u.index, 1);
+                g.size += (macs - 1) * stored;
             }
             inner.pop_back();
         };
@@ -1017,9 +1036,9 @@ private:
                     for (const Inner& x : inner)
                         if (x.loop && x.trips > 1 && !std::binary_search(read.begin(), read.end(), x.slot))
                             loopCopies *= x.trips;
-                    std::vector<Interval> ranges(m_n.slotExtents.size());
-                    for (size_t k = 0; k < ranges.size(); ++k)
-                        ranges[k] = Interval{0, std::max<int64_t>(0, m_n.slotExtents[k] - 1), 1};
+                    if (ranges.empty())
+                        for (int64_t e : m_n.slotExtents)
+                            ranges.push_back(Interval{0, std::max<int64_t>(0, e - 1), 1});
                     std::vector<int64_t> values(fixed.size(), 0);
                     for (int combos = 0; combos < 64; ++combos) {
                         for (size_t k = 0; k < fixed.size(); ++k)
@@ -1027,7 +1046,7 @@ private:
                         const Interval e = m_n.index.range(cond.expr, ranges);
                         const bool holds = (cond.lo == kNoIndex || m_n.index.range(cond.lo, ranges).hi <= e.lo)
                             && (cond.hi == kNoIndex || e.hi <= m_n.index.range(cond.hi, ranges).lo);
-                        if (!holds && tests.insert({&cond, values}).second) {
+                        if (!holds) {
                             g.size += (2 + (varies ? 1 + (range ? 1 : 0) : 0)) * static_cast<int>(std::min<int64_t>(loopCopies, 64));
                             const lower::IndexPool::Node& n = m_n.index.node(cond.expr);
                             if (onCounter && n.op == lower::IndexPool::Node::Op::Linear)
@@ -1043,6 +1062,8 @@ private:
                         if (k == fixed.size())
                             break;
                     }
+                    for (const Inner* x : fixed)
+                        ranges[x->slot] = Interval{0, std::max<int64_t>(0, m_n.slotExtents[x->slot] - 1), 1};
                 }
                 for (int k : b.body)
                     walk(k, times, true);
@@ -1051,7 +1072,7 @@ private:
             case Stmt::Kind::For: {
                 const int64_t trips = std::max<int64_t>(1, m_info[c].trips);
                 if (m_info[c].dsp) {
-                    dspSteps(*m_info[c].dsp, b, trips, times);
+                    dspSteps(c, trips, times);
                     return;
                 }
                 inner.push_back({b.slot, trips, 1, b.loopKind != sched::LoopKind::Unrolled && !m_info[c].writtenOut && !earlyUnrolled(c)});
@@ -1061,17 +1082,28 @@ private:
                 return;
             }
             case Stmt::Kind::Load:
-                if (access(b.buffer, b.index, 0, false, guarded) == 0)
-                    hoisted.push_back(b.reg);
+                // Its register's offset, if a value adds one, is computed once per copy of the
+                // load, where the load is: before the loop for a load moved there.
+                loadCopies.push_back({b.reg, access(b.buffer, b.index, 0, false, guarded) == 0 ? 0 : times});
                 break;
             case Stmt::Kind::Compute: {
-                // A loaded register's offset is computed where the load is: before the loop
-                // for a load moved there.
-                const int offsets = registerOffsets(m_n, b.value, [&](int reg) { return std::find(hoisted.begin(), hoisted.end(), reg) != hoisted.end(); });
-                g.size += copies * (valueArithmetic(m_n, b.value) + offsets + (b.accumulate ? 1 : 0));
+                g.size += copies * (valueArithmetic(m_n, b.value) + (b.accumulate ? 1 : 0));
+                regs.clear();
+                offsetRegisters(m_n, b.value, regs);
+                for (int reg : regs) {
+                    auto load = std::find_if(loadCopies.begin(), loadCopies.end(), [&](const auto& l) { return l.first == reg; });
+                    if (load != loadCopies.end() && load->second > 0) {
+                        g.size += static_cast<int>(std::min<int64_t>({load->second, times, 64}));
+                        load->second = 0;  // counted
+                    }
+                }
                 if (m_n.buffers[b.buffer].level >= 0) {
-                    const bool promoted = !early && b.accumulate && !guarded
-                        && codegen::bufferOffset(m_n, b.buffer, b.index).coefficient(loop.slot) == 0;
+                    // Store motion keeps it in a register where its element does not change in
+                    // the loop (nor in a loop of the C inside), unguarded (it may trap), with no
+                    // store through a byte pointer beside it (which may alias it).
+                    const codegen::BufferOffset acc = codegen::bufferOffset(m_n, b.buffer, b.index);
+                    const bool promoted = !early && b.accumulate && !guarded && !byteStores && acc.coefficient(loop.slot) == 0
+                        && std::none_of(inner.begin(), inner.end(), [&](const Inner& x) { return x.loop && x.trips > 1 && acc.coefficient(x.slot) != 0; });
                     if (!promoted) {
                         if (b.accumulate)
                             access(b.buffer, b.index, 0);
@@ -1119,6 +1151,7 @@ private:
     std::vector<int> m_halfSlot;  ///< per buffer: a ping-pong buffer's half, the slot of the loop around its allocation (-1: none, or one iteration)
     std::vector<int> m_slotLoop;  ///< per slot: a For statement of it (-1: none); an accumulator's init, compute and store nests share slots, and their loops the schedule's loop kind
     std::vector<int> m_parent;    ///< per statement: the statement whose body holds it (-1: the root)
+    mutable std::vector<int8_t> m_early;  ///< per statement: earlyUnrolled, once weighed (-1: not yet)
 };
 
 /// What GCC makes of a loop (nest) that only zeroes accumulators in memory (LoopShapes'

@@ -120,7 +120,9 @@ InsnFeatures instructionFeatures(const lower::LoopNest& nest, const std::vector<
 /// Iterations of a For as the C writes it (a DSP loop steps by its lanes).
 int64_t loopTrips(const lower::LoopNest& nest, const lower::Stmt& loop);
 /// The model's estimate of the size of a loop's body in straight-line statements (unrolled copies
-/// and inner loops counted out), which decides whether the compiler unrolls it.
+/// and inner loops counted out), which decides whether the compiler unrolls a two-step DSP loop
+/// (a two-iteration innermost loop off the DSP path is weighed by GCC's statements instead:
+/// LoopDecision::gccSize).
 int loopBodySize(const lower::LoopNest& nest, int stmt);
 /// Whether the compiled code keeps statement `stmt` as a loop: a For not unrolled by the
 /// schedule, of more than one iteration, and not one of two iterations around a little
