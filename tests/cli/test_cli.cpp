@@ -640,6 +640,21 @@ TEST(CliAnalyze, LoopsListWhatTheCompilerIsExpectedToMakeOfEachLoop)
     EXPECT_NE(text.out.find("compiled as"), std::string::npos) << text.out;
     EXPECT_NE(text.out.find("unrolled by the compiler"), std::string::npos) << text.out;
     EXPECT_NE(text.out.find(" of 14"), std::string::npos) << text.out;
+    // A two-iteration innermost loop shows GCC's size estimate as the model rebuilds it, O-E
+    // (random #100102's i.inner: 23 statements, 5 folding away in the copies; GCC keeps it).
+    j = loopsOf(src("tests/data/analysis/two_innermost_kept.sched.yaml"));
+    bool weighed = false;
+    for (const auto& l : j["loops"])
+        if (l["name"] == "i.inner" && l.contains("gcc_size")) {
+            weighed = true;
+            EXPECT_EQ(l["gcc_size"], 23) << l.dump();
+            EXPECT_EQ(l["gcc_folded"], 5) << l.dump();
+            EXPECT_EQ(l["compiled"], "loop") << l.dump();
+        }
+    EXPECT_TRUE(weighed) << j.dump();
+    CliRun sized = cli({"analyze", "--loops", src("tests/data/analysis/two_innermost_kept.sched.yaml")});
+    ASSERT_EQ(sized.exitCode, 0) << describe(sized);
+    EXPECT_NE(sized.out.find("loop" + std::string(22, ' ') + "23-5"), std::string::npos) << sized.out;
     // An accelerator: no instruction model, no loop list.
     j = loopsOf(src("examples/schedules/gemmini_matmul_int8_128.sched.yaml"));
     EXPECT_FALSE(j.contains("loops"));
