@@ -833,6 +833,7 @@ private:
         GimpleSize g;
         std::vector<int> read;
         std::vector<Interval> ranges;  // per slot: its values (the copies' counters fixed in turn)
+        std::set<std::tuple<const Cond*, int64_t, int64_t>> tested;  // a condition and its bounds on what is not a copy
         std::vector<std::pair<int, int64_t>> loadCopies;  // per loaded register: its copies in the loop (0: moved before it, or its offset counted)
         std::vector<int> regs;
         // Before invariant motion, a multiplication a guard around the loop computes is there
@@ -881,9 +882,10 @@ private:
             // A load that does not change in the loop is moved before it (invariant motion), unless
             // a loop of the C around it inside makes it change there, or a store through a byte
             // pointer (which may point anywhere) comes after it.
-            const bool movable = !early && c == 0 && !guarded && !off.base && off.nonlinear.empty()
+            // (Its address, guarded or not, with the constants of the copies the C writes out.)
+            const bool invariantAddress = !early && c == 0 && !off.base && off.nonlinear.empty()
                 && std::none_of(inner.begin(), inner.end(), [](const Inner& x) { return x.loop && x.trips > 1; });
-            if (movable && kind != 1 && !byteStores && !stays)
+            if (invariantAddress && !guarded && kind != 1 && !byteStores && !stays)
                 return 0;
             auto form = std::find_if(forms.begin(), forms.end(), [&](const Form& x) { return x.scale == scale && x.outer == outer; });
             if (form == forms.end()) {
@@ -958,7 +960,7 @@ private:
             int repeated = 0;
             for (int64_t o : offsets) {
                 // An address that does not change in the loop is computed before it.
-                const bool before = movable && o == 0;
+                const bool before = invariantAddress;
                 if (form->offsets.insert(o).second && !before) {
                     const int arithmetic = (o != 0 ? 1 : 0) + (scale > 1 ? 1 : 0);
                     g.size += arithmetic;
@@ -1046,7 +1048,29 @@ private:
                         const Interval e = m_n.index.range(cond.expr, ranges);
                         const bool holds = (cond.lo == kNoIndex || m_n.index.range(cond.lo, ranges).hi <= e.lo)
                             && (cond.hi == kNoIndex || e.hi <= m_n.index.range(cond.hi, ranges).lo);
-                        if (!holds) {
+                        // A test is known by its bound on what is not a copy's constant: copies
+                        // whose constants give the same bound test the same (`o_outer * 3 + 1 <= 15`
+                        // and `o_outer * 3 + 2 <= 15` are both o_outer <= 4).
+                        int64_t lo = std::numeric_limits<int64_t>::min(), hi = std::numeric_limits<int64_t>::max();
+                        const lower::IndexPool::Node& en = m_n.index.node(cond.expr);
+                        if (en.op == lower::IndexPool::Node::Op::Linear) {
+                            int64_t v = en.constant, g2 = 0;
+                            for (const lower::IndexPool::Term& t : en.terms) {
+                                auto f = std::find_if(fixed.begin(), fixed.end(), [&](const Inner* x) { return x->slot == t.atom; });
+                                if (f != fixed.end())
+                                    v += t.coeff * values[static_cast<size_t>(f - fixed.begin())] * (*f)->step;
+                                else
+                                    g2 = std::gcd(g2, std::abs(t.coeff));
+                            }
+                            int64_t bound = 0;
+                            if (g2 > 0 && cond.hi != kNoIndex && m_n.index.isConst(cond.hi, &bound))
+                                hi = floorDiv(bound - v, g2);
+                            if (g2 > 0 && cond.lo != kNoIndex && m_n.index.isConst(cond.lo, &bound))
+                                lo = -floorDiv(v - bound, g2);
+                        } else {
+                            lo = static_cast<int64_t>(tested.size());  // not linear: its own test
+                        }
+                        if (!holds && tested.insert({&cond, lo, hi}).second) {
                             g.size += (2 + (varies ? 1 + (range ? 1 : 0) : 0)) * static_cast<int>(std::min<int64_t>(loopCopies, 64));
                             const lower::IndexPool::Node& n = m_n.index.node(cond.expr);
                             if (onCounter && n.op == lower::IndexPool::Node::Op::Linear)
