@@ -879,10 +879,11 @@ private:
             bool invariant = off.base || !off.nonlinear.empty();
             for (const auto& term : outer)
                 invariant = invariant || term.first != loop.slot;
-            // A load that does not change in the loop is moved before it (invariant motion), unless
-            // a loop of the C around it inside makes it change there, or a store through a byte
-            // pointer (which may point anywhere) comes after it.
-            // (Its address, guarded or not, with the constants of the copies the C writes out.)
+            // An address that does not change in the loop (the constants of the copies the C
+            // writes out included; a loop of the C inside changes it there) is computed before
+            // it, and a load from it is moved there too (invariant motion) unless it is guarded
+            // (it may trap), a DSP operand, or a store through a byte pointer (which may point
+            // anywhere) comes after it.
             const bool invariantAddress = !early && c == 0 && !off.base && off.nonlinear.empty()
                 && std::none_of(inner.begin(), inner.end(), [](const Inner& x) { return x.loop && x.trips > 1; });
             if (invariantAddress && !guarded && kind != 1 && !byteStores && !stays)
@@ -1051,10 +1052,15 @@ private:
                         // A test is known by its bound on what is not a copy's constant: copies
                         // whose constants give the same bound test the same (`o_outer * 3 + 1 <= 15`
                         // and `o_outer * 3 + 2 <= 15` are both o_outer <= 4).
+                        // A condition not of that form (bounds that are not constants, a term
+                        // that is not linear) is a test of its own in every combination.
                         int64_t lo = std::numeric_limits<int64_t>::min(), hi = std::numeric_limits<int64_t>::max();
                         const lower::IndexPool::Node& en = m_n.index.node(cond.expr);
-                        if (en.op == lower::IndexPool::Node::Op::Linear) {
-                            int64_t v = en.constant, g2 = 0;
+                        int64_t v = en.constant, g2 = 0, loBound = 0, hiBound = 0;
+                        bool keyed = en.op == lower::IndexPool::Node::Op::Linear
+                            && (cond.hi == kNoIndex || m_n.index.isConst(cond.hi, &hiBound))
+                            && (cond.lo == kNoIndex || m_n.index.isConst(cond.lo, &loBound));
+                        if (keyed)
                             for (const lower::IndexPool::Term& t : en.terms) {
                                 auto f = std::find_if(fixed.begin(), fixed.end(), [&](const Inner* x) { return x->slot == t.atom; });
                                 if (f != fixed.end())
@@ -1062,13 +1068,14 @@ private:
                                 else
                                     g2 = std::gcd(g2, std::abs(t.coeff));
                             }
-                            int64_t bound = 0;
-                            if (g2 > 0 && cond.hi != kNoIndex && m_n.index.isConst(cond.hi, &bound))
-                                hi = floorDiv(bound - v, g2);
-                            if (g2 > 0 && cond.lo != kNoIndex && m_n.index.isConst(cond.lo, &bound))
-                                lo = -floorDiv(v - bound, g2);
+                        keyed = keyed && g2 > 0;
+                        if (keyed) {
+                            if (cond.hi != kNoIndex)
+                                hi = floorDiv(hiBound - v, g2);
+                            if (cond.lo != kNoIndex)
+                                lo = -floorDiv(v - loBound, g2);
                         } else {
-                            lo = static_cast<int64_t>(tested.size());  // not linear: its own test
+                            lo = static_cast<int64_t>(tested.size());  // a key no other test has
                         }
                         if (!holds && tested.insert({&cond, lo, hi}).second) {
                             g.size += (2 + (varies ? 1 + (range ? 1 : 0) : 0)) * static_cast<int>(std::min<int64_t>(loopCopies, 64));
