@@ -848,14 +848,28 @@ private:
                                 if (t.atom >= 0 && std::abs(t.coeff) != 1)
                                     products.insert({t.atom, std::abs(t.coeff)});
                     }
+        // The multiplication of the loop's counter by `k` (once per distinct factor), which
+        // folds away in the copies; and, before invariant motion, another counter's.
+        auto multiply = [&](int slot, int64_t k) {
+            const int64_t factor = std::abs(k);
+            if (factor == 1)
+                return;
+            if (slot == loop.slot ? multiplied.insert(factor).second : products.insert({slot, factor}).second) {
+                ++g.size;
+                if (slot == loop.slot)
+                    ++g.folded;
+            }
+        };
         const bool byteStores = anyInside(m_n, loop, [&](const Stmt& x) {
             return x.kind == Stmt::Kind::AccStore && m_n.buffers[x.buffer].role == Buffer::Role::Home
                 && ir::dtypeBytes(m_n.buffers[x.buffer].dtype) == 1;
         });
-        // One access (kind 0 load, 1 store, 2 a load repeated in every copy) of buffer[index] in
-        // every copy of the inner loops; a word (a DSP operand read by memcpy) is read through
-        // its address, as a pointer argument's element.
-        auto access = [&](int buffer, const std::vector<IndexId>& index, int kind, bool word = false, bool guarded = false, bool stays = false) {
+        // One access of buffer[index] in every copy of the inner loops (a load, a store, or a load
+        // repeated in every copy); a word (a DSP operand read by memcpy) is read through its
+        // address, as a pointer argument's element; a guarded load, and one that `stays`, is not
+        // moved before the loop. Returns the copies' distinct offsets (0: moved before it).
+        enum Use { Load, Store, LoadEachCopy };
+        auto access = [&](int buffer, const std::vector<IndexId>& index, Use kind, bool word = false, bool guarded = false, bool stays = false) {
             const codegen::BufferOffset off = codegen::bufferOffset(m_n, buffer, index);
             codegen::SlotCoefficients outer;
             std::vector<std::pair<int64_t, int64_t>> varying;  // (coefficient, trips) of inner slots
@@ -886,7 +900,7 @@ private:
             // anywhere) comes after it.
             const bool invariantAddress = !early && c == 0 && !off.base && off.nonlinear.empty()
                 && std::none_of(inner.begin(), inner.end(), [](const Inner& x) { return x.loop && x.trips > 1; });
-            if (invariantAddress && !guarded && kind != 1 && !byteStores && !stays)
+            if (invariantAddress && !guarded && kind != Store && !byteStores && !stays)
                 return 0;
             auto form = std::find_if(forms.begin(), forms.end(), [&](const Form& x) { return x.scale == scale && x.outer == outer; });
             if (form == forms.end()) {
@@ -903,11 +917,7 @@ private:
                             if (m_n.slotExtents[slot] <= 1 || isInnerSlot(slot))
                                 continue;
                             ++terms;
-                            if (std::abs(k) != 1 && (slot == loop.slot ? multiplied.insert(std::abs(k)).second : products.insert({slot, std::abs(k)}).second)) {
-                                ++g.size;
-                                if (slot == loop.slot)
-                                    ++g.folded;
-                            }
+                            multiply(slot, k);
                         }
                         if (terms > 0) {
                             g.size += terms - 1 + (a.factor != 1 ? 1 : 0);
@@ -931,10 +941,8 @@ private:
                             continue;
                         }
                         for (const auto& [slot, k] : a.terms)
-                            if (slot == loop.slot && std::abs(k) != 1 && multiplied.insert(std::abs(k)).second) {
-                                ++g.size;
-                                ++g.folded;
-                            }
+                            if (slot == loop.slot)
+                                multiply(slot, k);
                         const bool inside = std::any_of(a.terms.begin(), a.terms.end(), [&](const auto& t) { return invariantSlot(t.first); });
                         g.size += (inside ? 1 : 0) + (a.factor != 1 ? 1 : 0);
                     }
@@ -971,7 +979,7 @@ private:
                 const size_t f = static_cast<size_t>(form - forms.begin());
                 if (pointer && !before && pointers.insert({buffer, f, off.constant, o}).second)
                     ++g.size;
-                if (kind == 2 || accesses.insert({buffer, f, off.constant, o, kind}).second)
+                if (kind == LoadEachCopy || accesses.insert({buffer, f, off.constant, o, kind}).second)
                     ++g.size;
                 ++repeated;
             }
@@ -993,7 +1001,7 @@ private:
                     continue;
                 // The operands are read in the loop whatever their address (the accumulator's
                 // stores there may alias them, by GCC's account).
-                access(o->load->buffer, o->load->index, 0, /*word=*/o->stride == 1, false, /*stays=*/true);
+                access(o->load->buffer, o->load->index, Load, /*word=*/o->stride == 1, /*guarded=*/false, /*stays=*/true);
                 const int extra = o->stride == 1 ? (d.int8 ? 2 : 0) : (d.int8 ? 3 + 2 : 1 + 1);
                 g.size += extra * steps;
             }
@@ -1006,8 +1014,8 @@ private:
             if (m_n.buffers[u.buffer].level >= 0) {
                 // Its load, and a store per SMLAD (both results are stored; the second load is
                 // the first store's value).
-                access(u.buffer, u.index, 0);
-                const int stored = access(u.buffer, u.index, 1);
+                access(u.buffer, u.index, Load);
+                const int stored = access(u.buffer, u.index, Store);
                 g.size += (macs - 1) * stored;
             }
             inner.pop_back();
@@ -1082,10 +1090,8 @@ private:
                             const lower::IndexPool::Node& n = m_n.index.node(cond.expr);
                             if (onCounter && n.op == lower::IndexPool::Node::Op::Linear)
                                 for (const lower::IndexPool::Term& t : n.terms)
-                                    if (t.atom == loop.slot && std::abs(t.coeff) != 1 && multiplied.insert(std::abs(t.coeff)).second) {
-                                        ++g.size;
-                                        ++g.folded;
-                                    }
+                                    if (t.atom == loop.slot)
+                                        multiply(t.atom, t.coeff);
                         }
                         size_t k = 0;
                         while (k < fixed.size() && ++values[k] == fixed[k]->trips)
@@ -1115,7 +1121,7 @@ private:
             case Stmt::Kind::Load:
                 // Its register's offset, if a value adds one, is computed once per copy of the
                 // load, where the load is: before the loop for a load moved there.
-                loadCopies.push_back({b.reg, access(b.buffer, b.index, 0, false, guarded) == 0 ? 0 : times});
+                loadCopies.push_back({b.reg, access(b.buffer, b.index, Load, /*word=*/false, guarded) == 0 ? 0 : times});
                 break;
             case Stmt::Kind::Compute: {
                 g.size += copies * (valueArithmetic(m_n, b.value) + (b.accumulate ? 1 : 0));
@@ -1137,30 +1143,30 @@ private:
                         && std::none_of(inner.begin(), inner.end(), [&](const Inner& x) { return x.loop && x.trips > 1 && acc.coefficient(x.slot) != 0; });
                     if (!promoted) {
                         if (b.accumulate)
-                            access(b.buffer, b.index, 0);
-                        access(b.buffer, b.index, 1);
+                            access(b.buffer, b.index, Load);
+                        access(b.buffer, b.index, Store);
                     }
                 }
                 break;
             }
             case Stmt::Kind::AccInit:
                 if (b.src >= 0)
-                    access(b.src, b.srcIndex, 0, false, guarded);
+                    access(b.src, b.srcIndex, Load, /*word=*/false, guarded);
                 if (m_n.buffers[b.buffer].level >= 0)
-                    access(b.buffer, b.index, 1);
+                    access(b.buffer, b.index, Store);
                 break;
             case Stmt::Kind::AccStore:
                 if (m_n.buffers[b.src].level >= 0)
-                    access(b.src, b.srcIndex, 0);
-                access(b.buffer, b.index, 1);
+                    access(b.src, b.srcIndex, Load);
+                access(b.buffer, b.index, Store);
                 if (m_n.kernel->stages[b.stage].requant) {
                     // A per-channel multiplier and shift are loaded again in every copy (after
                     // the store through a pointer argument), and the multiplier's sign mask is
                     // computed: 3 statements more than the constants'.
                     const bool perChannel = b.multBuffer >= 0 && b.shiftBuffer >= 0 && b.channel != kNoIndex;
                     if (perChannel) {
-                        access(b.multBuffer, {b.channel}, 2);
-                        access(b.shiftBuffer, {b.channel}, 2);
+                        access(b.multBuffer, {b.channel}, LoadEachCopy);
+                        access(b.shiftBuffer, {b.channel}, LoadEachCopy);
                     }
                     g.size += (kRequantGimpleSize + (perChannel ? 3 : 0)) * copies;
                 }
