@@ -127,6 +127,13 @@ constexpr double kLoadsAheadGuardedDualIssue = 1;
 constexpr double kSignedFloorDivM7 = 1;
 /// Largest stride in bytes a Thumb-2 load reaches with a scaled register offset (LSL #3).
 constexpr int64_t kRegisterOffsetStride = 8;
+/// Instructions per output of a requantization whose channel's values GCC computes before the
+/// loop (channelWork): the two it recomputes from the multiplier, or reloads.
+constexpr double kRequantHoistedResidue = 2;
+/// The values of a channel's requantization GCC keeps across the loop then: the left shift, the
+/// doubled multiplier, its sign mask, the right shift, the rounding mask and its half (random
+/// #267: r10, r8, ip, r7, r6, lr).
+constexpr double kRequantChannelValues = 6;
 
 /// Unrolled copies of a loop that GCC's scheduler interleaves in one basic block, so that a value
 /// they share is used by all of them while it is fresh: two (dense_int8_dsp's 2x2 block, no
@@ -249,6 +256,7 @@ public:
     }
     size_t size() const { return m_items.size(); }
     bool empty() const { return m_items.empty(); }
+    bool contains(const K& k) const { return std::binary_search(m_items.begin(), m_items.end(), k); }
     auto begin() const { return m_items.begin(); }
     auto end() const { return m_items.end(); }
 
@@ -317,6 +325,15 @@ struct CodeLoop {
     double maxBlockWords = 0;
     /// Registers of the DSP operand values that interleaved unrolled copies reuse (dspBody).
     double blockOperands = 0;
+    /// The loop's streams GCC addresses with a scaled register offset from one counter
+    /// (scaledIndex): no pointer of their own to advance, and the counter's increment an
+    /// instruction of each iteration.
+    FlatSet<std::pair<int, int64_t>> scaledStreams;
+    /// Outputs per iteration whose requantization uses a channel's values computed before the
+    /// loop (channelWork): kRequantChannelValues registers, reloaded at each use when spilled.
+    double channelUses = 0;
+    /// The general registers the innermost kept loops inside hold (this loop's own if it is one).
+    double innerRegisters = 0;
 };
 
 /// The events of a DSP operand's loads and unpacking or packing (CodeLoop::invariantInLoop).
@@ -1569,6 +1586,27 @@ private:
         }
     }
 
+    /// Whether GCC -O2's induction-variable choice (IVOPTs) addresses an integer access that
+    /// moves by `c` elements of `esize` bytes per iteration from a counter, with a scaled register
+    /// offset (`ldrsb r2, [r1, r3, lsl #3]; adds r3, r3, #1; ...; cmp r3, #16`), rather than by a
+    /// post-indexed pointer: an int8 element 2, 4 or 8 bytes apart (LSL #1 to #3), an int16 or
+    /// int32 element at any stride but one element (the counter steps by the stride, shifted by
+    /// the element's size). Found in arm-none-eabi-gcc 12's code for a loop of two loads at
+    /// every such stride, the same for -mcpu=cortex-m7, m4 and m3; an int8 element 3, 5, 12 or
+    /// 16 or more bytes apart is post-indexed (`ldrsb ip, [r2], #16`). The counter costs an
+    /// instruction per iteration, which the model did not count: random #314's c loop over
+    /// `F[k + c * 8]` runs 7 instructions per iteration where 6 were predicted (-13.0%).
+    /// Over calibrate's 2,000 random schedules on the M7, 44 of the 288 beyond 10% come within
+    /// it and 16 go beyond; the loops where a pointer advanced beyond 255 bytes had counted a
+    /// pointer's increment for the counter (dense_int16's `Wt[i + o * 128]`).
+    static bool scaledIndex(int64_t esize, int64_t c)
+    {
+        const int64_t bytes = std::abs(c * esize);
+        if (esize == 1)
+            return bytes == 2 || bytes == 4 || bytes == 8;
+        return (esize == 2 || esize == 4) && std::abs(c) != 1;
+    }
+
     /// The same with the access's offset computed already.
     void access(int buffer, const codegen::BufferOffset& off, double n, bool word = false)
     {
@@ -1611,6 +1649,8 @@ private:
                         dspWord = copies <= kPostIndexedDspCopies;
                     }
                     const bool foldable = !conditional && (dspWord || (wordData ? bytes == 4 : std::abs(bytes) <= 255));
+                    if (!word && !ir::isFloat(b.dtype) && !L.dsp && !m_shapes[m_enclosingStmt[i]].keptInside && scaledIndex(esize, c))
+                        L.scaledStreams.insert({buffer, c});
                     auto& st = L.streams[{buffer, c}];
                     st.first += n;
                     st.second = foldable;
@@ -1769,19 +1809,14 @@ private:
             if (st.requant)
                 m_f[InsnFeature::Requantize] += n;
             if (s.multBuffer >= 0 || s.shiftBuffer >= 0) {
-                // A channel's multiplier and shift are loaded and turned into shifts and masks per
-                // output; constants fold into the code. GCC does share them between the outputs of
-                // a channel, but keeping them live across a loop costs registers: measured on
-                // depthwise_conv_int8_tflite_dsp (4 channels per block), its requantization runs 14.6
-                // instructions per output and the block's loop 78 reloads and 20 spills per
-                // iteration; counting the sharing (once per channel change) predicted it 31% low,
-                // counting it per output predicts it within 8%, and the random schedules better too
-                // (p95 25.6% -> 23.4%, worst 52.9% -> 51.5% on the M7).
-                m_f[InsnFeature::RequantizeChannel] += n;
+                // A channel's multiplier and shift are loaded and turned into shifts and masks
+                // (channelWork: per output, or once per channel); constants fold into the code.
+                const double perChannel = channelWork(s, n);
+                m_f[InsnFeature::RequantizeChannel] += perChannel;
                 for (int q : {s.multBuffer, s.shiftBuffer})
                     if (q >= 0) {
-                        m_f[InsnFeature::Load] += n;
-                        access(q, {s.channel}, n);
+                        m_f[InsnFeature::Load] += perChannel;
+                        access(q, {s.channel}, perChannel);
                         registerOffsetBases(q, {s.channel});
                     }
             }
@@ -1867,6 +1902,51 @@ private:
             if (m_enclosing[i].code >= 0)
                 return m_liveConds > m_code[m_enclosing[i].code].condsAtEntry + (exitsOut ? m_code[m_enclosing[i].code].exitConds : 0);
         return m_liveConds > 0;
+    }
+
+    /// How many times the per-channel part of a requantization (`s`, executed `n` times) runs:
+    /// its multiplier and shift loaded and turned into shifts and masks. GCC's invariant motion
+    /// takes that part out of the innermost kept loop around the output when the channel is the
+    /// same in all of the loop's iterations and in all the copies inside it, and the output is
+    /// not under a guard there (a load that may trap stays where it is): then once per change of
+    /// the channel, and per output kRequantHoistedResidue instructions of what GCC recomputes
+    /// from the hoisted multiplier (`sbfx r3, r0, #30, #1; lsls r3, r0, #1` beside the SMMLAR of
+    /// random #300397) or reloads. The kRequantChannelValues values stay live across the loop:
+    /// in an innermost loop they are spilled beside its other shared operands when the registers
+    /// run out (reloaded at each use); around a kept loop they must fit beside that loop's
+    /// registers, else GCC's allocator undoes the motion (search_conv2d_int8_dsp_6's oh loop
+    /// around an s loop holding 13: per output, as measured). Otherwise per output: several
+    /// channels in one iteration (depthwise_conv_int8_tflite_dsp's block of 4, 14.6 instructions
+    /// per output and 78 reloads and 20 spills per iteration of the block's loop) keep their
+    /// values in no register, and under a guard the loads stay. Counted per output everywhere,
+    /// random #267's requantization in its w loop around the c loop was predicted 9 instructions
+    /// per output high (measured: `lsl; and; smmlar; and; sub; add; asrs; add; mvn; qadd; ssat;
+    /// strb`, the channel's six values in registers from the k loop); counted so, calibrate's
+    /// 1,500 random schedules beyond 10% on the M7 went 215 -> 183 with the scaled counters
+    /// (scaledIndex).
+    double channelWork(const Stmt& s, double n)
+    {
+        const Enclosing* kept = innermostKept();
+        if (!kept || kept->trips <= 1 || conditionalInLoop())
+            return n;
+        CodeLoop& L = m_code[kept->code];
+        const bool keptInside = m_shapes[m_enclosingStmt[innermostKeptIndex()]].keptInside;
+        if (keptInside && L.innerRegisters + kRequantChannelValues > kAllocatableRegisters)
+            return n;
+        std::vector<int> slots;
+        addSlots(m_n.index, s.channel, slots);
+        std::sort(slots.begin(), slots.end());
+        slots.erase(std::unique(slots.begin(), slots.end()), slots.end());
+        for (size_t i = m_enclosing.size(); i-- > 0;) {
+            const Enclosing& e = m_enclosing[i];
+            if (e.trips > 1 && std::binary_search(slots.begin(), slots.end(), e.slot))
+                return n;  // the kept loop or a copy inside it moves the channel
+            if (e.code >= 0)
+                break;
+        }
+        m_f[InsnFeature::Alu] += n * kRequantHoistedResidue;
+        L.channelUses += n / static_cast<double>(std::max<int64_t>(1, L.iterations));
+        return evaluations(slots, n);
     }
 
     /// An accumulator in memory: loaded and stored where it changes. In a loop that does not
@@ -2393,10 +2473,14 @@ private:
             const double it = static_cast<double>(L.iterations);
             m_f[InsnFeature::LoopEntry] += entries;
             m_f[InsnFeature::LoopIteration] += it;
-            if (L.streams.empty() && L.outerStreams.empty())
+            // A counter of its own: a loop without a pointer to compare against, or one whose
+            // streams GCC addresses from a scaled counter (scaledIndex), which serves them all.
+            if ((L.streams.empty() && L.outerStreams.empty()) || !L.scaledStreams.empty())
                 m_f[InsnFeature::LoopCounter] += it;
             bool wordCounter = false;
             for (const auto& [key, st] : L.streams) {
+                if (L.scaledStreams.contains(key))
+                    continue;
                 // One access per iteration: its load advances the pointer; several: one of them can.
                 const bool single = st.first <= it * 1.01;
                 const InsnFeature kind = !st.second ? InsnFeature::WordStream : single ? InsnFeature::FoldedStream : InsnFeature::SharedStream;
@@ -2472,6 +2556,8 @@ private:
                 L.sharedOperands.push_back({bases, 1, false, false, /*invariant=*/true});
             if (L.hoistedChecks > 0)
                 L.sharedOperands.push_back({L.hoistedChecks, 1, false, false, /*invariant=*/true});
+            if (L.channelUses > 0)
+                L.sharedOperands.push_back({kRequantChannelValues, L.channelUses, false, false, /*invariant=*/true});
             if (!m_shapes[id].keptInside) {
                 // Register pressure in the innermost kept loop: the accumulators kept in registers
                 // across its iterations, its pointers and guard expressions, the counter and two
@@ -2493,14 +2579,17 @@ private:
                     (ir::isFloat(m_n.buffers[buffer].dtype) ? fpAccumulators : intAccumulators) += copies;
                 spill(L, it, false, live - fpAccumulators - kAllocatableRegisters, intAccumulators);
                 spill(L, it, true, fpAccumulators + 2 - kFpRegisters, fpAccumulators);
+                double shared[2] = {0, 0};
+                for (const CodeLoop::SharedValues& v : L.sharedOperands)
+                    shared[v.fp ? 1 : 0] += v.registers;
+                L.innerRegisters = live - fpAccumulators + shared[0];
                 if (m_loopFeatures) {
-                    double shared[2] = {0, 0};
-                    for (const CodeLoop::SharedValues& v : L.sharedOperands)
-                        shared[v.fp ? 1 : 0] += v.registers;
-                    (*m_loopFeatures)[record].registers = live - fpAccumulators + shared[0];
+                    (*m_loopFeatures)[record].registers = L.innerRegisters;
                     (*m_loopFeatures)[record].fpRegisters = fpAccumulators + 2 + shared[1];
                 }
             }
+            if (!m_code.empty())
+                m_code.back().innerRegisters = std::max(m_code.back().innerRegisters, L.innerRegisters);
             m_f[InsnFeature::StreamInit] += static_cast<double>(entries) * static_cast<double>(L.streams.size() + L.guardForms.size());
             // The pointers of the loops inside that this loop advances, once per iteration: in
             // its own record (they were in the record of the loop around it until session 16).

@@ -384,9 +384,14 @@ TEST(InstructionModel, AGuardThatFailsOnlyInTheLastIterationIsAnExitOfTheLoop)
     const analysis::InsnFeatures skip = open("exit_guard_short");
     // The guarded loops: zeroing C_acc (60 entries of 5), the MACs (960 entries of 5: C_acc and
     // A), the write-back (60 entries of 5: C_acc and C), 5,400 iterations, 10,500 pointer steps.
-    EXPECT_EQ(skip[InsnFeature::WordStream], 10500.0);
+    // C's int32 elements lie 12 apart: GCC stores them from a scaled counter in both cases
+    // (`str r3, [r10, r2, lsl #2]; adds r2, r2, #12`), one loop_counter event per write-back
+    // iteration in place of a pointer step; the other 10,200 advance pointers.
+    EXPECT_EQ(skip[InsnFeature::WordStream], 10200.0);
     EXPECT_EQ(exit[InsnFeature::WordStream], 0.0);
-    EXPECT_EQ(exit[InsnFeature::FoldedStream] - skip[InsnFeature::FoldedStream], 10500.0);
+    EXPECT_EQ(exit[InsnFeature::FoldedStream] - skip[InsnFeature::FoldedStream], 10200.0);
+    EXPECT_EQ(skip[InsnFeature::LoopCounter], exit[InsnFeature::LoopCounter]);
+    EXPECT_GE(skip[InsnFeature::LoopCounter], 300.0);
     EXPECT_EQ(exit[InsnFeature::GuardStream] - skip[InsnFeature::GuardStream], 5400.0);
     // Checked as often either way.
     EXPECT_EQ(exit[InsnFeature::Guard], skip[InsnFeature::Guard]);
@@ -756,6 +761,38 @@ TEST(InstructionModel, TwoIterationInnermostLoopsAreWeighedStatementByStatement)
     // unrolled it before: 20,860 predicted against 43,517 measured.
     EXPECT_EQ(weighed("two_innermost_kept", "i.inner"), "23 5 loop");
     EXPECT_NEAR(predictedFor("two_innermost_kept"), 43517.0, 0.1 * 43517.0);
+}
+
+TEST(InstructionModel, StridedIntegerAccessesAreAddressedFromACounter)
+{
+    // random #314: the innermost c loop (57,344 iterations) reads I at consecutive bytes and F's
+    // int8 elements 8 bytes apart. GCC advances I's pointer by a pre-indexed load and reads F
+    // through a counter with a scaled register offset, the counter also the loop's exit test:
+    // `ldrsb r7, [r6, r3, lsl #3]; adds r3, r3, #1; ldrsb r2, [r0, #1]!; cmp r3, #16; add r2,
+    // r2, #128; mla; bne`, 7 instructions where the model counted 6 (-13.0%).
+    const analysis::InsnFeatures f = dataFeatures("analysis", "scaled_counter");
+    const double iterations = 57344;
+    EXPECT_EQ(f[InsnFeature::LoopCounter], iterations);
+    EXPECT_EQ(f[InsnFeature::FoldedStream], 59264.0);  // I's pointer in the c loop, and 1,920 in the loops outside
+    EXPECT_NEAR(predictedFor("scaled_counter"), 486817.0, 0.03 * 486817.0);
+}
+
+TEST(InstructionModel, AChannelsRequantizationValuesAreComputedOutsideTheLoopsWhereItDoesNotChange)
+{
+    // random #267: each output's requantization runs in the w loop around the c loop, its
+    // channel k the same in every h and w iteration. GCC loads the multiplier and shift and
+    // computes their shifts and masks in the k loop, 8 times, and per output runs `lsl; and;
+    // smmlar; and; sub; add; asrs; add; mvn; qadd; ssat; strb` (measured 26,475 instructions on
+    // qemu's M7): counted per output, the model predicted +21% once the scaled counter of its c
+    // loop (F's elements 8 bytes apart) was counted.
+    const analysis::InsnFeatures f = dataFeatures("analysis", "channel_out_of_loop");
+    EXPECT_EQ(f[InsnFeature::Requantize], 384.0);
+    EXPECT_EQ(f[InsnFeature::RequantizeChannel], 8.0);
+    EXPECT_NEAR(predictedFor("channel_out_of_loop"), 26475.0, 0.08 * 26475.0);
+    // The same requantization with the channel moving in its loop (depthwise_conv_int8_tflite_dsp:
+    // 4 channels per block) stays per output.
+    const analysis::InsnFeatures d = featuresOf(example("depthwise_conv_int8_tflite_dsp"));
+    EXPECT_EQ(d[InsnFeature::RequantizeChannel], d[InsnFeature::Requantize]);
 }
 
 TEST(InstructionModel, ReportsWhereTheInstructionsGoWithTheTargetsCoefficients)
