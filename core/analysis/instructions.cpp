@@ -128,7 +128,7 @@ constexpr double kSignedFloorDivM7 = 1;
 /// Largest stride in bytes a Thumb-2 load reaches with a scaled register offset (LSL #3).
 constexpr int64_t kRegisterOffsetStride = 8;
 /// Instructions per output of a requantization whose channel's values GCC computes before the
-/// loop (channelWork): the two it recomputes from the multiplier, or reloads.
+/// loop (channelWork): the two it recomputes from the multiplier in the loop.
 constexpr double kRequantHoistedResidue = 2;
 /// The values of a channel's requantization GCC keeps across the loop then: the left shift, the
 /// doubled multiplier, its sign mask, the right shift, the rounding mask and its half (random
@@ -325,13 +325,20 @@ struct CodeLoop {
     double maxBlockWords = 0;
     /// Registers of the DSP operand values that interleaved unrolled copies reuse (dspBody).
     double blockOperands = 0;
-    /// The loop's streams GCC addresses with a scaled register offset from one counter
-    /// (scaledIndex): no pointer of their own to advance, and the counter's increment an
-    /// instruction of each iteration.
-    FlatSet<std::pair<int, int64_t>> scaledStreams;
-    /// Outputs per iteration whose requantization uses a channel's values computed before the
-    /// loop (channelWork): kRequantChannelValues registers, reloaded at each use when spilled.
-    double channelUses = 0;
+    /// The loop's streams GCC addresses with a scaled register offset from a counter
+    /// (scaledIndex): no pointer of their own to advance; and the counters' steps, each
+    /// counter's increment an instruction of each iteration.
+    FlatMap<std::pair<int, int64_t>, int64_t> scaledStreams;
+    /// Values of the requantizations whose channel's values are computed before the loop
+    /// (channelWork), and their uses per iteration: reloaded at each use when spilled.
+    double channelValues = 0, channelUses = 0;
+    /// A requantization of `outputs` outputs whose per-channel part (`loads` loads) can run
+    /// `once` times before a loop with kept loops inside, where their registers allow
+    /// (decided where the loop ends).
+    struct HoistedChannel {
+        double outputs, once, loads;
+    };
+    std::vector<HoistedChannel> hoistedChannels;
     /// The general registers the innermost kept loops inside hold (this loop's own if it is one).
     double innerRegisters = 0;
 };
@@ -1591,7 +1598,7 @@ private:
     /// offset (`ldrsb r2, [r1, r3, lsl #3]; adds r3, r3, #1; ...; cmp r3, #16`), rather than by a
     /// post-indexed pointer: an int8 element 2, 4 or 8 bytes apart (LSL #1 to #3), an int16 or
     /// int32 element at any stride but one element (the counter steps by the stride, shifted by
-    /// the element's size). Found in arm-none-eabi-gcc 12's code for a loop of two loads at
+    /// the element's size; scaledStep). Found in arm-none-eabi-gcc 12's code for a loop of two loads at
     /// every such stride, the same for -mcpu=cortex-m7, m4 and m3; an int8 element 3, 5, 12 or
     /// 16 or more bytes apart is post-indexed (`ldrsb ip, [r2], #16`). The counter costs an
     /// instruction per iteration, which the model did not count: random #314's c loop over
@@ -1605,6 +1612,16 @@ private:
         if (esize == 1)
             return bytes == 2 || bytes == 4 || bytes == 8;
         return (esize == 2 || esize == 4) && std::abs(c) != 1;
+    }
+
+    /// The step of the counter GCC reads such an access from: 1 where the stride is 2, 4 or 8
+    /// bytes (the shift scales it), else the stride in elements (the shift by the element's
+    /// size). Accesses with the same step share a counter, one per step otherwise (`G[c * 3]`
+    /// of int32 beside int8 `F[c * 4]`: `adds r3, r3, #1` and `adds r2, r2, #3`).
+    static int64_t scaledStep(int64_t esize, int64_t c)
+    {
+        const int64_t bytes = std::abs(c * esize);
+        return bytes == 2 || bytes == 4 || bytes == 8 ? 1 : std::abs(c);
     }
 
     /// The same with the access's offset computed already.
@@ -1649,8 +1666,9 @@ private:
                         dspWord = copies <= kPostIndexedDspCopies;
                     }
                     const bool foldable = !conditional && (dspWord || (wordData ? bytes == 4 : std::abs(bytes) <= 255));
-                    if (!word && !ir::isFloat(b.dtype) && !L.dsp && !m_shapes[m_enclosingStmt[i]].keptInside && scaledIndex(esize, c))
-                        L.scaledStreams.insert({buffer, c});
+                    if (!word && !ir::isFloat(b.dtype) && !L.dsp && !m_shapes[m_enclosingStmt[i]].keptInside && scaledIndex(esize, c)) {
+                        L.scaledStreams[{buffer, c}] = scaledStep(esize, c);
+                    }
                     auto& st = L.streams[{buffer, c}];
                     st.first += n;
                     st.second = foldable;
@@ -1811,12 +1829,11 @@ private:
             if (s.multBuffer >= 0 || s.shiftBuffer >= 0) {
                 // A channel's multiplier and shift are loaded and turned into shifts and masks
                 // (channelWork: per output, or once per channel); constants fold into the code.
-                const double perChannel = channelWork(s, n);
-                m_f[InsnFeature::RequantizeChannel] += perChannel;
+                const int loads = (s.multBuffer >= 0 ? 1 : 0) + (s.shiftBuffer >= 0 ? 1 : 0);
+                channelWork(s, n, loads);
                 for (int q : {s.multBuffer, s.shiftBuffer})
                     if (q >= 0) {
-                        m_f[InsnFeature::Load] += perChannel;
-                        access(q, {s.channel}, perChannel);
+                        access(q, {s.channel}, n);
                         registerOffsetBases(q, {s.channel});
                     }
             }
@@ -1904,18 +1921,19 @@ private:
         return m_liveConds > 0;
     }
 
-    /// How many times the per-channel part of a requantization (`s`, executed `n` times) runs:
-    /// its multiplier and shift loaded and turned into shifts and masks. GCC's invariant motion
-    /// takes that part out of the innermost kept loop around the output when the channel is the
-    /// same in all of the loop's iterations and in all the copies inside it, and the output is
-    /// not under a guard there (a load that may trap stays where it is): then once per change of
-    /// the channel, and per output kRequantHoistedResidue instructions of what GCC recomputes
-    /// from the hoisted multiplier (`sbfx r3, r0, #30, #1; lsls r3, r0, #1` beside the SMMLAR of
-    /// random #300397) or reloads. The kRequantChannelValues values stay live across the loop:
-    /// in an innermost loop they are spilled beside its other shared operands when the registers
-    /// run out (reloaded at each use); around a kept loop they must fit beside that loop's
-    /// registers, else GCC's allocator undoes the motion (search_conv2d_int8_dsp_6's oh loop
-    /// around an s loop holding 13: per output, as measured). Otherwise per output: several
+    /// The per-channel part of a requantization (`s`, executed `n` times, `loads` of its
+    /// multiplier and shift): loaded and turned into shifts and masks. GCC's invariant motion
+    /// takes it out of the loops that do not move the channel when the innermost kept loop
+    /// around the output and the copies inside that loop do not, and the output is not under a
+    /// guard in that loop (a load that may trap stays where it is), nor past a guard further out:
+    /// then it runs once per iteration of what is left outside, and per output
+    /// kRequantHoistedResidue instructions of what GCC recomputes from the hoisted multiplier
+    /// (`sbfx r3, r0, #30, #1; lsls r3, r0, #1` beside the SMMLAR of random #300397). The
+    /// kRequantChannelValues values stay live across the loop: in an innermost loop among its
+    /// shared operands, reloaded at each use when the registers run out (spill); around kept
+    /// loops only where they fit beside the registers those loops hold, else GCC's allocator
+    /// undoes the motion (search_conv2d_int8_dsp_6's oh loop around an s loop holding 13: per
+    /// output, as measured) — decided where the loop ends. Otherwise per output: several
     /// channels in one iteration (depthwise_conv_int8_tflite_dsp's block of 4, 14.6 instructions
     /// per output and 78 reloads and 20 spills per iteration of the block's loop) keep their
     /// values in no register, and under a guard the loads stay. Counted per output everywhere,
@@ -1924,29 +1942,51 @@ private:
     /// strb`, the channel's six values in registers from the k loop); counted so, calibrate's
     /// 1,500 random schedules beyond 10% on the M7 went 215 -> 183 with the scaled counters
     /// (scaledIndex).
-    double channelWork(const Stmt& s, double n)
+    void channelWork(const Stmt& s, double n, int loads)
     {
-        const Enclosing* kept = innermostKept();
-        if (!kept || kept->trips <= 1 || conditionalInLoop())
-            return n;
-        CodeLoop& L = m_code[kept->code];
-        const bool keptInside = m_shapes[m_enclosingStmt[innermostKeptIndex()]].keptInside;
-        if (keptInside && L.innerRegisters + kRequantChannelValues > kAllocatableRegisters)
-            return n;
+        auto perOutput = [&] {
+            m_f[InsnFeature::RequantizeChannel] += n;
+            m_f[InsnFeature::Load] += n * loads;
+        };
+        const size_t ki = innermostKeptIndex();
+        if (ki == m_enclosing.size() || m_enclosing[ki].trips <= 1 || conditionalInLoop())
+            return perOutput();
         std::vector<int> slots;
         addSlots(m_n.index, s.channel, slots);
-        std::sort(slots.begin(), slots.end());
-        slots.erase(std::unique(slots.begin(), slots.end()), slots.end());
-        for (size_t i = m_enclosing.size(); i-- > 0;) {
-            const Enclosing& e = m_enclosing[i];
-            if (e.trips > 1 && std::binary_search(slots.begin(), slots.end(), e.slot))
-                return n;  // the kept loop or a copy inside it moves the channel
-            if (e.code >= 0)
+        for (size_t i = m_enclosing.size(); i-- > ki;)
+            if (m_enclosing[i].trips > 1 && std::binary_search(slots.begin(), slots.end(), m_enclosing[i].slot))
+                return perOutput();  // the kept loop or a copy inside it moves the channel
+        // Taken out of the loops inside the innermost one that moves the channel, but not past
+        // a guard around them (the loads may trap before it): once per iteration of what is
+        // left outside.
+        size_t from = m_guardDepths.empty() ? 0 : m_guardDepths.back();
+        for (size_t i = ki; i-- > from;)
+            if (m_enclosing[i].trips > 1 && std::binary_search(slots.begin(), slots.end(), m_enclosing[i].slot)) {
+                from = i + 1;
                 break;
+            }
+        double once = n;
+        for (size_t i = from; i < m_enclosing.size(); ++i)
+            once /= static_cast<double>(std::max<int64_t>(1, m_enclosing[i].trips));
+        CodeLoop& L = m_code[m_enclosing[ki].code];
+        const CodeLoop::HoistedChannel h{n, once, static_cast<double>(loads)};
+        if (m_shapes[m_enclosingStmt[ki]].keptInside) {
+            L.hoistedChannels.push_back(h);  // decided where the loop ends, its inner loops' registers known
+            return;
         }
-        m_f[InsnFeature::Alu] += n * kRequantHoistedResidue;
+        chargeChannel(h, true);
+        L.channelValues += kRequantChannelValues;
         L.channelUses += n / static_cast<double>(std::max<int64_t>(1, L.iterations));
-        return evaluations(slots, n);
+    }
+
+    /// Counts a requantization's per-channel part taken out of its loop (`hoisted`), or per output.
+    void chargeChannel(const CodeLoop::HoistedChannel& h, bool hoisted)
+    {
+        const double count = hoisted ? h.once : h.outputs;
+        m_f[InsnFeature::RequantizeChannel] += count;
+        m_f[InsnFeature::Load] += count * h.loads;
+        if (hoisted)
+            m_f[InsnFeature::Alu] += h.outputs * kRequantHoistedResidue;
     }
 
     /// An accumulator in memory: loaded and stored where it changes. In a loop that does not
@@ -2473,13 +2513,21 @@ private:
             const double it = static_cast<double>(L.iterations);
             m_f[InsnFeature::LoopEntry] += entries;
             m_f[InsnFeature::LoopIteration] += it;
-            // A counter of its own: a loop without a pointer to compare against, or one whose
-            // streams GCC addresses from a scaled counter (scaledIndex), which serves them all.
-            if ((L.streams.empty() && L.outerStreams.empty()) || !L.scaledStreams.empty())
+            // A counter of its own: a loop without a pointer to compare against; or the counters
+            // GCC addresses the scaled streams from, one per step (scaledIndex), one of them the
+            // exit test.
+            if (L.streams.empty() && L.outerStreams.empty())
                 m_f[InsnFeature::LoopCounter] += it;
+            FlatSet<int64_t> steps;
+            for (const auto& [key, step] : L.scaledStreams) {
+                const auto* st = L.streams.find(key);
+                if (st && st->first <= it * 1.01)
+                    steps.insert(step);
+            }
+            m_f[InsnFeature::LoopCounter] += it * static_cast<double>(std::max<size_t>(steps.size(), L.scaledStreams.empty() ? 0 : 1));
             bool wordCounter = false;
             for (const auto& [key, st] : L.streams) {
-                if (L.scaledStreams.contains(key))
+                if (L.scaledStreams.find(key))
                     continue;
                 // One access per iteration: its load advances the pointer; several: one of them can.
                 const bool single = st.first <= it * 1.01;
@@ -2556,8 +2604,8 @@ private:
                 L.sharedOperands.push_back({bases, 1, false, false, /*invariant=*/true});
             if (L.hoistedChecks > 0)
                 L.sharedOperands.push_back({L.hoistedChecks, 1, false, false, /*invariant=*/true});
-            if (L.channelUses > 0)
-                L.sharedOperands.push_back({kRequantChannelValues, L.channelUses, false, false, /*invariant=*/true});
+            if (L.channelValues > 0)
+                L.sharedOperands.push_back({L.channelValues, L.channelUses, false, false, /*invariant=*/true});
             if (!m_shapes[id].keptInside) {
                 // Register pressure in the innermost kept loop: the accumulators kept in registers
                 // across its iterations, its pointers and guard expressions, the counter and two
@@ -2588,6 +2636,10 @@ private:
                     (*m_loopFeatures)[record].fpRegisters = fpAccumulators + 2 + shared[1];
                 }
             }
+            // Requantizations around the kept loops inside: their channel's values out of this
+            // loop where they fit beside those loops' registers, else per output.
+            for (const CodeLoop::HoistedChannel& h : L.hoistedChannels)
+                chargeChannel(h, L.innerRegisters + kRequantChannelValues * static_cast<double>(L.hoistedChannels.size()) <= kAllocatableRegisters);
             if (!m_code.empty())
                 m_code.back().innerRegisters = std::max(m_code.back().innerRegisters, L.innerRegisters);
             m_f[InsnFeature::StreamInit] += static_cast<double>(entries) * static_cast<double>(L.streams.size() + L.guardForms.size());
