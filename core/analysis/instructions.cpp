@@ -256,7 +256,6 @@ public:
     }
     size_t size() const { return m_items.size(); }
     bool empty() const { return m_items.empty(); }
-    bool contains(const K& k) const { return std::binary_search(m_items.begin(), m_items.end(), k); }
     auto begin() const { return m_items.begin(); }
     auto end() const { return m_items.end(); }
 
@@ -1603,9 +1602,10 @@ private:
     /// 16 or more bytes apart is post-indexed (`ldrsb ip, [r2], #16`). The counter costs an
     /// instruction per iteration, which the model did not count: random #314's c loop over
     /// `F[k + c * 8]` runs 7 instructions per iteration where 6 were predicted (-13.0%).
-    /// Over calibrate's 2,000 random schedules on the M7, 44 of the 288 beyond 10% come within
-    /// it and 16 go beyond; the loops where a pointer advanced beyond 255 bytes had counted a
-    /// pointer's increment for the counter (dense_int16's `Wt[i + o * 128]`).
+    /// Counted alone, over calibrate's 2,000 random schedules on the M7 44 of the 288 beyond 10%
+    /// came within it and 16 went beyond (channelWork brought most of those back); the loops
+    /// where a pointer advanced beyond 255 bytes had counted a pointer's increment for the
+    /// counter (dense_int16's `Wt[i + o * 128]`).
     static bool scaledIndex(int64_t esize, int64_t c)
     {
         const int64_t bytes = std::abs(c * esize);
@@ -1666,9 +1666,8 @@ private:
                         dspWord = copies <= kPostIndexedDspCopies;
                     }
                     const bool foldable = !conditional && (dspWord || (wordData ? bytes == 4 : std::abs(bytes) <= 255));
-                    if (!word && !ir::isFloat(b.dtype) && !L.dsp && !m_shapes[m_enclosingStmt[i]].keptInside && scaledIndex(esize, c)) {
+                    if (!word && !ir::isFloat(b.dtype) && !L.dsp && !m_shapes[m_enclosingStmt[i]].keptInside && scaledIndex(esize, c))
                         L.scaledStreams[{buffer, c}] = scaledStep(esize, c);
-                    }
                     auto& st = L.streams[{buffer, c}];
                     st.first += n;
                     st.second = foldable;
