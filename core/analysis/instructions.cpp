@@ -1943,10 +1943,7 @@ private:
     /// (scaledIndex).
     void channelWork(const Stmt& s, double n, int loads)
     {
-        auto perOutput = [&] {
-            m_f[InsnFeature::RequantizeChannel] += n;
-            m_f[InsnFeature::Load] += n * loads;
-        };
+        const auto perOutput = [&] { chargeChannel({n, n, static_cast<double>(loads)}, false); };
         const size_t ki = innermostKeptIndex();
         if (ki == m_enclosing.size() || m_enclosing[ki].trips <= 1 || conditionalInLoop())
             return perOutput();
