@@ -1985,11 +1985,28 @@ private:
             m_f[InsnFeature::Alu] += h.outputs * kRequantHoistedResidue;
     }
 
+    /// Whether GCC takes a reference to accumulator `buffer` (indexed by `slots`) for one that
+    /// may trap (tree_could_trap_p): an element of a tensor argument (through a pointer), or of
+    /// a static array at an index that reads a counter of a loop the code keeps. Copies of
+    /// unrolled loops (written out in the C, or unrolled by the compiler before its last
+    /// invariant-motion pass) index it with constants, and an element of a static array at a
+    /// constant index within its bounds does not trap (random #459's C_acc[i_inner * 4 + j_inner]
+    /// under `i_outer * 3 + i_inner <= 15`: kept in registers with flags, as counted).
+    bool mayTrapInLoop(int buffer, const std::vector<int>& slots) const
+    {
+        if (m_n.buffers[buffer].role == Buffer::Role::Home)
+            return true;
+        return std::any_of(m_enclosing.begin(), m_enclosing.end(), [&](const Enclosing& e) {
+            return e.code >= 0 && e.trips > 1 && std::binary_search(slots.begin(), slots.end(), e.slot);
+        });
+    }
+
     /// An accumulator in memory: loaded and stored where it changes. In a loop that does not
     /// move it the compiler keeps it in a register (store motion) and touches memory around it;
     /// under a guard inside the innermost kept loop it does the same when the element is the
-    /// same in every iteration of that loop, with a flag (a second register, set at each update)
-    /// that says after the loop whether to store; an element that changes in that loop is loaded
+    /// same in every iteration of that loop and its reference cannot trap (mayTrapInLoop), with a
+    /// flag (a second register, set at each update) that says after the loop whether to store; an
+    /// element that changes in that loop, or one whose reference may trap, is loaded
     /// and stored at each update.
     void memoryAccumulator(int buffer, const std::vector<IndexId>& index, double n, bool dsp)
     {
@@ -2028,6 +2045,38 @@ private:
             }
             if (apart && copies > kForwardedAccumulators)
                 times = n / adjacent;
+        }
+        if (conditional && fixed && !dsp && mayTrapInLoop(buffer, slots)) {
+            // GCC's store motion (tree-ssa-loop-im: a reference that may trap must be accessed in
+            // every iteration) leaves a guarded update of such an element in the loop: a load and
+            // a store, no register across the loop. Updates of the element that follow one
+            // another in an iteration (copies of unrolled loops inside those that move it, no
+            // other element's update between) share them. Read in GCC's code: random #700007's
+            // C_acc[j_outer * 24 + i_outer * 12 + i_inner * 3 + j_inner] in its k.inner loop, the
+            // j_inner = 2 copies under `j_outer * 3 + j_inner <= 19`, each a load, an MLA and a
+            // store at every update (+70.8% -> +11.1%: the model kept all 12 in registers with
+            // flags and spilled 19); #133's O_acc element updated by 3 r copies of 2 c.inner
+            // copies under the r padding guards, one load per iteration of the s loop (the model
+            // counts one load and one store; GCC stores after two of the copies). Not in DSP
+            // bodies: their elements are in memory too (search_conv2d_int8_dsp_4: 139k words stored to
+            // its 64 elements, one per element and iteration of the r loop), but the register
+            // count of their shared operands, whose spills GCC makes there (656k stack accesses,
+            // every operand reloaded at each use), was fitted with these elements counted as
+            // registers with flags: without them it predicts -27% where it predicts -5%.
+            double adjacent = 1;
+            for (size_t i = m_enclosing.size(); i-- > 0 && m_enclosing[i].code < 0;) {
+                const Enclosing& e = m_enclosing[i];
+                if (e.trips <= 1)
+                    continue;
+                if (std::binary_search(slots.begin(), slots.end(), e.slot))
+                    break;
+                adjacent *= static_cast<double>(e.trips);
+            }
+            times = n / adjacent;
+            m_f[InsnFeature::Load] += times;
+            m_f[InsnFeature::Store] += times;
+            access(buffer, off, times);
+            return;
         }
         if (times < n && fixed) {
             // store motion: in a register across the loop; under a guard with a flag beside it
