@@ -1865,7 +1865,7 @@ private:
             m_f[InsnFeature::Alu] += n * (1 + valueOps(s.value));
         }
         if (b.level >= 0)
-            memoryAccumulator(s.buffer, s.index, n, false);
+            memoryAccumulator(s.buffer, s.index, n, false, false);
         else
             registerAccumulator(s.buffer, s.index, false);
     }
@@ -1985,16 +1985,17 @@ private:
             m_f[InsnFeature::Alu] += h.outputs * kRequantHoistedResidue;
     }
 
-    /// Whether GCC takes a reference to accumulator `buffer` (indexed by `slots`) for one that
-    /// may trap (tree_could_trap_p): an element of a tensor argument (through a pointer), or of
-    /// a static array at an index that reads a counter of a loop the code keeps. Copies of
+    /// Whether GCC takes a reference to accumulator `buffer` (at `off`, whose slots are `slots`)
+    /// for one that may trap (tree_could_trap_p): an element of a tensor argument (through a
+    /// pointer), or of a static array at an index that reads a counter of a loop the code keeps
+    /// or an origin computed at run time. Copies of
     /// unrolled loops (written out in the C, or unrolled by the compiler before its last
     /// invariant-motion pass) index it with constants, and an element of a static array at a
     /// constant index within its bounds does not trap (random #459's C_acc[i_inner * 4 + j_inner]
     /// under `i_outer * 3 + i_inner <= 15`: kept in registers with flags, as counted).
-    bool mayTrapInLoop(int buffer, const std::vector<int>& slots) const
+    bool mayTrapInLoop(int buffer, const codegen::BufferOffset& off, const std::vector<int>& slots) const
     {
-        if (m_n.buffers[buffer].role == Buffer::Role::Home)
+        if (m_n.buffers[buffer].role == Buffer::Role::Home || off.base)
             return true;
         return std::any_of(m_enclosing.begin(), m_enclosing.end(), [&](const Enclosing& e) {
             return e.code >= 0 && e.trips > 1 && std::binary_search(slots.begin(), slots.end(), e.slot);
@@ -2007,8 +2008,9 @@ private:
     /// same in every iteration of that loop and its reference cannot trap (mayTrapInLoop), with a
     /// flag (a second register, set at each update) that says after the loop whether to store; an
     /// element that changes in that loop, or one whose reference may trap, is loaded
-    /// and stored at each update.
-    void memoryAccumulator(int buffer, const std::vector<IndexId>& index, double n, bool dsp)
+    /// and stored at each update. `dsp`: updated by a DSP step into one accumulator (its update
+    /// sites count, liveAccumulator); `dspBody`: in a DSP loop's body, a lane's accumulator too.
+    void memoryAccumulator(int buffer, const std::vector<IndexId>& index, double n, bool dsp, bool dspBody)
     {
         const codegen::BufferOffset off = codegen::bufferOffset(m_n, buffer, index);
         const std::vector<int> slots = slotsOf(off);
@@ -2046,7 +2048,7 @@ private:
             if (apart && copies > kForwardedAccumulators)
                 times = n / adjacent;
         }
-        if (conditional && fixed && !dsp && mayTrapInLoop(buffer, slots)) {
+        if (kept && conditional && fixed && !dspBody && mayTrapInLoop(buffer, off, slots)) {
             // GCC's store motion (tree-ssa-loop-im: a reference that may trap must be accessed in
             // every iteration) leaves a guarded update of such an element in the loop: a load and
             // a store, no register across the loop. Updates of the element that follow one
@@ -2057,9 +2059,11 @@ private:
             // store at every update (+70.8% -> +11.1%: the model kept all 12 in registers with
             // flags and spilled 19); #133's O_acc element updated by 3 r copies of 2 c.inner
             // copies under the r padding guards, one load per iteration of the s loop (the model
-            // counts one load and one store; GCC stores after two of the copies). Not in DSP
-            // bodies: their elements are in memory too (search_conv2d_int8_dsp_4: 139k words stored to
-            // its 64 elements, one per element and iteration of the r loop), but the register
+            // counts one load and one store per group of updates that runs, estimated as the
+            // updates over the group's copies; GCC stores after two of the copies). Only in a kept
+            // loop (in straight-line code there is no store motion to leave). Not in DSP bodies:
+            // their elements are in memory too (search_conv2d_int8_dsp_4 stores 139,520 words,
+            // 4,096 of them the bias broadcast: one store per update of its 64 elements), but the register
             // count of their shared operands, whose spills GCC makes there (656k stack accesses,
             // every operand reloaded at each use), was fitted with these elements counted as
             // registers with flags: without them it predicts -27% where it predicts -5%.
@@ -2872,7 +2876,7 @@ private:
             m_f[InsnFeature::Smlad] += steps * d.lanes;
             if (m_n.buffers[d.update->buffer].level >= 0) {
                 for (int lane = 0; lane < d.lanes; ++lane)
-                    memoryAccumulator(d.update->buffer, d.update->index, steps, false);
+                    memoryAccumulator(d.update->buffer, d.update->index, steps, false, true);
             } else {
                 // Each lane's accumulator in a register of its own (they were left out of the
                 // registers live in the loop: depthwise_conv_int8_tflite_dsp's 2 rows x 4 lanes
@@ -2883,7 +2887,7 @@ private:
         }
         m_f[InsnFeature::Smlad] += steps * (d.int8 ? 2 : 1);
         if (m_n.buffers[d.update->buffer].level >= 0)
-            memoryAccumulator(d.update->buffer, d.update->index, steps, true);
+            memoryAccumulator(d.update->buffer, d.update->index, steps, true, true);
         else
             registerAccumulator(d.update->buffer, d.update->index, true);
     }

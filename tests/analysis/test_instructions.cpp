@@ -435,7 +435,8 @@ TEST(InstructionModel, GuardedDspAccumulatorsAreCountedInRegistersWithAFlag)
     // The search's conv2d_int8 point from conv2d_int8_dsp (tests/data/instructions): oh (16) and
     // k.inner (4) unrolled inside the r loop, 64 accumulators in memory, each update behind its
     // oh copy's padding guard. GCC leaves them in memory (they may trap: the index reads ow):
-    // qemu's profile of the M7 image stores 135,424 words to them, one per update, and makes
+    // qemu's profile of the M7 image stores 139,520 words, 4,096 of them the bias broadcast
+    // and the others one per update, and makes
     // 656k stack accesses for the DSP operands every copy shares, reloaded at each use. The
     // model counts the elements in registers with a flag each (128 registers, spilled): that
     // count stands in for the operands' spills it does not foresee in this body (-5.2% on the
@@ -814,17 +815,22 @@ TEST(InstructionModel, GuardedAccumulatorsThatMayTrapStayInMemory)
     // under a guard there, at an index that reads the counters of kept loops: GCC's store motion
     // leaves a reference that may trap in the loop unless it is accessed in every iteration, so
     // the element is loaded and stored there, with no register across the loop and no flag.
-    // random #700007: 12 elements (4 i.inner x 3 j.inner copies) in the k.inner loop, the
-    // j_inner = 2 copies guarded; a load, an MLA and a store at each update (27,742 instructions
-    // on qemu's M7; counted in registers with flags, 19 of them spilled: +70.8%).
+    // random #700007: 12 elements (4 i.inner x 3 j.inner copies) in the k.inner loop under
+    // `j_outer * 3 + j_inner <= 19`. GCC loads, multiplies and stores the 4 j_inner = 2 elements
+    // at each update (`ldr; mla; str`); the guard of the 8 others it proves always true, and
+    // keeps them in registers (5) and on the stack (3). The model reads the guard per statement,
+    // not per copy, and counts all 12 in memory, no register and no spill: +11.1% (27,742
+    // instructions on qemu's M7), where all 12 in registers with flags, 19 spilled, were +70.8%.
     const analysis::InsnFeatures apart = dataFeatures("analysis", "guarded_may_trap_apart");
     EXPECT_EQ(apart[InsnFeature::Mla], 5120.0);
     EXPECT_EQ(apart[InsnFeature::Store], 5120.0 + 2 * 160.0);  // one per update; the bias broadcast and the write-back 160 each
     EXPECT_EQ(apart[InsnFeature::Spill] + apart[InsnFeature::SpillReload], 0.0);
     EXPECT_NEAR(predictedFor("guarded_may_trap_apart"), 27742.0, 0.12 * 27742.0);
     // random #133: one element updated by the 3 r copies of 2 c.inner copies in the s loop, each
-    // r copy under its padding guard: one load per iteration for the six updates (the model
-    // counts one store too; GCC stores after two of the copies). 162,854 instructions on the M7.
+    // r copy under its padding guard. GCC loads it once per iteration of the s loop where any
+    // copy runs (about 2,816 times) and stores it after two of the copies; the model counts one
+    // load and one store per group of six updates, estimated as the updates over six (2,581:
+    // low where the r guards fail). 162,854 instructions on the M7.
     const analysis::InsnFeatures adjacent = dataFeatures("analysis", "guarded_may_trap_adjacent");
     EXPECT_EQ(adjacent[InsnFeature::Mla], 15488.0);
     EXPECT_NEAR(adjacent[InsnFeature::Store] - 2 * 512.0, 15488.0 / 6, 1e-6);  // the bias broadcast and the write-back 512 each
