@@ -1988,11 +1988,11 @@ private:
     /// Whether GCC takes a reference to accumulator `buffer` (at `off`, whose slots are `slots`)
     /// for one that may trap (tree_could_trap_p): an element of a tensor argument (through a
     /// pointer), or of a static array at an index that reads a counter of a loop the code keeps
-    /// or an origin computed at run time. Copies of
-    /// unrolled loops (written out in the C, or unrolled by the compiler before its last
-    /// invariant-motion pass) index it with constants, and an element of a static array at a
-    /// constant index within its bounds does not trap (random #459's C_acc[i_inner * 4 + j_inner]
-    /// under `i_outer * 3 + i_inner <= 15`: kept in registers with flags, as counted).
+    /// or an origin computed at run time. Copies of unrolled loops (written out in the C, or
+    /// unrolled by the compiler before its last invariant-motion pass) index it with constants,
+    /// and an element of a static array at a constant index within its bounds does not trap
+    /// (random #459's C_acc[i_inner * 4 + j_inner] under `i_outer * 3 + i_inner <= 15`: kept in
+    /// registers with flags, as counted).
     bool mayTrapInLoop(int buffer, const codegen::BufferOffset& off, const std::vector<int>& slots) const
     {
         if (m_n.buffers[buffer].role == Buffer::Role::Home || off.base)
@@ -2007,9 +2007,9 @@ private:
     /// under a guard inside the innermost kept loop it does the same when the element is the
     /// same in every iteration of that loop and its reference cannot trap (mayTrapInLoop), with a
     /// flag (a second register, set at each update) that says after the loop whether to store; an
-    /// element that changes in that loop, or one whose reference may trap, is loaded
-    /// and stored at each update. `dsp`: updated by a DSP step into one accumulator (its update
-    /// sites count, liveAccumulator); `dspBody`: in a DSP loop's body, a lane's accumulator too.
+    /// element that changes in that loop, or one whose reference may trap, is loaded and stored
+    /// at each update. `dsp`: updated by a DSP step into one accumulator (its update sites count,
+    /// liveAccumulator); `dspBody`: in a DSP loop's body, a lane's accumulator too.
     void memoryAccumulator(int buffer, const std::vector<IndexId>& index, double n, bool dsp, bool dspBody)
     {
         const codegen::BufferOffset off = codegen::bufferOffset(m_n, buffer, index);
@@ -2063,10 +2063,10 @@ private:
             // updates over the group's copies; GCC stores after two of the copies). Only in a kept
             // loop (in straight-line code there is no store motion to leave). Not in DSP bodies:
             // their elements are in memory too (search_conv2d_int8_dsp_4 stores 139,520 words,
-            // 4,096 of them the bias broadcast: one store per update of its 64 elements), but the register
-            // count of their shared operands, whose spills GCC makes there (656k stack accesses,
-            // every operand reloaded at each use), was fitted with these elements counted as
-            // registers with flags: without them it predicts -27% where it predicts -5%.
+            // 4,096 of them the bias broadcast: one store per update of its 64 elements), but the
+            // register count of their shared operands, whose spills GCC makes there (656k stack
+            // accesses, every operand reloaded at each use), was fitted with these elements
+            // counted as registers with flags: without them it predicts -27% where it predicts -5%.
             double adjacent = 1;
             for (size_t i = m_enclosing.size(); i-- > 0 && m_enclosing[i].code < 0;) {
                 const Enclosing& e = m_enclosing[i];

@@ -435,9 +435,9 @@ TEST(InstructionModel, GuardedDspAccumulatorsAreCountedInRegistersWithAFlag)
     // The search's conv2d_int8 point from conv2d_int8_dsp (tests/data/instructions): oh (16) and
     // k.inner (4) unrolled inside the r loop, 64 accumulators in memory, each update behind its
     // oh copy's padding guard. GCC leaves them in memory (they may trap: the index reads ow):
-    // qemu's profile of the M7 image stores 139,520 words, 4,096 of them the bias broadcast
-    // and the others one per update, and makes
-    // 656k stack accesses for the DSP operands every copy shares, reloaded at each use. The
+    // qemu's profile of the M7 image stores 139,520 words, 4,096 of them the bias broadcast and
+    // the others one per update, and makes 656k stack accesses for the DSP operands every copy
+    // shares, reloaded at each use. The
     // model counts the elements in registers with a flag each (128 registers, spilled): that
     // count stands in for the operands' spills it does not foresee in this body (-5.2% on the
     // M7; in memory, as for plain accumulators, -27.3%). Left so until the shared operands are
