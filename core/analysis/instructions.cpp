@@ -2002,6 +2002,23 @@ private:
         });
     }
 
+    /// The updates of an element (indexed by `slots`) that follow one another in the innermost
+    /// kept loop: the copies of the unrolled loops inside it that do not move the element, up to
+    /// the first (innermost first) that does.
+    double adjacentUpdates(const std::vector<int>& slots) const
+    {
+        double adjacent = 1;
+        for (size_t i = m_enclosing.size(); i-- > 0 && m_enclosing[i].code < 0;) {
+            const Enclosing& e = m_enclosing[i];
+            if (e.trips <= 1)
+                continue;
+            if (std::binary_search(slots.begin(), slots.end(), e.slot))
+                break;
+            adjacent *= static_cast<double>(e.trips);
+        }
+        return adjacent;
+    }
+
     /// An accumulator in memory: loaded and stored where it changes. In a loop that does not
     /// move it the compiler keeps it in a register (store motion) and touches memory around it;
     /// under a guard inside the innermost kept loop it does the same when the element is the
@@ -2030,7 +2047,7 @@ private:
             // -48.3%; matmul_int8's 4 k copies around 4 x 4 elements: -37.9% -> +6.6%; dense's 4
             // batch elements across 16 i copies stay in registers). Float elements stay in the
             // FPU's 32 (matmul_f32's picks).
-            double copies = 1, adjacent = 1;
+            double copies = 1;
             bool apart = false;
             for (size_t i = m_enclosing.size(); i-- > 0 && m_enclosing[i].code < 0;) {
                 const Enclosing& e = m_enclosing[i];
@@ -2041,12 +2058,10 @@ private:
                         copies *= static_cast<double>(e.trips);
                 } else if (copies > 1) {
                     apart = true;
-                } else {
-                    adjacent *= static_cast<double>(e.trips);
                 }
             }
             if (apart && copies > kForwardedAccumulators)
-                times = n / adjacent;
+                times = n / adjacentUpdates(slots);
         }
         if (kept && conditional && fixed && !dspBody && mayTrapInLoop(buffer, off, slots)) {
             // GCC's store motion (tree-ssa-loop-im: a reference that may trap must be accessed in
@@ -2067,16 +2082,7 @@ private:
             // register count of their shared operands, whose spills GCC makes there (656k stack
             // accesses, every operand reloaded at each use), was fitted with these elements
             // counted as registers with flags: without them it predicts -27% where it predicts -5%.
-            double adjacent = 1;
-            for (size_t i = m_enclosing.size(); i-- > 0 && m_enclosing[i].code < 0;) {
-                const Enclosing& e = m_enclosing[i];
-                if (e.trips <= 1)
-                    continue;
-                if (std::binary_search(slots.begin(), slots.end(), e.slot))
-                    break;
-                adjacent *= static_cast<double>(e.trips);
-            }
-            times = n / adjacent;
+            times = n / adjacentUpdates(slots);
             m_f[InsnFeature::Load] += times;
             m_f[InsnFeature::Store] += times;
             access(buffer, off, times);
