@@ -44,9 +44,13 @@ ArrayModel::ArrayModel(const lower::LoopNest& n, const hw::Target& t) : m_n(n), 
     m_active = t.compute.peArray.has_value() && !n.matmuls.empty();
     m_dim = t.compute.peArray ? t.compute.peArray->rows : 0;
     // A loop whose statements are only accumulator inits and stores becomes mvin/mvout rows; one
-    // with host arithmetic (helpers) runs before the array; the others issue instructions.
+    // with host arithmetic (helpers) runs before the array; the others issue instructions. Only
+    // asked of the loops of tensorized stages (tensorized() needs an active array): on a CPU
+    // target the walk is skipped (it was a hundredth of an analysis there).
     m_hostLoop.assign(n.stmts.size(), HostLoop::Issue);
-    std::function<int(int)> classify = [&](int id) -> int {  // bit 1: helper, bit 2: other than acc init/store
+    if (!m_active || n.root < 0)
+        return;
+    auto classify = [&](auto&& self, int id) -> int {  // bit 1: helper, bit 2: other than acc init/store
         const Stmt& s = n.stmts[id];
         int bits = 0;
         if (s.helper)
@@ -54,13 +58,12 @@ ArrayModel::ArrayModel(const lower::LoopNest& n, const hw::Target& t) : m_n(n), 
         else if (s.kind != Stmt::Kind::For && s.kind != Stmt::Kind::If && s.kind != Stmt::Kind::AccInit && s.kind != Stmt::Kind::AccStore)
             bits |= 2;
         for (int c : s.body)
-            bits |= classify(c);
+            bits |= self(self, c);
         if (s.kind == Stmt::Kind::For)
             m_hostLoop[id] = (bits & 1) ? HostLoop::Serial : (bits & 2) ? HostLoop::Issue : HostLoop::None;
         return bits;
     };
-    if (n.root >= 0)
-        classify(n.root);
+    classify(classify, n.root);
 }
 
 bool ArrayModel::tensorized(int stage) const

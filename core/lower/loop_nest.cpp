@@ -486,7 +486,8 @@ void findPingPongs(const LoopNest& n, int id, int loop, std::vector<bool>& out)
 std::vector<bool> pingPongBuffers(const LoopNest& nest)
 {
     std::vector<bool> out(nest.buffers.size(), false);
-    if (nest.root >= 0)
+    // Only a double-buffered buffer can ping-pong: most nests have none, and need no walk.
+    if (nest.root >= 0 && std::any_of(nest.buffers.begin(), nest.buffers.end(), [](const Buffer& b) { return b.doubleBuffer; }))
         findPingPongs(nest, nest.root, -1, out);
     return out;
 }
