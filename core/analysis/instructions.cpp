@@ -340,6 +340,9 @@ struct CodeLoop {
     std::vector<HoistedChannel> hoistedChannels;
     /// The general registers the innermost kept loops inside hold (this loop's own if it is one).
     double innerRegisters = 0;
+    /// An integer element is read or written through one of the loop's own pointers (streams):
+    /// with a guard made an exit of the loop, GCC then counts the iterations (exitGuards).
+    bool intStreams = false;
 };
 
 /// The events of a DSP operand's loads and unpacking or packing (CodeLoop::invariantInLoop).
@@ -1668,6 +1671,8 @@ private:
                     const bool foldable = !conditional && (dspWord || (wordData ? bytes == 4 : std::abs(bytes) <= 255));
                     if (!word && !ir::isFloat(b.dtype) && !L.dsp && !m_shapes[m_enclosingStmt[i]].keptInside && scaledIndex(esize, c))
                         L.scaledStreams[{buffer, c}] = scaledStep(esize, c);
+                    if (!ir::isFloat(b.dtype))
+                        L.intStreams = true;
                     auto& st = L.streams[{buffer, c}];
                     st.first += n;
                     st.second = foldable;
@@ -2602,9 +2607,21 @@ private:
             // pointer with a bound it computes before the loop (random #100238's partial-tile
             // guard `c.outer*3 + c.inner <= 7`: `cmp r3, sl` on the load's pointer; counted, the
             // 500 random schedules were over-predicted, signed median +2.7%, and a free fit put
-            // this event at 0.01 instructions). A guard made an exit of the loop keeps one beside
-            // them (exitGuards).
-            if (L.streams.empty() || L.exits)
+            // this event at 0.01 instructions). A guard made an exit of the loop (exitGuards) keeps
+            // one beside integer pointers: GCC counts the iterations in a register and compares it
+            // at both exits (exit_guard.sched.yaml: `cmp r3, lr; add.w r3, r3, #1; beq` to the
+            // exit, `cmp r3, #5; bne` back; random #103's `cmp r3, fp` and `cmp r3, #3`). Beside
+            // float pointers only (VLDM/VSTM) it compares a pointer at both exits, the guard's
+            // against a bound the loop around advances (random #700195's j.inner: `cmp r1, r4;
+            // beq` to the exit, `cmp r1, r0; bne` back, `adds r4, #32` once per k.inner iteration):
+            // no induction variable, and for the guard one step of that bound per entry (an outer
+            // stream) instead of a value set up there. Over calibrate's 2,000 random schedules on
+            // the M7 33 moved, 24 closer by half a point or more (#700195 +20.6% -> +7.4%, #300231
+            // +10.3% -> +4.8%), 2 further (#100019 +1.6% -> -6.3%: a counter kept beside a VLDR
+            // pointer stepping 48 bytes; #100110's stepping 32 is compared); beyond 10% 242 ->
+            // 237 (the 500 held out 59 -> 56; on the M4 59 -> 56, 10 closer, 1 further).
+            const bool pointerExits = L.exits && !L.streams.empty() && !L.intStreams;
+            if (L.streams.empty() || (L.exits && !pointerExits))
                 m_f[InsnFeature::GuardStream] += it * static_cast<double>(L.guardForms.size());
             // A float pointer advanced by a stride VLDR cannot post-increment (VLDM steps by one
             // word), read by one load at offset 0: GCC's scheduler puts the increment before the
@@ -2697,7 +2714,9 @@ private:
                 chargeChannel(h, L.innerRegisters + kRequantChannelValues * static_cast<double>(L.hoistedChannels.size()) <= kAllocatableRegisters);
             if (!m_code.empty())
                 m_code.back().innerRegisters = std::max(m_code.back().innerRegisters, L.innerRegisters);
-            m_f[InsnFeature::StreamInit] += static_cast<double>(entries) * static_cast<double>(L.streams.size() + L.guardForms.size());
+            m_f[InsnFeature::StreamInit] += static_cast<double>(entries) * static_cast<double>(L.streams.size() + (pointerExits ? 0 : L.guardForms.size()));
+            if (pointerExits)
+                m_f[InsnFeature::OuterStream] += static_cast<double>(entries) * static_cast<double>(L.guardForms.size());
             // The pointers of the loops inside that this loop advances, once per iteration: in
             // its own record (they were in the record of the loop around it until session 16).
             m_f[InsnFeature::OuterStream] += it * static_cast<double>(L.outerStreams.size());
