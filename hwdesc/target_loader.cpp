@@ -3,8 +3,9 @@
 
 #include "analysis/instructions.h"
 #include "common/c_names.h"
-
+#include "common/yaml_documents.h"
 #include <yaml-cpp/eventhandler.h>
+
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -844,49 +845,21 @@ private:
     std::vector<Diagnostic> m_errors;
 };
 
-/// Records where each document of a YAML stream starts; parses without building nodes.
-class DocumentStarts : public YAML::EventHandler {
-public:
-    std::vector<YAML::Mark> starts;
-
-    void OnDocumentStart(const YAML::Mark& mark) override { starts.push_back(mark); }
-    void OnDocumentEnd() override {}
-    void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
-    void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
-    void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
-    void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
-    void OnSequenceEnd() override {}
-    void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
-    void OnMapEnd() override {}
-};
 
 Result<Target> parseTargetImpl(const std::string& text, const std::string& path)
 {
     TargetReader reader(path);
 
-    // Pass 1: syntax and document count. Not YAML::LoadAll: in yaml-cpp 0.7 it loops forever,
-    // allocating, on a stray ',' (jbeder/yaml-cpp#1040, fixed upstream in #1319). Two documents
-    // are enough to know the file is wrong, and a document that starts where the previous one
-    // did means the parser is stuck on a character it cannot use.
-    DocumentStarts documents;
-    try {
-        std::istringstream in(text);
-        YAML::Parser parser(in);
-        while (documents.starts.size() < 2 && parser.HandleNextDocument(documents)) {
-        }
-    } catch (const YAML::Exception& e) {
-        reader.error(e.mark, "", "YAML syntax error: " + (e.msg.empty() ? std::string(e.what()) : e.msg));
-        return reader.errors();
-    }
-    if (documents.starts.size() == 2) {
-        const YAML::Mark& first = documents.starts[0];
-        const YAML::Mark& second = documents.starts[1];
-        if (second.pos == first.pos) {
-            const size_t at = second.pos >= 0 ? static_cast<size_t>(second.pos) : 0;
-            const std::string what = at < text.size() ? "'" + std::string(1, text[at]) + "'" : "input";
-            reader.error(second, "", "YAML syntax error: unexpected " + what);
-        } else {
-            reader.error(second, "", "a target file holds one YAML document; a second one starts here");
+    // Pass 1: syntax and document count (scanYamlDocuments: without YAML::LoadAll's loop).
+    const YamlDocuments documents = scanYamlDocuments(text);
+    if (documents.kind != YamlDocuments::Kind::One) {
+        YAML::Mark at;
+        at.line = documents.line;
+        at.column = documents.column;
+        switch (documents.kind) {
+        case YamlDocuments::Kind::SyntaxError: reader.error(at, "", "YAML syntax error: " + documents.message); break;
+        case YamlDocuments::Kind::Stuck: reader.error(at, "", "YAML syntax error: unexpected " + documents.message); break;
+        default: reader.error(at, "", "a target file holds one YAML document; a second one starts here");
         }
         return reader.errors();
     }
@@ -899,9 +872,14 @@ Result<Target> parseTargetImpl(const std::string& text, const std::string& path)
         reader.error(e.mark, "", "YAML syntax error: " + (e.msg.empty() ? std::string(e.what()) : e.msg));
         return reader.errors();
     }
-    if (documents.starts.empty() || root.IsNull()) {
-        reader.error(documents.starts.empty() ? YAML::Mark::null_mark() : documents.starts[0], "",
-                     "the file is empty; expected a target mapping with name, clock_mhz, compute and memory");
+    if (documents.count == 0 || root.IsNull()) {
+        YAML::Mark first = YAML::Mark::null_mark();
+        if (documents.count > 0) {
+            first = YAML::Mark();
+            first.line = documents.firstLine;
+            first.column = documents.firstColumn;
+        }
+        reader.error(first, "", "the file is empty; expected a target mapping with name, clock_mhz, compute and memory");
         return reader.errors();
     }
     Target t = reader.read(root);

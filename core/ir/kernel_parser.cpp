@@ -2,6 +2,7 @@
 #include "ir/kernel.h"
 #include "common/c_names.h"
 #include "common/interval.h"
+#include "common/yaml_documents.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -1487,6 +1488,12 @@ private:
 
 Result<Kernel> KernelReader::read()
 {
+    // One document: YAML::Load would read the first and drop the rest without a word.
+    const YamlDocuments documents = scanYamlDocuments(m_text);
+    if (documents.kind == YamlDocuments::Kind::Second || documents.kind == YamlDocuments::Kind::Stuck)
+        return Diagnostic{Severity::Error, m_map.at(documents.line, documents.column),
+                          documents.kind == YamlDocuments::Kind::Second ? "a kernel file holds one YAML document; a second one starts here"
+                                                                        : "invalid YAML: unexpected " + documents.message};
     YAML::Node root;
     try {
         root = YAML::Load(m_text);

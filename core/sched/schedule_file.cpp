@@ -2,6 +2,7 @@
 #include "sched/schedule_file.h"
 
 #include "common/atomic_file.h"
+#include "common/yaml_documents.h"
 #include "sched/schedule_paths.h"
 
 #include <yaml-cpp/yaml.h>
@@ -230,6 +231,12 @@ std::string list(const std::vector<std::string>& v)
 
 Result<ScheduleFile> parseScheduleFile(const std::string& text, const std::string& path)
 {
+    // One document: YAML::Load would read the first and drop the rest without a word.
+    const YamlDocuments documents = scanYamlDocuments(text);
+    if (documents.kind == YamlDocuments::Kind::Second || documents.kind == YamlDocuments::Kind::Stuck)
+        return Diagnostic{Severity::Error, {path, documents.line + 1, documents.column + 1},
+                          documents.kind == YamlDocuments::Kind::Second ? "a schedule file holds one YAML document; a second one starts here"
+                                                                        : "YAML syntax error: unexpected " + documents.message};
     YAML::Node root;
     try {
         root = YAML::Load(text);
