@@ -4,6 +4,7 @@
 
 #include "live_label.h"
 
+#include "codegen/code_size.h"
 #include "common/text_file.h"
 
 #include <QAction>
@@ -562,7 +563,12 @@ void CodeView::setCode(const std::string& code, const QString& fileName)
         return;
     }
     const int lines = countLines(code);
-    m_titleText = tr("<b>%1</b> &mdash; %2 lines of C99 (what Export writes)").arg(fileName.toHtmlEscaped()).arg(lines);
+    if (codegen::codeViewShowsNoCode(code))
+        m_titleText = tr("<b>%1</b> &mdash; no C: Export writes nothing for this schedule (why below)").arg(fileName.toHtmlEscaped());
+    else
+        m_titleText = (lines == 1 ? tr("<b>%1</b> &mdash; %2 line of C99 (what Export writes)") : tr("<b>%1</b> &mdash; %2 lines of C99 (what Export writes)"))
+                      .arg(fileName.toHtmlEscaped())
+                      .arg(lines);
     if (code == m_code) {
         updateTitle();
         return;

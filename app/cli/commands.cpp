@@ -304,6 +304,16 @@ int runExport(const std::string& schedule, const std::string& outDir, bool harne
     }
     lower::LoopNest nest = lower::lower(*p);
     analysis::CostReport report = analysis::analyze(nest, *p->target);
+    codegen::ExportOptions options;
+    options.harness = harness;
+    options.seed = seed;
+    options.gemminiAccScale = gemminiAccScale;
+    // What the exporter cannot write at all (C past its size limit, an accelerator nest it has no
+    // instructions for) is refused first, with its own reason: --force does not change it.
+    if (std::string why = codegen::exportError(nest, options); !why.empty()) {
+        err << "error: " << why << "; nothing was written\n";
+        return kExitBadInput;
+    }
     // A schedule with errors (it does not fit the target) exports only when asked to.
     int errors = 0;
     for (const auto& d : report.diagnostics)
@@ -315,14 +325,6 @@ int runExport(const std::string& schedule, const std::string& outDir, bool harne
     if (errors > 0 && !force) {
         err << schedule << ": not exported: the schedule has " << errors << (errors == 1 ? " error" : " errors")
             << " (above), so the code would not run as the target is described; nothing was written. Use --force to export anyway\n";
-        return kExitBadInput;
-    }
-    codegen::ExportOptions options;
-    options.harness = harness;
-    options.seed = seed;
-    options.gemminiAccScale = gemminiAccScale;
-    if (std::string why = codegen::exportError(nest, options); !why.empty()) {
-        err << "error: " << why << "; nothing was written\n";
         return kExitBadInput;
     }
     codegen::ExportWriteResult w = codegen::writeExport(outDir, codegen::exportFiles(nest, options), force);

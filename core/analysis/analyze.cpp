@@ -9,6 +9,7 @@
 #include "analysis/array_model.h"
 #include "analysis/dsp_hint.h"
 #include "codegen/c_decisions.h"
+#include "codegen/code_size.h"
 #include "analysis/lattice_count.h"
 #include "lower/gemmini_layout.h"
 #include "analysis/nest_count.h"
@@ -982,6 +983,12 @@ private:
                            lr.name + " holds " + fmtBytes(lr.usedBytes) + " at once but has " + fmtBytes(lr.capacityBytes) + ": " + list,
                            step, {}, tensors});
         }
+        // C the exporter refuses to write (its unrolled loops copy their bodies past
+        // kMaxWrittenStatements): the instruction figures would describe code that is never
+        // written, and the Code view shows none.
+        if (const std::string why = codegen::generatedCodeSizeError(m_n); !why.empty())
+            out.push_back({Severity::Error, "code-too-large", why + "; the instructions predicted are those of C that is not written",
+                           std::nullopt, {}, {}});
         // A cache stage that reloads the same tile.
         for (const auto& c : m_copies) {
             const Stmt& s = m_n.stmts[c.stmt];

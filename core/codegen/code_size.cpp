@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <sstream>
 #include <vector>
 
 namespace loopscope::codegen {
@@ -34,16 +35,16 @@ bool writtenOut(const lower::LoopNest& nest, const Stmt& s)
 }
 
 /// Statements under `id` (itself included), each counted `copies` times; the written-out loops
-/// seen on the way, with their extents, go to `loops`.
-int64_t count(const lower::LoopNest& nest, int id, int64_t copies, std::vector<const Stmt*>& loops)
+/// seen on the way, with their extents, go to `loops` when it is given.
+int64_t count(const lower::LoopNest& nest, int id, int64_t copies, std::vector<const Stmt*>* loops)
 {
     const Stmt& s = nest.stmts[id];
     int64_t total = copies;
     int64_t inner = copies;
     if (writtenOut(nest, s)) {
         inner = saturatingMul(copies, std::max<int64_t>(1, s.extent));
-        if (std::find(loops.begin(), loops.end(), &s) == loops.end())
-            loops.push_back(&s);
+        if (loops && std::find(loops->begin(), loops->end(), &s) == loops->end())
+            loops->push_back(&s);
     }
     for (int c : s.body)
         total = saturatingAdd(total, count(nest, c, inner, loops));
@@ -54,18 +55,19 @@ int64_t count(const lower::LoopNest& nest, int id, int64_t copies, std::vector<c
 
 int64_t writtenStatements(const lower::LoopNest& nest)
 {
-    std::vector<const Stmt*> loops;
-    return nest.stmts.empty() ? 0 : count(nest, nest.root, 1, loops);
+    return nest.stmts.empty() ? 0 : count(nest, nest.root, 1, nullptr);
 }
 
 std::string generatedCodeSizeError(const lower::LoopNest& nest)
 {
     if (nest.stmts.empty())
         return {};
-    std::vector<const Stmt*> loops;
-    const int64_t n = count(nest, nest.root, 1, loops);
+    // Counted without the loops first: the analysis asks this of every schedule it sees.
+    const int64_t n = count(nest, nest.root, 1, nullptr);
     if (n <= kMaxWrittenStatements)
         return {};
+    std::vector<const Stmt*> loops;
+    count(nest, nest.root, 1, &loops);
     std::sort(loops.begin(), loops.end(), [](const Stmt* a, const Stmt* b) { return a->extent > b->extent; });
     std::string which;
     for (size_t i = 0; i < loops.size() && i < 4; ++i)
@@ -78,15 +80,42 @@ std::string generatedCodeSizeError(const lower::LoopNest& nest)
         + " copy their bodies; unroll fewer or smaller loops (split them first and unroll the inner part)";
 }
 
+namespace {
+
+constexpr const char* kNoCode = "/*\n * No code is shown: ";
+
+/// `text` as C comment lines of at most about 72 columns (the Code pane at its default width),
+/// each starting with `prefix`.
+std::string commentLines(const std::string& text, const std::string& prefix)
+{
+    std::string out, line;
+    std::istringstream words(text);
+    for (std::string w; words >> w;) {
+        if (!line.empty() && prefix.size() + line.size() + 1 + w.size() > 72) {
+            out += prefix + line + "\n";
+            line.clear();
+        }
+        line += (line.empty() ? "" : " ") + w;
+    }
+    if (!line.empty())
+        out += prefix + line + "\n";
+    return out;
+}
+
+} // namespace
+
 std::string codeViewText(const lower::LoopNest& nest)
 {
+    // The reasons are long: wrapped, so that the view shows them without scrolling sideways.
     if (const std::string why = generatedCodeSizeError(nest); !why.empty())
-        return "/* No code is shown: " + why + ". */\n";
+        return "/*\n" + commentLines("No code is shown: " + why + ".", " * ") + " */\n";  // starts with kNoCode
     if (!isGemminiNest(nest))
         return generateSource(nest);
     if (const std::string why = gemminiExportError(nest); !why.empty())
-        return "// This schedule cannot be exported for the accelerator:\n// " + why + "\n";
+        return commentLines("This schedule cannot be exported for the accelerator: " + why, "// ");
     return generateGemminiSource(nest);
 }
+
+bool codeViewShowsNoCode(const std::string& text) { return text.rfind(kNoCode, 0) == 0; }
 
 } // namespace loopscope::codegen

@@ -29,4 +29,7 @@ std::string generatedCodeSizeError(const lower::LoopNest& nest);
 /// or a tensorized nest that cannot be exported).
 std::string codeViewText(const lower::LoopNest& nest);
 
+/// Whether `text` (from codeViewText) is the comment saying why no code is shown.
+bool codeViewShowsNoCode(const std::string& text);
+
 } // namespace loopscope::codegen

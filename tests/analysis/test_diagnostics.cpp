@@ -4,6 +4,7 @@
 #include "support/test_paths.h"
 
 #include "analysis/cost_report.h"
+#include "codegen/code_size.h"
 #include "common/text_file.h"
 #include "ir/kernel.h"
 #include "lower/loop_nest.h"
@@ -15,6 +16,7 @@
 
 #include <filesystem>
 #include <map>
+#include <sstream>
 
 using namespace loopscope;
 namespace fs = std::filesystem;
@@ -146,6 +148,38 @@ TEST(Diagnostics, OverCapacityWholeTensorInCortexM4Sram)
     EXPECT_TRUE(withCode(fits, "over-capacity").empty()) << all(fits);
     EXPECT_EQ(level(fits, "SRAM").usedBytes, level(fits, "SRAM").capacityBytes);  // exactly full is fine
     EXPECT_FALSE(fits.hasErrors());
+}
+
+TEST(Diagnostics, CodeTooLargeToExportIsAnError)
+{
+    // matmul_f32 64^3 with i, j and k unrolled: 802,882 statements of C, past the 65,536 the
+    // exporter writes. The instructions predicted would be those of C that is never written
+    // (export refuses it, the Code view shows none): an error, which also keeps such a
+    // schedule out of the search's front.
+    analysis::CostReport r = analyse({"matmul_f32", {{"M", 64}, {"N", 64}, {"K", 64}}, "cortex-m7",
+                                      "  - unroll: {loop: i}\n  - unroll: {loop: j}\n  - unroll: {loop: k}\n"});
+    auto d = withCode(r, "code-too-large");
+    ASSERT_EQ(d.size(), 1u) << all(r);
+    EXPECT_EQ(d[0].severity, Severity::Error);
+    EXPECT_NE(d[0].message.find("would hold 802882 statements, more than the 65536 the exporter writes"), std::string::npos) << d[0].message;
+    EXPECT_NE(d[0].message.find("loops i (64), j (64), k (64)"), std::string::npos) << d[0].message;
+    EXPECT_TRUE(r.hasErrors());
+
+    analysis::CostReport small = analyse({"matmul_f32", {{"M", 16}, {"N", 16}, {"K", 16}}, "cortex-m7",
+                                          "  - unroll: {loop: j}\n  - unroll: {loop: k}\n"});
+    EXPECT_TRUE(withCode(small, "code-too-large").empty()) << all(small);
+
+    // The Code view says why in a comment wrapped to its width, and knows it shows no code.
+    const std::string text = codegen::codeViewText(lower::lower(program({"matmul_f32", {{"M", 64}, {"N", 64}, {"K", 64}}, "cortex-m7",
+                                                                         "  - unroll: {loop: i}\n  - unroll: {loop: j}\n  - unroll: {loop: k}\n"})));
+    EXPECT_TRUE(codegen::codeViewShowsNoCode(text)) << text;
+    EXPECT_NE(text.find("No code is shown: the C of this schedule would hold 802882"), std::string::npos) << text;
+    std::istringstream lines(text);
+    int count = 0;
+    for (std::string line; std::getline(lines, line); ++count)
+        EXPECT_LE(line.size(), 80u) << line;
+    EXPECT_GE(count, 4);
+    EXPECT_FALSE(codegen::codeViewShowsNoCode(codegen::codeViewText(lower::lower(program({"matmul_f32", {{"M", 16}, {"N", 16}, {"K", 16}}, "cortex-m7", ""})))));
 }
 
 TEST(Diagnostics, OverCapacityWhenDoubleBufferingATileThatJustFits)

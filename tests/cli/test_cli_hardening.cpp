@@ -159,9 +159,18 @@ TEST(CliLimits, ExportRefusesCodeTooLargeToWriteAtOnce)
     EXPECT_NE(r.err.find("nothing was written"), std::string::npos) << describe(r);
     EXPECT_FALSE(fs::exists(out));
     EXPECT_LT(r.ms, 10000) << describe(r);
-    // analyze and lower still work on it, quickly.
+    // --force exports a schedule with error diagnostics, never C past the limit: the same reason.
+    const CliRun forced = runCli({"export", s, "--out", out.string(), "--force"});
+    EXPECT_EQ(forced.code, 2) << describe(forced);
+    EXPECT_NE(forced.err.find("error: the C of this schedule would hold 50594050 statements"), std::string::npos) << describe(forced);
+    EXPECT_EQ(forced.err.find("Use --force"), std::string::npos) << describe(forced);
+    EXPECT_FALSE(fs::exists(out));
+    // analyze and lower still work on it, quickly; analyze says its instructions are those of C
+    // that is not written.
     const CliRun a = runCli({"analyze", s});
     EXPECT_EQ(a.code, 0) << describe(a);
+    EXPECT_NE(a.out.find("error [code-too-large]: the C of this schedule would hold 50594050 statements"), std::string::npos) << describe(a);
+    EXPECT_NE(a.out.find("the instructions predicted are those of C that is not written"), std::string::npos) << describe(a);
     EXPECT_LT(a.ms, 10000);
 }
 
