@@ -194,6 +194,7 @@ ExportWriteResult writeExport(const fs::path& dir, const std::vector<GeneratedFi
     }
     // 2. Write: the folder, then each file atomically, then the manifest.
     std::error_code ec;
+    const bool existed = fs::exists(dir, ec);
     fs::create_directories(dir, ec);
     std::string why;
     DirHandle root = DirHandle::open(dir.string(), why);
@@ -201,23 +202,66 @@ ExportWriteResult writeExport(const fs::path& dir, const std::vector<GeneratedFi
         r.error = "cannot create '" + dir.string() + "'" + (ec ? ": " + ec.message() : ": " + why);
         return r;
     }
+    // Every folder the files go to, made and tried (a file created and removed) before any file
+    // is written: a folder that cannot be written (cortex-m/ read-only) stops the export with
+    // nothing written, instead of after the files before it.
+    std::map<std::string, DirHandle> folders;  // relative path ("" the export's own) -> handle
+    folders.emplace("", std::move(root));
+    std::vector<std::string> made;  // the folders made here, removed again if the export stops
+    auto stop = [&](const std::string& error) {
+        for (auto m = made.rbegin(); m != made.rend(); ++m)
+            fs::remove(dir / *m, ec);  // empty: nothing was written in them
+        if (!existed)
+            fs::remove(dir, ec);
+        r.error = error + ". Nothing was written.";
+        return r;
+    };
+    for (const auto& f : files) {
+        const std::vector<std::string> parts = componentsOf(f.path);
+        std::string at;
+        for (size_t i = 0; i + 1 < parts.size(); ++i) {
+            const std::string next = at.empty() ? parts[i] : at + "/" + parts[i];
+            if (!folders.count(next)) {
+                const DirHandle& parent = folders.at(at);
+                const bool missing = parent.kind(parts[i]) == DirHandle::Kind::Missing;
+                DirHandle sub = parent.sub(parts[i], true, why);
+                if (!sub.valid())
+                    return stop(why);
+                if (missing)
+                    made.push_back(next);
+                folders.emplace(next, std::move(sub));
+            }
+            at = next;
+        }
+    }
+    for (const auto& [rel, folder] : folders)
+        if (!folder.probeWritable(why))
+            return stop(why);
     // Entries of files this export does not write (an earlier export with --harness) stay, when
     // the manifest was an export's.
     std::map<std::string, std::string> manifest = s.manifest;
+    auto failed = [&](const std::string& error) {
+        // Half-way (a full disk): each file written is whole; say which, and that the manifest
+        // is not, so that a user knows what to look at before exporting again.
+        r.error = error;
+        if (!r.written.empty()) {
+            std::vector<std::string> names;
+            for (const auto& w : r.written)
+                names.push_back(w.lexically_relative(dir).string());
+            r.error += "; written before it, each whole: " + joinList(names, ", ") + " (the export's manifest was not)";
+        } else {
+            r.error += ". Nothing was written.";
+        }
+        return r;
+    };
     for (const auto& f : files) {
         const std::vector<std::string> parts = componentsOf(f.path);
-        DirHandle sub;
-        const DirHandle* here = &root;
-        for (size_t i = 0; i + 1 < parts.size(); ++i) {
-            sub = here->sub(parts[i], true, why);
-            if (!sub.valid()) {
-                r.error = why;
-                return r;
-            }
-            here = &sub;
-        }
-        if (!here->write(parts.back(), f.text, r.error))
-            return r;
+        std::string at;
+        for (size_t i = 0; i + 1 < parts.size(); ++i)
+            at = at.empty() ? parts[i] : at + "/" + parts[i];
+        std::string error;
+        if (!folders.at(at).write(parts.back(), f.text, error))
+            return failed(error);
         manifest[f.path] = hashOf(f.text);
         r.written.push_back(dir / f.path);
     }
@@ -225,8 +269,9 @@ ExportWriteResult writeExport(const fs::path& dir, const std::vector<GeneratedFi
     text += "# a later export replaces them only while they are unchanged. Safe to delete.\n";
     for (const auto& [path, hash] : manifest)
         text += hash + "  " + path + "\n";
-    if (!root.write(kExportManifest, text, r.error))
-        return r;
+    std::string error;
+    if (!folders.at("").write(kExportManifest, text, error))
+        return failed(error);
     r.ok = true;
     return r;
 }

@@ -261,6 +261,23 @@ bool DirHandle::write(const std::string& name, const std::string& text, std::str
     return writeAt(m_fd, m_path, name, text, error);
 }
 
+bool DirHandle::probeWritable(std::string& error) const
+{
+    for (int attempt = 0; attempt < 64; ++attempt) {
+        const std::string probe = ".loopscope-probe-" + uniqueSuffix();
+        const int fd = ::openat(m_fd, probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd >= 0) {
+            ::close(fd);
+            ::unlinkat(m_fd, probe.c_str(), 0);
+            return true;
+        }
+        if (errno != EEXIST)
+            break;
+    }
+    error = "cannot write into '" + m_path + "': " + reason();
+    return false;
+}
+
 const char* describeKind(DirHandle::Kind kind)
 {
     switch (kind) {

@@ -67,6 +67,11 @@ public:
     /// never followed. False with a message when it cannot.
     bool write(const std::string& name, const std::string& text, std::string& error) const;
 
+    /// Whether a file can be created in the folder: one is, hidden, and removed at once (the
+    /// only sure test: permissions, ACLs, a read-only mount and root all answer it). False with a
+    /// message when it cannot.
+    bool probeWritable(std::string& error) const;
+
 private:
     int m_fd = -1;
     std::string m_path;

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 using namespace loopscope::codegen;
@@ -162,6 +163,52 @@ TEST(ExportWriter, AFileWhereAFolderIsNeededStopsEverythingBeforeAnythingIsWritt
         EXPECT_NE(r.error.find("Nothing was written"), std::string::npos) << r.error;
         EXPECT_EQ(listing(d.path), "sub\n") << "force " << force;
     }
+}
+
+TEST(ExportWriter, AFolderThatCannotBeWrittenStopsEverythingBeforeAnythingIsWritten)
+{
+    // The export's folder can be written, its sub-folder cannot (mode 555): every folder is
+    // tried before any file is written, so none is (before, k.c and k.h were, and no manifest).
+    // As root (which file modes do not stop) the export runs in a child as nobody.
+    ScratchDir d;
+    fs::create_directories(d.path / "sub");
+    fs::permissions(d.path, fs::perms::all);
+    fs::permissions(d.path / "sub", fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read | fs::perms::group_exec
+                                        | fs::perms::others_read | fs::perms::others_exec);
+    fs::permissions(d.path.parent_path(), fs::perms::others_exec, fs::perm_options::add);
+    auto attempt = [&]() -> std::string {
+        ExportWriteResult r = writeExport(d.path, kV1, false);
+        return r.ok ? std::string("written") : r.error;
+    };
+    std::string error;
+    if (::geteuid() != 0) {
+        error = attempt();
+    } else {
+        int pipeFds[2];
+        ASSERT_EQ(::pipe(pipeFds), 0);
+        const pid_t child = ::fork();
+        ASSERT_GE(child, 0);
+        if (child == 0) {
+            ::close(pipeFds[0]);
+            if (::setgid(65534) != 0 || ::setuid(65534) != 0)
+                ::_exit(3);
+            const std::string e = attempt();
+            const ssize_t n = ::write(pipeFds[1], e.data(), e.size());
+            ::_exit(n == static_cast<ssize_t>(e.size()) ? 0 : 4);
+        }
+        ::close(pipeFds[1]);
+        char buf[4096];
+        for (ssize_t n; (n = ::read(pipeFds[0], buf, sizeof buf)) > 0;)
+            error.append(buf, static_cast<size_t>(n));
+        ::close(pipeFds[0]);
+        int status = 0;
+        ::waitpid(child, &status, 0);
+        ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the child as nobody: status " << status;
+    }
+    EXPECT_NE(error.find("cannot write into '" + (d.path / "sub").string() + "'"), std::string::npos) << error;
+    EXPECT_NE(error.find("Nothing was written"), std::string::npos) << error;
+    EXPECT_EQ(listing(d.path), "sub/\n");
+    fs::permissions(d.path / "sub", fs::perms::owner_all);
 }
 
 TEST(ExportWriter, AFolderInTheWayIsNeverDeletedEvenWithForce)
