@@ -1,6 +1,8 @@
 // Kernel and target tree model.
 #include "kernel_model.h"
 
+#include <QLocale>
+
 #include "loop_nest_model.h"
 
 #include <QBrush>
@@ -56,9 +58,17 @@ bool KernelModel::setSnapshot(const Snapshot& snapshot)
         const auto& k = *p.kernel;
         const auto& t = *p.target;
 
-        const int stages = add(-1, {tr("Stages"), (k.stages.size() == 1 ? tr("1 stage, %1 MACs").arg(k.macs()) : tr("%1 stages, %2 MACs").arg(k.stages.size()).arg(k.macs())),
-                                    tr("MACs of the whole iteration space, taps that fall in the padding included; the Cost panel counts "
-                                       "the MACs the schedule executes, which skips them."),
+        // The MACs executed (the Cost panel's figure) first, and where taps fall in the padding
+        // the iteration space's beside them, so that the two are not read as one (the narrow
+        // panel elides the end).
+        const QLocale locale(QLocale::English);  // as the Cost panel writes them
+        const int64_t executed = snapshot.report ? snapshot.report->macs : k.macs();
+        QString macs = tr("%1 MACs").arg(locale.toString(static_cast<qlonglong>(k.macs())));
+        if (executed != k.macs())
+            macs = tr("%1 MACs, %2 with the padding").arg(locale.toString(static_cast<qlonglong>(executed)), locale.toString(static_cast<qlonglong>(k.macs())));
+        const int stages = add(-1, {tr("Stages"), (k.stages.size() == 1 ? tr("1 stage, %1").arg(macs) : tr("%1 stages, %2").arg(k.stages.size()).arg(macs)),
+                                    tr("MACs of the whole iteration space, taps that fall in the padding included, and where they differ "
+                                       "the MACs the schedule executes, which skip them (the Cost panel's MACs)."),
                                     {}, true});
         for (size_t s = 0; s < k.stages.size(); ++s) {
             const auto& st = k.stages[s];

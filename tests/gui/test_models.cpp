@@ -341,6 +341,27 @@ private slots:
         QVERIFY(said);
     }
 
+    void kernelTreeSaysBothMacCountsWherePaddingSkipsTaps()
+    {
+        // conv2d_int8 pads its input: 589,824 MACs in its loops, 541,696 executed (the Cost
+        // panel's MACs). The stages row says both, the executed first, as the Cost panel
+        // writes numbers.
+        ScheduleDocument doc;
+        Models m(doc);
+        QVERIFY(doc.openSchedule(example("conv2d_int8_dsp.sched.yaml")));
+        QString text;
+        for (int r = 0; r < m.kernel.rowCount(); ++r)
+            if (m.kernel.index(r, 0).data().toString() == "Stages")
+                text = m.kernel.index(r, 1).data().toString();
+        QCOMPARE(text, QString("1 stage, 541,696 MACs, 589,824 with the padding"));
+        // Without padding the two are one.
+        QVERIFY(doc.openSchedule(example("matmul_f32_tiled.sched.yaml")));
+        for (int r = 0; r < m.kernel.rowCount(); ++r)
+            if (m.kernel.index(r, 0).data().toString() == "Stages")
+                text = m.kernel.index(r, 1).data().toString();
+        QCOMPARE(text, QString("1 stage, 262,144 MACs"));
+    }
+
     void scheduleModelMarksTheFailingStep()
     {
         ScheduleDocument doc;
