@@ -18,6 +18,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli_checks.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -328,7 +330,7 @@ Subcommand addCalibrateCommand(CLI::App& app, std::ostream& out, std::ostream& e
                                                     "for a Cortex-M target (cortex-m7, cortex-m4)");
     cmd->add_option("TARGET", o->target, "a built-in target name or a target file")->required();
     cmd->add_option("--schedules", o->schedules, "random schedules besides the examples (default 150)");
-    cmd->add_option("--seed", o->seed, "number of the first random schedule (default 0)");
+    cmd->add_option("--seed", o->seed, "number of the first random schedule (default 0)")->check(cli::nonNegative());
     cmd->add_option("--examples", o->examples, "the examples folder (kernels/, schedules/); default ./examples");
     cmd->add_option("--write", o->write, "target file to write the calibration section into (the target's own file, e.g. hwdesc/targets/cortex-m7.yaml)");
     cmd->add_flag("--check", o->check, "fit nothing: report how well the target's coefficients predict the measured instructions");

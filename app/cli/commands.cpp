@@ -18,6 +18,8 @@
 #include "workspace_command.h"
 
 #include <CLI/CLI.hpp>
+
+#include "cli_checks.h"
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
@@ -373,12 +375,12 @@ int runCli(int argc, char** argv, std::ostream& out, std::ostream& err)
 
     auto* verifyCmd = app.add_subcommand("verify", "Run the schedule in the interpreter and compare with the unscheduled kernel");
     verifyCmd->add_option("SCHEDULE", file, "a *.sched.yaml (or *.kernel.yaml) file")->required();
-    verifyCmd->add_option("--seed", seed, "seed of the pseudo-random inputs");
+    verifyCmd->add_option("--seed", seed, "seed of the pseudo-random inputs")->check(cli::nonNegative());
 
     auto* countsCmd = app.add_subcommand("counts", "Bytes read and written per memory level and tensor, counted by the interpreter");
     countsCmd->add_option("SCHEDULE", file, "a *.sched.yaml file")->required();
     countsCmd->add_flag("--json", json, "print JSON");
-    countsCmd->add_option("--seed", seed, "seed of the pseudo-random inputs");
+    countsCmd->add_option("--seed", seed, "seed of the pseudo-random inputs")->check(cli::nonNegative());
 
     auto* analyzeCmd = app.add_subcommand("analyze", "Occupancy, traffic, cycles, energy and bounds of a schedule (the analytical cost model)");
     analyzeCmd->add_option("SCHEDULE", file, "a *.sched.yaml (or *.kernel.yaml) file")->required();
@@ -397,7 +399,7 @@ int runCli(int argc, char** argv, std::ostream& out, std::ostream& err)
     exportCmd->add_option("SCHEDULE", file, "a *.sched.yaml (or *.kernel.yaml) file")->required();
     exportCmd->add_option("--out", outDir, "output directory (created if missing)")->required();
     exportCmd->add_flag("--harness", harness, "also main.c (self-check against a naive reference) and build files for the host and Cortex-M7/M4 on qemu");
-    exportCmd->add_option("--seed", seed, "seed of the harness's input data");
+    exportCmd->add_option("--seed", seed, "seed of the harness's input data")->check(cli::nonNegative());
     bool force = false;
     exportCmd->add_flag("--force", force, "export even if the schedule has errors (e.g. does not fit the target), and replace files in the way even if an earlier export did not write them, or they were edited since");
     bool accScale = false;

@@ -14,6 +14,8 @@
 #include "target_loader.h"
 
 #include <CLI/CLI.hpp>
+
+#include "cli_checks.h"
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -586,13 +588,13 @@ Subcommand addSearchCommand(CLI::App& app, std::ostream& out, std::ostream& err)
     auto* cmd = app.add_subcommand("search", "Search feasible schedules: the Pareto front over cycles, on-chip bytes and energy");
     cmd->add_option("FILE", a.file, "a *.kernel.yaml (needs --target) or a *.sched.yaml whose steps are kept (none with --resume)");
     cmd->add_option("--target", a.target, "target name or file (default: the schedule's)");
-    cmd->add_option("--pin", a.pin, "keep only the first K steps of the schedule (default: all)")->check(CLI::NonNegativeNumber);
+    cmd->add_option("--pin", a.pin, "keep only the first K steps of the schedule (default: all)")->check(cli::nonNegative());
     cmd->add_option("--objective", a.objective, "cycles, energy, sram, edp, dram (DRAM bytes) or instructions (predicted, CPU targets): which front point is best");
-    cmd->add_option("--time", a.seconds, "time limit in seconds (default 10; 0: only the budget)");
-    cmd->add_option("--budget", a.budget, "candidates at most (with a budget the result is the same for any --threads)");
-    cmd->add_option("--threads", a.threads, "worker threads (default: every core)")->check(CLI::NonNegativeNumber);
-    cmd->add_option("--seed", a.seed, "seed of the search");
-    cmd->add_option("--measure-top", a.measureTop, "measure the best points of N register blocks (the N - 1 best and the best small unrolled body) on qemu (cortex-m7/m4) and rank them by instructions")->check(CLI::NonNegativeNumber);
+    cmd->add_option("--time", a.seconds, "time limit in seconds (default 10; 0: only the budget)")->check(cli::nonNegative());
+    cmd->add_option("--budget", a.budget, "candidates at most (with a budget the result is the same for any --threads)")->check(cli::nonNegative());
+    cmd->add_option("--threads", a.threads, "worker threads (default: every core)")->check(cli::nonNegative());
+    cmd->add_option("--seed", a.seed, "seed of the search")->check(cli::nonNegative());
+    cmd->add_option("--measure-top", a.measureTop, "measure the best points of N register blocks (the N - 1 best and the best small unrolled body) on qemu (cortex-m7/m4) and rank them by instructions")->check(cli::nonNegative());
     cmd->add_flag("--partial-tiles", a.partialTiles, "also split by factors that do not divide the extent");
     cmd->add_option("--max-unroll", a.maxUnroll, "most straight-line copies the unrolled loops of a stage may make in the candidates drawn (default 64; a schedule given that makes more still starts the search)")
         ->check(CLI::Range(int64_t(1), int64_t(4096)));

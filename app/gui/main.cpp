@@ -108,14 +108,28 @@ int main(int argc, char** argv)
         }
         loopscope::ui::ScreenshotOptions options;
         if (parser.isSet(size)) {
+            // WxH, each between 200 and 8192 pixels; anything else is refused, not replaced by
+            // the default without a word.
             const QStringList wh = parser.value(size).split(QLatin1Char('x'));
-            if (wh.size() == 2)
-                options.size = QSize(wh[0].toInt(), wh[1].toInt());
+            bool okW = false, okH = false;
+            const int w = wh.size() == 2 ? wh[0].toInt(&okW) : 0;
+            const int h = wh.size() == 2 ? wh[1].toInt(&okH) : 0;
+            if (!okW || !okH || w < 200 || h < 200 || w > 8192 || h > 8192) {
+                err << "loopscope: --size takes WxH, each from 200 to 8192 pixels (e.g. 1440x900), not '" << parser.value(size) << "'\n";
+                return 2;
+            }
+            options.size = QSize(w, h);
         }
         options.selectLoop = parser.value(select);
         options.raiseDocks = parser.values(raise);
-        if (parser.isSet(tile))
-            options.tilePosition = parser.value(tile).toInt();
+        if (parser.isSet(tile)) {
+            bool ok = false;
+            options.tilePosition = parser.value(tile).toInt(&ok);
+            if (!ok || options.tilePosition < 0) {
+                err << "loopscope: --tile-position takes a number from 0 (the slider's first position), not '" << parser.value(tile) << "'\n";
+                return 2;
+            }
+        }
         options.measure = parser.isSet(measure);
         const QString shot = parser.isSet(search) ? QString() : parser.value(screenshot);
         if (!loopscope::ui::renderScreenshot(window, shot, options, &error)

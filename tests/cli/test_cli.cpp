@@ -413,6 +413,18 @@ TEST(CliBadInput, MissingFile)
     expectBadInput({"lower", src("examples/kernels/no_such.kernel.yaml")}, "no_such.kernel.yaml");
 }
 
+TEST(CliBadInput, NegativeNumbersAreRefusedInWords)
+{
+    // A negative time limit, budget or seed was taken (a seed wrapped to 2^64 - 1) or refused
+    // with a message quoting the largest double.
+    const std::string kernel = src("examples/kernels/matmul_f32.kernel.yaml");
+    expectBadInput({"search", kernel, "--target", "cortex-m7", "--time", "-1", "--budget", "50"}, "--time: takes a number of 0 or more, not '-1'");
+    expectBadInput({"search", kernel, "--target", "cortex-m7", "--time", "0", "--budget", "-5"}, "--budget: takes a number of 0 or more, not '-5'");
+    expectBadInput({"search", kernel, "--target", "cortex-m7", "--seed", "-1"}, "--seed: takes a number of 0 or more, not '-1'");
+    expectBadInput({"verify", src("examples/schedules/matmul_f32_tiled.sched.yaml"), "--seed", "-1"}, "--seed: takes a number of 0 or more, not '-1'");
+    expectBadInput({"search", kernel, "--target", "cortex-m7", "--threads", "x"}, "--threads");
+}
+
 TEST(CliBadInput, MalformedYaml)
 {
     const std::string bad = src("tests/data/malformed/schedules/yaml-syntax.yaml");
