@@ -47,6 +47,10 @@ struct Reader {
             return false;
         }
         const std::string& s = n.Scalar();
+        if (n.Tag() == "!") {  // "16": a string, refused as target files refuse one
+            error(n, field + ": expected an integer, got the quoted string '" + s + "'");
+            return false;
+        }
         try {
             size_t used = 0;
             long long v = std::stoll(s, &used, 10);
@@ -54,6 +58,9 @@ struct Reader {
                 throw std::invalid_argument(s);
             out = v;
             return true;
+        } catch (const std::out_of_range&) {
+            error(n, field + ": '" + s + "' is too large for an integer of 64 bits");
+            return false;
         } catch (const std::exception&) {
             error(n, field + ": expected an integer, got '" + s + "'");
             return false;
