@@ -4,7 +4,6 @@
 #include "analysis/instructions.h"
 #include "common/c_names.h"
 #include "common/yaml_documents.h"
-#include <yaml-cpp/eventhandler.h>
 
 #include <yaml-cpp/yaml.h>
 

@@ -8,7 +8,8 @@ KEEP_DIR is what `loopscope-cli calibrate TARGET --check --schedules 500 --seed 
 leaves (schedules.txt with each schedule's measured total, lskN.sched.yaml, image*/ with the
 ELFs and qemu's per-address execution counts, profile.txt). Both commands re-predict every
 random schedule with `CLI analyze --json` (the build's current model, so a change is checked
-without measuring again; the answers are cached in KEEP_DIR/model/, keyed by the CLI's mtime).
+without measuring again; the answers are cached in KEEP_DIR/model/ per build of the CLI, so an
+edited target file needs `rm -r KEEP_DIR/model`).
 
 `errors` prints, per folder and over all, the median, 95th percentile and worst of
 |predicted - measured| / measured and the counts beyond 10% and 25%, and writes
@@ -62,7 +63,7 @@ def measured(keep):
 
 
 def predict(cli, path, cache):
-    """analyze --json of one schedule, cached by the CLI's modification time."""
+    """analyze --json of one schedule, cached per build of the CLI (a failure is not cached)."""
     key = os.path.join(cache, re.sub(r"[^A-Za-z0-9_.]", "_", os.path.basename(path)) + ".json")
     if os.path.exists(key):
         return json.load(open(key))
@@ -70,13 +71,17 @@ def predict(cli, path, cache):
     try:
         j = json.loads(out)
     except ValueError:
-        j = None
-    json.dump(j, open(key, "w"))
+        return None
+    tmp = key + ".tmp-%d" % os.getpid()
+    with open(tmp, "w") as f:
+        json.dump(j, f)
+    os.replace(tmp, key)  # whole or absent, even when interrupted
     return j
 
 
 def predictions(cli, keep, rows, examples=None):
-    stamp = str(int(os.path.getmtime(cli)))
+    st = os.stat(cli)
+    stamp = "%d-%d" % (st.st_mtime_ns, st.st_size)  # a rebuild within the same second is another build
     cache = os.path.join(keep, "model", stamp)
     os.makedirs(cache, exist_ok=True)
 

@@ -60,15 +60,16 @@ bool KernelModel::setSnapshot(const Snapshot& snapshot)
 
         // The MACs executed (the Cost panel's figure) first, and where taps fall in the padding
         // the iteration space's beside them, so that the two are not read as one (the narrow
-        // panel elides the end).
+        // panel elides the end). A stage recomputed under compute_at executes more than its
+        // iteration space: then the executed alone.
         const QLocale locale(QLocale::English);  // as the Cost panel writes them
         const int64_t executed = snapshot.report ? snapshot.report->macs : k.macs();
         QString macs = tr("%1 MACs").arg(locale.toString(static_cast<qlonglong>(k.macs())));
-        if (executed != k.macs())
+        if (executed < k.macs())  // (a stage recomputed at compute_at executes more: then only the executed)
             macs = tr("%1 MACs, %2 with the padding").arg(locale.toString(static_cast<qlonglong>(executed)), locale.toString(static_cast<qlonglong>(k.macs())));
         const int stages = add(-1, {tr("Stages"), (k.stages.size() == 1 ? tr("1 stage, %1").arg(macs) : tr("%1 stages, %2").arg(k.stages.size()).arg(macs)),
-                                    tr("MACs of the whole iteration space, taps that fall in the padding included, and where they differ "
-                                       "the MACs the schedule executes, which skip them (the Cost panel's MACs)."),
+                                    tr("The MACs the schedule executes (the Cost panel's MACs), which skip the taps that fall in the "
+                                       "padding, and beside them those of the whole iteration space, padding included, where that is more."),
                                     {}, true});
         for (size_t s = 0; s < k.stages.size(); ++s) {
             const auto& st = k.stages[s];

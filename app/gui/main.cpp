@@ -62,7 +62,7 @@ int main(int argc, char** argv)
     QCommandLineOption screenshot(QStringLiteral("screenshot"), QStringLiteral("Render the main window offscreen at 1440x900 (the first window on a 1600x1000 screen) into OUT.png and exit."), QStringLiteral("OUT.png"));
     QCommandLineOption select(QStringLiteral("select"), QStringLiteral("With --screenshot: select this loop first."), QStringLiteral("LOOP"));
     QCommandLineOption raise(QStringLiteral("show"), QStringLiteral("With --screenshot: bring this dock to the front (e.g. Tiles, History); repeatable."), QStringLiteral("DOCK"));
-    QCommandLineOption size(QStringLiteral("size"), QStringLiteral("With --screenshot: the window size (default 1440x900)."), QStringLiteral("WxH"));
+    QCommandLineOption size(QStringLiteral("size"), QStringLiteral("With --screenshot: the window size (default 1440x900; each side 200 to 8192 pixels)."), QStringLiteral("WxH"));
     QCommandLineOption tile(QStringLiteral("tile-position"), QStringLiteral("With --screenshot: position of the tile view's slider."), QStringLiteral("N"));
     QCommandLineOption measure(QStringLiteral("measure"), QStringLiteral("With --screenshot: measure the kernel on qemu first (Schedule > Measure)."));
     QCommandLineOption bench(QStringLiteral("bench-edits"), QStringLiteral("Time edits (change to repaint) on every example schedule, print a table and exit."));
@@ -92,20 +92,7 @@ int main(int argc, char** argv)
 
     const QString file = files.isEmpty() ? MainWindow::defaultExample() : files.front();
     if (parser.isSet(screenshot)) {
-        MainWindow window(MainWindow::Options{false, false});
-        QString error;
-        if (!file.isEmpty() && !window.openFile(file, &error)) {
-            err << "loopscope: cannot open " << file << ":\n" << error << "\n";
-            return 2;
-        }
-        if (parser.isSet(variant)) {
-            loopscope::ui::WorkspaceController* controller = window.workspace();
-            const auto v = controller->workspace() ? controller->workspace()->findVariant(parser.value(variant).toStdString()) : std::nullopt;
-            if (!v || !controller->openVariant(v->id, &error)) {
-                err << "loopscope: " << (v ? error : QStringLiteral("no variant named '%1' in the workspace of %2").arg(parser.value(variant), file)) << "\n";
-                return 2;
-            }
-        }
+        // The options checked before the window is built and the file opened.
         loopscope::ui::ScreenshotOptions options;
         if (parser.isSet(size)) {
             // WxH, each between 200 and 8192 pixels; anything else is refused, not replaced by
@@ -127,6 +114,20 @@ int main(int argc, char** argv)
             options.tilePosition = parser.value(tile).toInt(&ok);
             if (!ok || options.tilePosition < 0) {
                 err << "loopscope: --tile-position takes a number from 0 (the slider's first position), not '" << parser.value(tile) << "'\n";
+                return 2;
+            }
+        }
+        MainWindow window(MainWindow::Options{false, false});
+        QString error;
+        if (!file.isEmpty() && !window.openFile(file, &error)) {
+            err << "loopscope: cannot open " << file << ":\n" << error << "\n";
+            return 2;
+        }
+        if (parser.isSet(variant)) {
+            loopscope::ui::WorkspaceController* controller = window.workspace();
+            const auto v = controller->workspace() ? controller->workspace()->findVariant(parser.value(variant).toStdString()) : std::nullopt;
+            if (!v || !controller->openVariant(v->id, &error)) {
+                err << "loopscope: " << (v ? error : QStringLiteral("no variant named '%1' in the workspace of %2").arg(parser.value(variant), file)) << "\n";
                 return 2;
             }
         }

@@ -815,10 +815,12 @@ bool MainWindow::confirmDescription()
 bool MainWindow::exportTo(const QString& directory, QString* error, bool harness)
 {
     // A schedule that does not fit its target exports only when the user says so, knowing why.
+    // Not C past the exporter's size (code-too-large): that is never written, whatever the user
+    // says; the document's export refuses it with the reason, without asking first.
     QStringList errors;
     if (m_doc->snapshot().report)
         for (const auto& d : m_doc->snapshot().report->diagnostics)
-            if (d.severity == Severity::Error)
+            if (d.severity == Severity::Error && d.code != "code-too-large")
                 errors << qs(d.message);
     if (!errors.isEmpty()) {
         const bool go = m_errorsPrompt

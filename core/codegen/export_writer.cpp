@@ -194,12 +194,21 @@ ExportWriteResult writeExport(const fs::path& dir, const std::vector<GeneratedFi
     }
     // 2. Write: the folder, then each file atomically, then the manifest.
     std::error_code ec;
-    const bool existed = fs::exists(dir, ec);
+    // The folders create_directories makes (--out new/a/b: new, a and b), innermost first: a
+    // stopped export removes them again.
+    std::vector<fs::path> madeAbove;
+    for (fs::path p = dir; !p.empty() && !fs::exists(p, ec) && p != p.parent_path(); p = p.parent_path())
+        madeAbove.push_back(p);
+    auto unmake = [&] {
+        for (const fs::path& p : madeAbove)
+            fs::remove(p, ec);  // only if empty: a folder that holds anything stays
+    };
     fs::create_directories(dir, ec);
     std::string why;
     DirHandle root = DirHandle::open(dir.string(), why);
     if (!root.valid()) {
         r.error = "cannot create '" + dir.string() + "'" + (ec ? ": " + ec.message() : ": " + why);
+        unmake();
         return r;
     }
     // Every folder the files go to, made and tried (a file created and removed) before any file
@@ -211,8 +220,7 @@ ExportWriteResult writeExport(const fs::path& dir, const std::vector<GeneratedFi
     auto stop = [&](const std::string& error) {
         for (auto m = made.rbegin(); m != made.rend(); ++m)
             fs::remove(dir / *m, ec);  // empty: nothing was written in them
-        if (!existed)
-            fs::remove(dir, ec);
+        unmake();
         r.error = error + ". Nothing was written.";
         return r;
     };

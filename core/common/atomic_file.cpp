@@ -268,8 +268,10 @@ bool DirHandle::probeWritable(std::string& error) const
         const int fd = ::openat(m_fd, probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (fd >= 0) {
             ::close(fd);
-            ::unlinkat(m_fd, probe.c_str(), 0);
-            return true;
+            if (::unlinkat(m_fd, probe.c_str(), 0) == 0)
+                return true;
+            error = "cannot write into '" + m_path + "': cannot remove the file '" + probe + "' it tried: " + reason();
+            return false;
         }
         if (errno != EEXIST)
             break;

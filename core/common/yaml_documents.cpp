@@ -1,5 +1,6 @@
 #include "common/yaml_documents.h"
 
+#include <algorithm>
 #include <sstream>
 #include <vector>
 
@@ -10,20 +11,33 @@ namespace loopscope {
 
 namespace {
 
-/// Records where each document of a YAML stream starts.
+/// Records where each document of a YAML stream starts, and whether it holds a node (an empty
+/// document, the `---` some editors leave at the end, is only an OnNull).
 class DocumentStarts : public YAML::EventHandler {
 public:
     std::vector<YAML::Mark> starts;
+    std::vector<bool> content;
 
-    void OnDocumentStart(const YAML::Mark& mark) override { starts.push_back(mark); }
+    void OnDocumentStart(const YAML::Mark& mark) override
+    {
+        starts.push_back(mark);
+        content.push_back(false);
+    }
     void OnDocumentEnd() override {}
     void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
-    void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
-    void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
-    void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+    void OnAlias(const YAML::Mark&, YAML::anchor_t) override { held(); }
+    void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override { held(); }
+    void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override { held(); }
     void OnSequenceEnd() override {}
-    void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+    void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override { held(); }
     void OnMapEnd() override {}
+
+private:
+    void held()
+    {
+        if (!content.empty())
+            content.back() = true;
+    }
 };
 
 } // namespace
@@ -35,7 +49,13 @@ YamlDocuments scanYamlDocuments(const std::string& text)
     try {
         std::istringstream in(text);
         YAML::Parser parser(in);
-        while (documents.starts.size() < 2 && parser.HandleNextDocument(documents)) {
+        // Empty documents after the first are skipped; a second one with a node stops the scan,
+        // as does one that starts where the previous one did (the parser stuck on a character).
+        // Every document but a stuck one moves on in the text: at most one per character.
+        for (size_t guard = 0; guard <= text.size() + 1 && parser.HandleNextDocument(documents); ++guard) {
+            const size_t n = documents.starts.size();
+            if (n >= 2 && (documents.starts[n - 1].pos == documents.starts[n - 2].pos || documents.content[n - 1]))
+                break;
         }
     } catch (const YAML::Exception& e) {
         out.kind = YamlDocuments::Kind::SyntaxError;
@@ -44,23 +64,26 @@ YamlDocuments scanYamlDocuments(const std::string& text)
         out.message = e.msg.empty() ? std::string(e.what()) : e.msg;
         return out;
     }
-    out.count = static_cast<int>(documents.starts.size());
-    if (!documents.starts.empty()) {
+    const size_t n = documents.starts.size();
+    out.count = static_cast<int>(std::min<size_t>(n, 2));
+    if (n > 0) {
         out.firstLine = documents.starts[0].line;
         out.firstColumn = documents.starts[0].column;
     }
-    if (documents.starts.size() < 2)
+    if (n < 2)
         return out;
-    const YAML::Mark& first = documents.starts[0];
-    const YAML::Mark& second = documents.starts[1];
-    out.line = second.line;
-    out.column = second.column;
-    if (second.pos == first.pos) {
+    const YAML::Mark& previous = documents.starts[n - 2];
+    const YAML::Mark& last = documents.starts[n - 1];
+    if (last.pos == previous.pos) {
         out.kind = YamlDocuments::Kind::Stuck;
-        const size_t at = second.pos >= 0 ? static_cast<size_t>(second.pos) : 0;
+        out.line = last.line;
+        out.column = last.column;
+        const size_t at = last.pos >= 0 ? static_cast<size_t>(last.pos) : 0;
         out.message = at < text.size() ? "'" + std::string(1, text[at]) + "'" : "input";
-    } else {
+    } else if (documents.content[n - 1]) {
         out.kind = YamlDocuments::Kind::Second;
+        out.line = last.line;
+        out.column = last.column;
     }
     return out;
 }

@@ -9,15 +9,15 @@ namespace loopscope {
 
 struct YamlDocuments {
     enum class Kind {
-        One,          ///< one document, or none (an empty file): read it with YAML::Load
-        Second,       ///< a second document starts at (line, column)
+        One,          ///< one document, or none (an empty file), empty ones after it allowed (a trailing `---`): read it with YAML::Load
+        Second,       ///< a second document with a node starts at (line, column)
         Stuck,        ///< the parser cannot use the character at (line, column): `message` names it
         SyntaxError,  ///< a syntax error at (line, column): `message` is the parser's
     };
     Kind kind = Kind::One;
     int line = 0, column = 0;  ///< 0-based, as YAML::Mark counts
     std::string message;
-    int count = 0;                       ///< documents found, up to 2 (0: an empty stream)
+    int count = 0;                       ///< documents found, up to 2 (0: an empty stream); empty ones counted
     int firstLine = 0, firstColumn = 0;  ///< where the first one starts (count > 0)
 };
 

@@ -195,17 +195,17 @@ private:
     {
         if (m_step.loops.size() != 1)
             fail("split takes exactly one loop");
-        if ((m_step.factor > 0) == (m_step.nparts > 0)) {
-            // Name the loop and what was given: "split needs ..." alone left the user to find both.
-            const std::string& l = m_step.loops[0];
-            if (m_step.factor != 0 && m_step.nparts != 0)
-                fail("split of " + l + " takes a factor or nparts, not both (factor " + std::to_string(m_step.factor) + ", nparts "
-                         + std::to_string(m_step.nparts) + ")",
-                     m_step.loops);
+        // Name the loop and what was given: "split needs ..." alone left the user to find both.
+        // Both given is refused whatever their signs (factor 4 with nparts -2 used to pass).
+        const std::string& l = m_step.loops[0];
+        if (m_step.factor != 0 && m_step.nparts != 0)
+            fail("split of " + l + " takes a factor or nparts, not both (factor " + std::to_string(m_step.factor) + ", nparts "
+                     + std::to_string(m_step.nparts) + ")",
+                 m_step.loops);
+        if (m_step.factor <= 0 && m_step.nparts <= 0)
             fail("split of " + l + " needs a positive factor or nparts ("
                      + (m_step.nparts != 0 ? "nparts " + std::to_string(m_step.nparts) : "factor " + std::to_string(m_step.factor)) + ")",
                  m_step.loops);
-        }
         LoopRef r = loop(m_step.loops[0]);
         splitLoop(r, m_step.factor, m_step.nparts);
     }

@@ -59,7 +59,7 @@ struct Reader {
             out = v;
             return true;
         } catch (const std::out_of_range&) {
-            error(n, field + ": '" + s + "' is too large for an integer of 64 bits");
+            error(n, field + ": '" + s + "' is outside the range of a 64-bit integer");
             return false;
         } catch (const std::exception&) {
             error(n, field + ": expected an integer, got '" + s + "'");

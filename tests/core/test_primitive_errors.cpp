@@ -272,6 +272,8 @@ std::vector<ErrorCase> errorCases()
          .message = "split of i takes a factor or nparts, not both (factor 2, nparts 2)", .loops = {"i"}},
         {.name = "split_negative_factor", .kernel = "mm", .bad = split("i", -4),
          .message = "split of i needs a positive factor or nparts (factor -4)", .loops = {"i"}},
+        {.name = "split_factor_and_negative_nparts", .kernel = "mm", .bad = [] { Step s = split("i", 4); s.nparts = -2; return s; }(),
+         .message = "split of i takes a factor or nparts, not both (factor 4, nparts -2)", .loops = {"i"}},
         {.name = "split_negative_nparts", .kernel = "mm", .bad = splitParts("i", -2),
          .message = "split of i needs a positive factor or nparts (nparts -2)", .loops = {"i"}},
         {.name = "split_unrolled", .kernel = "mm", .setup = {unroll("j")}, .bad = split("j", 2),
