@@ -308,6 +308,34 @@ private slots:
         QVERIFY(named.isEmpty());
     }
 
+    // 4b. C past the exporter's size limit is an error diagnostic, but the app does not ask
+    //     whether to export it anyway: it cannot be, and Export says why.
+    void exportOfCodeTooLargeIsRefusedWithoutTheQuestion()
+    {
+        auto w = makeWindow();
+        QTemporaryDir tmp;
+        const QString file = tmp.filePath("unrolled.sched.yaml");
+        {
+            QFile f(file);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(("kernel: " + source("examples/kernels/matmul_f32.kernel.yaml").toStdString()
+                     + "\ntarget: cortex-m7\nsteps:\n  - unroll: {loop: i}\n  - unroll: {loop: j}\n  - unroll: {loop: k}\n")
+                        .c_str());
+        }
+        QVERIFY(w->openFile(file));
+        QVERIFY(w->document()->snapshot().report->hasErrors());
+        bool asked = false;
+        w->setErrorsPrompt([&](const QStringList&) {
+            asked = true;
+            return true;
+        });
+        QString error;
+        QVERIFY(!w->exportTo(tmp.filePath("out"), &error));  // the reason returned, not shown in a message box
+        QVERIFY(!asked);
+        QVERIFY(!QFileInfo::exists(tmp.filePath("out/matmul_f32.c")));
+        QVERIFY2(error.contains("cannot export: the C of this schedule would hold 802882 statements"), qPrintable(error));
+    }
+
     // 5. The Cost panel says, next to its figures, what they count and what a measurement adds.
     void theCostPanelSaysWhatItsFiguresCount()
     {
