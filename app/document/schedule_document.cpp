@@ -92,7 +92,9 @@ ScheduleDocument::~ScheduleDocument()
         m_codeWatcher->waitForFinished();
 }
 
-bool ScheduleDocument::isRebuilding() const { return m_async && m_async->isRunning(); }
+// Not the future's isRunning(): the worker can be done before the finished signal is delivered,
+// and an edit arriving in between must still wait for (and then replace) that result.
+bool ScheduleDocument::isRebuilding() const { return m_asyncPending; }
 
 bool ScheduleDocument::isDirty() const { return !m_undo->isClean(); }
 
@@ -529,6 +531,9 @@ std::pair<Snapshot, double> buildSnapshot(std::shared_ptr<const ir::Kernel> kern
 
 void ScheduleDocument::rebuild()
 {
+    // A document opened (or a history restored) while a worker builds the previous state: that
+    // result, when it arrives, is not this document's.
+    ++m_syncBuilds;
     QString why;
     auto target = resolve(m_state.target, &why);
     if (!target)  // only a target that was loaded before can be installed
@@ -596,16 +601,25 @@ void ScheduleDocument::startAsyncRebuild()
         m_async = new QFutureWatcher<std::pair<Snapshot, double>>(this);
         connect(m_async, &QFutureWatcherBase::finished, this, &ScheduleDocument::asyncRebuildFinished);
     }
+    m_asyncPending = true;
+    m_asyncStartedAfter = m_syncBuilds;
     emit rebuilding(true);
     m_async->setFuture(QtConcurrent::run(buildSnapshot, m_kernel, target, m_state.steps, true, m_generator, m_buildHook));
 }
 
 void ScheduleDocument::asyncRebuildFinished()
 {
+    m_asyncPending = false;
+    if (m_asyncStartedAfter != m_syncBuilds) {
+        m_rebuildAgain = false;
+        emit rebuilding(false);
+        return;
+    }
     if (m_rebuildAgain) {
         m_rebuildAgain = false;
         startAsyncRebuild();
-        return;
+        if (m_asyncPending)
+            return;   // the newer state is being built; this result is stale
     }
     auto [s, ms] = m_async->result();
     s.revision = ++m_revision;

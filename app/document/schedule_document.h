@@ -145,7 +145,8 @@ public:
     /// Edits whose previous rebuild took at least this long rebuild on a worker thread: the
     /// window keeps the last snapshot, stays responsive and shows progress meanwhile.
     void setAsyncThresholdMs(double ms) { m_asyncThresholdMs = ms; }
-    /// A rebuild is running on the worker thread.
+    /// A rebuild was started on the worker thread and its result is not installed yet (the
+    /// worker may have finished, its result waiting in the event queue).
     bool isRebuilding() const;
     /// Tests only: called with each program before it is lowered, on the thread that rebuilds;
     /// an exception it throws is handled as one from lowering would be.
@@ -218,6 +219,9 @@ private:
     double m_asyncThresholdMs = 100;
     QFutureWatcher<std::pair<Snapshot, double>>* m_async = nullptr;
     bool m_rebuildAgain = false;   ///< an edit arrived while the worker was busy
+    bool m_asyncPending = false;   ///< started on the worker, result not installed yet
+    int m_syncBuilds = 0;          ///< rebuilds done on this thread (open, restored history)
+    int m_asyncStartedAfter = 0;   ///< m_syncBuilds when the worker's build started
     QStringList m_openWarnings;
     BuildHook m_buildHook;
     int m_codeLinesPeak = 0;       ///< lines of the longest C this document generated

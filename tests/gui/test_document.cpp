@@ -9,6 +9,7 @@
 #include <QFile>
 #include <QSignalSpy>
 #include <QTemporaryDir>
+#include <QThreadPool>
 #include <QUndoStack>
 #include <QtTest>
 
@@ -393,6 +394,48 @@ private slots:
         doc.undoStack()->undo();
         QVERIFY(changed.wait(10000));
         QCOMPARE(doc.snapshot().program->trace.size(), size_t(6));
+    }
+
+    // The worker can finish before its result is delivered (a fast build, a busy event loop):
+    // the document is still rebuilding until that result is installed, and an edit made in
+    // between waits for it and replaces it. (CI once saw the worker done at the first check.)
+    void aWorkerDoneButNotYetDeliveredIsStillRebuilding()
+    {
+        ScheduleDocument doc;
+        QVERIFY(doc.openSchedule(tiledMatmul()));
+        doc.setAsyncThresholdMs(0);
+        QSignalSpy changed(&doc, &ScheduleDocument::changed);
+        QVERIFY(!doc.applyStep(step(sched::Primitive::Unroll, {"k"})));
+        QThreadPool::globalInstance()->waitForDone();   // the worker is done; no event delivered
+        QVERIFY(doc.isRebuilding());
+        QCOMPARE(changed.count(), 0);
+        QVERIFY(!doc.applyStep(step(sched::Primitive::Parallel, {"i.outer"})));
+        QThreadPool::globalInstance()->waitForDone();
+        QVERIFY(changed.wait(10000));
+        QCOMPARE(changed.count(), 1);
+        QVERIFY(!doc.isRebuilding());
+        QCOMPARE(doc.snapshot().program->trace.size(), size_t(7));
+    }
+
+    // Opening another schedule while a worker builds an edit of the first: the first's result,
+    // arriving later, is not shown over the one now open.
+    void openingAnotherScheduleDropsTheWorkersResult()
+    {
+        ScheduleDocument doc;
+        QVERIFY(doc.openSchedule(tiledMatmul()));
+        doc.setAsyncThresholdMs(0);
+        QSignalSpy busy(&doc, &ScheduleDocument::rebuilding);
+        QVERIFY(!doc.applyStep(step(sched::Primitive::Unroll, {"k"})));
+        QVERIFY(doc.isRebuilding());
+        QVERIFY(doc.openSchedule(source("examples/schedules/matmul_int8_tiled.sched.yaml")));
+        const auto opened = doc.snapshot().program;
+        QSignalSpy changed(&doc, &ScheduleDocument::changed);
+        QTRY_VERIFY_WITH_TIMEOUT(!doc.isRebuilding(), 10000);
+        QCOMPARE(busy.last().at(0).toBool(), false);
+        QCOMPARE(changed.count(), 0);
+        QCOMPARE(doc.snapshot().program, opened);
+        QVERIFY(doc.kernelPath().endsWith("matmul_int8.kernel.yaml"));
+        QVERIFY(!doc.isDirty());
     }
 };
 
