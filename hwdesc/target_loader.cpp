@@ -858,6 +858,7 @@ Result<Target> parseTargetImpl(const std::string& text, const std::string& path)
         switch (documents.kind) {
         case YamlDocuments::Kind::SyntaxError: reader.error(at, "", "YAML syntax error: " + documents.message); break;
         case YamlDocuments::Kind::Stuck: reader.error(at, "", "YAML syntax error: unexpected " + documents.message); break;
+        case YamlDocuments::Kind::NotUtf8: reader.error(at, "", documents.message); break;
         default: reader.error(at, "", "a target file holds one YAML document; a second one starts here");
         }
         return reader.errors();
@@ -868,7 +869,7 @@ Result<Target> parseTargetImpl(const std::string& text, const std::string& path)
     try {
         root = YAML::Load(text);
     } catch (const YAML::Exception& e) {
-        reader.error(e.mark, "", "YAML syntax error: " + (e.msg.empty() ? std::string(e.what()) : e.msg));
+        reader.error(e.mark, "", "YAML syntax error: " + printableYamlMessage(e.msg.empty() ? std::string(e.what()) : e.msg));
         return reader.errors();
     }
     if (documents.count == 0 || root.IsNull()) {

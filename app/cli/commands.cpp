@@ -1,5 +1,6 @@
 // Implementation of the loopscope-cli subcommands.
 #include "commands.h"
+#include "json_text.h"
 #include "search_command.h"
 
 #include "analysis/cost_report.h"
@@ -153,7 +154,7 @@ int runCounts(const std::string& schedule, bool json, uint64_t seed, std::ostrea
         j["tensors"] = nlohmann::ordered_json::array();
         for (const auto& t : r.traffic.tensors)
             j["tensors"].push_back({{"name", t.tensor}, {"level", t.level}, {"read_bytes", t.readBytes}, {"write_bytes", t.writeBytes}});
-        out << j.dump(2) << "\n";
+        out << jsonText(j) << "\n";
         return kExitOk;
     }
     out << "level        read bytes   write bytes\n";
@@ -242,7 +243,7 @@ int runAnalyze(const std::string& schedule, const std::string& target, bool json
         }
         if (loops && r.instructions.available)
             j["loops"] = loopsJson(analysis::loopDecisions(nest, *p->target));
-        out << j.dump(2) << "\n";
+        out << jsonText(j) << "\n";
         return kExitOk;
     }
     char line[256];

@@ -2,6 +2,7 @@
 // steps), prints the Pareto front as a table or JSON, writes the best schedule, and with
 // --measure-top N measures the N best on qemu and ranks them by the measurement.
 #include "search_command.h"
+#include "json_text.h"
 
 #include "codegen/measure_batch.h"
 #include "common/atomic_file.h"
@@ -487,7 +488,7 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
                                          {"trace", steps}});
             }
         }
-        out << j.dump(2) << "\n";
+        out << jsonText(j) << "\n";
         return finish();
     }
     char line[256];

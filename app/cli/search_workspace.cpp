@@ -1,5 +1,6 @@
 // Search runs in a workspace: streaming points and progress, reading a run back to resume it.
 #include "search_workspace.h"
+#include "json_text.h"
 
 #include "ir/kernel.h"
 #include "search/candidate_text.h"
@@ -50,7 +51,7 @@ std::string parametersToJson(const SearchRunParameters& p)
     j["partial_tiles"] = p.partialTiles;
     j["budget"] = p.budget;
     j["max_unroll_product"] = p.maxUnrollProduct;
-    return j.dump();
+    return jsonText(j, -1);
 }
 
 Result<SearchRunParameters> parametersFromJson(const std::string& json)
@@ -100,7 +101,7 @@ void WorkspaceSink::pointFound(const search::SearchPoint& p)
     o["instructions"] = p.figures.instructions;
     o["index"] = p.index;
     o["candidate"] = search::candidateToText(p.candidate);
-    auto id = m_ws.addSearchPoint(m_run, *v, o.dump());
+    auto id = m_ws.addSearchPoint(m_run, *v, jsonText(o, -1));
     if (!id) {
         m_error = id.errorText();
         return;

@@ -3,6 +3,7 @@
 // of each input resident in each memory level (and what a double buffer prefetches), so that
 // the tile view's picture can be checked and scripted.
 #include "commands.h"
+#include "json_text.h"
 
 #include "analysis/tiles.h"
 #include "lower/loop_nest.h"
@@ -95,7 +96,7 @@ void printJson(const TileModel& m, std::ostream& out)
             }
         j["steps"].push_back(std::move(step));
     }
-    out << j.dump(2) << "\n";
+    out << jsonText(j) << "\n";
 }
 
 /// "  8 blocks on the 16x16 PE array (weight-stationary), 64 instructions:" and one line per block.

@@ -1,5 +1,6 @@
 // The `workspace` subcommands of loopscope-cli.
 #include "workspace_command.h"
+#include "json_text.h"
 
 #include "common/atomic_file.h"
 
@@ -231,7 +232,7 @@ int WorkspaceCommand::run()
         if (!ws)
             return fail(ws.errorText());
         if (o.json)
-            m_out << ordered_json({{"workspace", (*ws)->path()}, {"schema_version", (*ws)->schemaVersion()}}).dump(2) << "\n";
+            m_out << jsonText(ordered_json({{"workspace", (*ws)->path()}, {"schema_version", (*ws)->schemaVersion()}})) << "\n";
         else
             m_out << "created " << (*ws)->path() << "\n";
         return kExitOk;
@@ -295,7 +296,7 @@ int WorkspaceCommand::run()
         }
         auto v = *ws.variant(*id);
         if (o.json) {
-            m_out << variantJson(ws, v, ws.variants(), false).dump(2) << "\n";
+            m_out << jsonText(variantJson(ws, v, ws.variants(), false)) << "\n";
         } else {
             m_out << "added variant " << v.name << " (id " << v.id << ")";
             if (v.figures)
@@ -319,7 +320,7 @@ int WorkspaceCommand::run()
             ordered_json j = ordered_json::array();
             for (const auto& v : all)
                 j.push_back(variantJson(ws, v, all, false));
-            m_out << j.dump(2) << "\n";
+            m_out << jsonText(j) << "\n";
             return kExitOk;
         }
         if (all.empty()) {
@@ -352,7 +353,7 @@ int WorkspaceCommand::run()
             return kExitBadInput;
         const auto all = ws.variants();
         if (o.json) {
-            m_out << variantJson(ws, *v, all, true).dump(2) << "\n";
+            m_out << jsonText(variantJson(ws, *v, all, true)) << "\n";
             return kExitOk;
         }
         m_out << "variant   " << v->name << " (id " << v->id << ")\n";
@@ -420,7 +421,7 @@ int WorkspaceCommand::run()
                                       {"b_step", s.indexB >= 0 ? ordered_json(s.indexB + 1) : ordered_json(nullptr)},
                                       {"a", s.before},
                                       {"b", s.after}});
-            m_out << j.dump(2) << "\n";
+            m_out << jsonText(j) << "\n";
             return kExitOk;
         }
         char line[512];
@@ -483,7 +484,7 @@ int WorkspaceCommand::run()
             ordered_json j = ordered_json::array();
             for (const auto& [p, text] : files)
                 j.push_back(p);
-            m_out << ordered_json({{"written", j}}).dump(2) << "\n";
+            m_out << jsonText(ordered_json({{"written", j}})) << "\n";
         } else {
             for (const auto& [p, text] : files)
                 m_out << p << "\n";
@@ -537,7 +538,7 @@ int WorkspaceCommand::run()
         for (const auto& b : bad)
             m_err << "skipped: " << b << "\n";
         if (o.json)
-            m_out << ordered_json({{"added", added}, {"unchanged", skipped}, {"bad", bad.size()}, {"variants", j}}).dump(2) << "\n";
+            m_out << jsonText(ordered_json({{"added", added}, {"unchanged", skipped}, {"bad", bad.size()}, {"variants", j}})) << "\n";
         else
             m_out << added << " added, " << skipped << " already there" << (bad.empty() ? "" : ", " + std::to_string(bad.size()) + " did not load") << "\n";
         return kExitOk;
@@ -576,7 +577,7 @@ int WorkspaceCommand::run()
                                {"search_runs", summary->searchRuns}, {"search_points", summary->searchPoints}};
             j["problems"] = problems;
             j["notes"] = notes;
-            m_out << j.dump(2) << "\n";
+            m_out << jsonText(j) << "\n";
         } else {
             m_out << ws.path() << ": schema version " << ws.schemaVersion();
             if (summary)

@@ -1490,6 +1490,8 @@ Result<Kernel> KernelReader::read()
 {
     // One document: YAML::Load would read the first and drop the rest without a word.
     const YamlDocuments documents = scanYamlDocuments(m_text);
+    if (documents.kind == YamlDocuments::Kind::NotUtf8)
+        return Diagnostic{Severity::Error, m_map.at(documents.line, documents.column), documents.message};
     if (documents.kind == YamlDocuments::Kind::Second || documents.kind == YamlDocuments::Kind::Stuck)
         return Diagnostic{Severity::Error, m_map.at(documents.line, documents.column),
                           documents.kind == YamlDocuments::Kind::Second ? "a kernel file holds one YAML document; a second one starts here"
@@ -1499,7 +1501,7 @@ Result<Kernel> KernelReader::read()
         root = YAML::Load(m_text);
     } catch (const YAML::Exception& e) {
         SourceLoc loc = e.mark.is_null() ? SourceLoc{m_map.file(), 1, 1} : m_map.at(e.mark.line, e.mark.column);
-        return Diagnostic{Severity::Error, loc, "invalid YAML: " + e.msg};
+        return Diagnostic{Severity::Error, loc, "invalid YAML: " + printableYamlMessage(e.msg)};
     }
     const SourceLoc start{m_map.file(), 1, 1};
     if (!root.IsDefined() || root.IsNull())
@@ -1569,6 +1571,11 @@ bool KernelReader::readParams(const Entry* params)
                 continue;
             }
             if (!requireValue(m_ctx, e, "an integer")) {
+                ok = false;
+                continue;
+            }
+            if (e.value.IsScalar() && e.value.Tag() == "!") {   // "16" is a string in YAML (schedules and targets refuse it too)
+                m_ctx.error(m_map.of(e.value), "parameter '" + e.key + "' must be an integer, got the quoted string '" + e.value.Scalar() + "'");
                 ok = false;
                 continue;
             }
@@ -1785,7 +1792,7 @@ Result<Kernel> parseKernel(const std::string& text, const std::string& path,
         return reader.read();
     } catch (const YAML::Exception& e) {
         SourceLoc loc{path, e.mark.is_null() ? 1 : e.mark.line + 1, e.mark.is_null() ? 1 : e.mark.column + 1};
-        return Diagnostic{Severity::Error, loc, "invalid YAML: " + e.msg};
+        return Diagnostic{Severity::Error, loc, "invalid YAML: " + printableYamlMessage(e.msg)};
     } catch (const std::exception& e) {
         return Diagnostic{Severity::Error, SourceLoc{path, 1, 1}, std::string("cannot read kernel: ") + e.what()};
     }

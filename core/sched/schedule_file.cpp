@@ -240,6 +240,8 @@ Result<ScheduleFile> parseScheduleFile(const std::string& text, const std::strin
 {
     // One document: YAML::Load would read the first and drop the rest without a word.
     const YamlDocuments documents = scanYamlDocuments(text);
+    if (documents.kind == YamlDocuments::Kind::NotUtf8)
+        return Diagnostic{Severity::Error, {path, documents.line + 1, documents.column + 1}, documents.message};
     if (documents.kind == YamlDocuments::Kind::Second || documents.kind == YamlDocuments::Kind::Stuck)
         return Diagnostic{Severity::Error, {path, documents.line + 1, documents.column + 1},
                           documents.kind == YamlDocuments::Kind::Second ? "a schedule file holds one YAML document; a second one starts here"
@@ -248,7 +250,7 @@ Result<ScheduleFile> parseScheduleFile(const std::string& text, const std::strin
     try {
         root = YAML::Load(text);
     } catch (const YAML::ParserException& e) {
-        return Diagnostic{Severity::Error, {path, e.mark.line + 1, e.mark.column + 1}, "YAML syntax error: " + e.msg};
+        return Diagnostic{Severity::Error, {path, e.mark.line + 1, e.mark.column + 1}, "YAML syntax error: " + printableYamlMessage(e.msg)};
     }
     Reader r{path, {}};
     ScheduleFile f;
@@ -309,7 +311,7 @@ Result<ScheduleFile> parseScheduleFile(const std::string& text, const std::strin
             }
         }
     } catch (const YAML::Exception& e) {
-        r.errors.push_back({Severity::Error, {path, e.mark.line + 1, e.mark.column + 1}, e.msg});
+        r.errors.push_back({Severity::Error, {path, e.mark.line + 1, e.mark.column + 1}, printableYamlMessage(e.msg)});
     }
     if (!haveKernel && r.errors.empty())
         r.errors.push_back({Severity::Error, {path, 1, 1}, "missing key 'kernel' (path of the kernel file, relative to this file)"});

@@ -266,3 +266,25 @@ TEST_F(CliWorkspace, ANewerOrLockedWorkspaceGivesExit2AndStaysUnchanged)
     EXPECT_NE(locked.output.find("locked by another program"), std::string::npos) << locked.output;
     other.exec("ROLLBACK");
 }
+
+// Names and notes are bytes the user typed or a folder held: one that is not UTF-8 (a Latin-1
+// terminal, a file named café.sched.yaml in Latin-1) is kept as given and shown as U+FFFD in
+// JSON. `list --json` and `show --json` had stopped with an internal error (nlohmann refuses
+// such a byte).
+TEST_F(CliWorkspace, ANameThatIsNotUtf8IsListedInJson)
+{
+    ASSERT_EQ(cli("workspace init").exitCode, 0);
+    auto add = cli("workspace add " + example("matmul_f32_tiled") + " --name \"$(printf 'caf\\351')\" --notes \"$(printf 'n\\265')\"");
+    ASSERT_EQ(add.exitCode, 0) << add.output;
+    fs::copy_file(example("matmul_f32_naive"), path("proj/na\xefve.sched.yaml"));
+    fs::create_directories(path("kernels"));   // where the example's kernel path leads from proj/
+    fs::copy_file(test::sourceDir() + "/examples/kernels/matmul_f32.kernel.yaml", path("kernels/matmul_f32.kernel.yaml"));
+    auto import = cli("workspace import . --json");
+    ASSERT_EQ(import.exitCode, 0) << import.output;
+    auto list = json("workspace list --json");
+    ASSERT_EQ(list.size(), 2u) << list;
+    EXPECT_EQ(list[0]["name"], "caf\xef\xbf\xbd");
+    EXPECT_EQ(list[1]["name"], "na\xef\xbf\xbdve");
+    auto show = json("workspace show \"$(printf 'caf\\351')\" --json");
+    EXPECT_EQ(show["notes"], "n\xef\xbf\xbd") << show;
+}

@@ -1,5 +1,6 @@
 // scanYamlDocuments: every file Loopscope reads is one YAML document; a second one with a node is
-// refused (it would be dropped without a word), empty ones after it are not (a trailing `---`).
+// refused (it would be dropped without a word), empty ones after it are not (a trailing `---`);
+// a file that is not UTF-8 (nor UTF-16/32) is refused at its first stray byte.
 #include "common/yaml_documents.h"
 
 #include <gtest/gtest.h>
@@ -33,4 +34,33 @@ TEST(YamlDocuments, SyntaxErrorsAndAStuckParserEndTheScan)
     // yaml-cpp 0.7 loops on a stray ',' (jbeder/yaml-cpp#1040): the scan stops and says where.
     const auto stuck = scanYamlDocuments(",\n");
     EXPECT_TRUE(stuck.kind == Kind::Stuck || stuck.kind == Kind::SyntaxError) << static_cast<int>(stuck.kind);
+}
+
+TEST(YamlDocuments, AFileThatIsNotUtf8IsNamedAtItsFirstStrayByte)
+{
+    // A Latin-1 'é' (0xe9) on the second line, fifth column.
+    const auto latin1 = scanYamlDocuments("a: 1\nb: x\xe9y\n");
+    EXPECT_EQ(latin1.kind, Kind::NotUtf8);
+    EXPECT_EQ(latin1.line, 1);
+    EXPECT_EQ(latin1.column, 4);
+    EXPECT_EQ(latin1.message, "the file is not UTF-8 text: byte 0xe9 (save it as UTF-8)");
+    // UTF-8 text is read, with or without its byte-order mark.
+    EXPECT_EQ(scanYamlDocuments("a: caf\xc3\xa9 \xe2\x80\x94 \xf0\x9f\x98\x80\n").kind, Kind::One);
+    EXPECT_EQ(scanYamlDocuments("\xef\xbb\xbf" "a: 1\n").kind, Kind::One);
+    // Overlong forms, surrogates and a sequence cut off at the end are not UTF-8.
+    for (const char* text : {"a: \xc0\xaf\n", "a: \xed\xa0\x80\n", "a: \xe2\x80", "a: \xf5\x80\x80\x80\n", "a: \x80\n"})
+        EXPECT_EQ(scanYamlDocuments(text).kind, Kind::NotUtf8) << text;
+    // UTF-16 (a byte-order mark, or zero bytes) is left to yaml-cpp, which decodes it.
+    const std::string utf16le("\xff\xfe" "a\0:\0 \0" "1\0\n\0", 12);
+    EXPECT_EQ(scanYamlDocuments(utf16le).kind, Kind::One);
+}
+
+TEST(YamlDocuments, MessagesShowStrayBytesAsHex)
+{
+    using loopscope::printableYamlMessage;
+    // yaml-cpp quotes the byte it could not use as it is (a binary file's 0xd5).
+    EXPECT_EQ(printableYamlMessage("unknown escape character: \xd5"), "unknown escape character: \\xd5");
+    EXPECT_EQ(printableYamlMessage("tab\there\x01"), "tab\\x09here\\x01");
+    EXPECT_EQ(printableYamlMessage("caf\xc3\xa9 \xe2\x80\x94 ok"), "caf\xc3\xa9 \xe2\x80\x94 ok");
+    EXPECT_EQ(printableYamlMessage("\xc3"), "\\xc3");
 }
