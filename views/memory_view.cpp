@@ -248,17 +248,20 @@ void MemoryView::relayout()
     m_placeholder.clear();
     if (m_snapshot.empty()) {
         m_placeholder = tr("No schedule is open.");
+        setContentHeight(0);
         return;
     }
     if (!m_snapshot.report) {
         m_placeholder = m_snapshot.failedStep
             ? tr("No memory picture: %1").arg(QString::fromStdString(m_snapshot.failedStep->str()))
             : tr("No cost report for this schedule.");
+        setContentHeight(0);
         return;
     }
     const analysis::CostReport& r = *m_snapshot.report;
     if (r.levels.empty()) {
         m_placeholder = tr("The target %1 lists no memory levels.").arg(QString::fromStdString(r.target));
+        setContentHeight(0);
         return;
     }
     const qreal left = kMargin;
@@ -343,6 +346,17 @@ void MemoryView::relayout()
         y += kRowGap;
     }
     m_legendY = y;
+    // The height everything needs at this width: the dock's scroll area scrolls past it. Only a
+    // change (levels, magnified strips) lays the dock out again, not every edit.
+    setContentHeight(int(std::ceil(legendRect().bottom() + kMargin)));
+}
+
+void MemoryView::setContentHeight(int height)
+{
+    if (height != m_contentHeight) {
+        m_contentHeight = height;
+        updateGeometry();
+    }
 }
 
 bool MemoryView::layoutRows(int level, LevelRow& row, qreal left, qreal fullWidth, qreal& y)
@@ -451,7 +465,14 @@ QSize MemoryView::sizeHint() const
 
 QSize MemoryView::minimumSizeHint() const
 {
-    return QSize(240, int(2 * kMargin + kTitleHeight + kBarHeight + 24));
+    return QSize(240, std::max(int(2 * kMargin + kTitleHeight + kBarHeight + 24), m_contentHeight));
+}
+
+QRectF MemoryView::legendRect() const
+{
+    if (!m_placeholder.isEmpty() || m_rows.empty())
+        return {};
+    return QRectF(kMargin, m_legendY, std::max<qreal>(0, width() - 2 * kMargin), QFontMetricsF(font()).height() + 4);
 }
 
 void MemoryView::resizeEvent(QResizeEvent* event)

@@ -41,7 +41,13 @@ public:
     /// (small contents of a large level), else in the bar; empty when it is not drawn.
     QRectF bufferRect(const QString& level, const QString& buffer) const;
 
+    /// Where the legend ("tensors: ...") is drawn; empty when there is none.
+    QRectF legendRect() const;
+
     QSize sizeHint() const override;
+    /// As tall as everything drawn at the current width, down to the legend: in its dock's
+    /// scroll area a tall picture (three levels with magnified strips, on Gemmini) scrolls
+    /// instead of being cut off at the dock's edge.
     QSize minimumSizeHint() const override;
 
 signals:
@@ -106,6 +112,8 @@ private:
     std::vector<Segment> m_segments;
     std::vector<QString> m_legend;  ///< tensors shown, in order of first appearance
     qreal m_legendY = 0;
+    int m_contentHeight = 0;
+    void setContentHeight(int height);   ///< down to the legend's bottom and a margin (0: a placeholder)
     /// Shaped texts of the labels, titles and legend, which most repaints draw again unchanged.
     StaticTextCache m_texts;
     StaticTextCache m_boldTexts;

@@ -1,5 +1,6 @@
 // The main window: docks, menus, and the wiring of intents (views) to edits (document).
 #include "main_window.h"
+#include "status_bar.h"
 
 #include "charts/cost_view.h"
 #include "code_view.h"
@@ -34,6 +35,7 @@
 #include <QPushButton>
 #include <QScreen>
 #include <QFutureWatcher>
+#include <QScrollArea>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTableView>
@@ -90,6 +92,7 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     setObjectName(QStringLiteral("MainWindow"));
     setWindowTitle(tr("Loopscope"));
     setDockNestingEnabled(true);
+    setStatusBar(new StatusBar(this));   // long messages end in "…" before the figures
     buildViews();
     buildMenus();
     connectDocument();
@@ -144,7 +147,15 @@ void MainWindow::buildViews()
     makeDock(QStringLiteral("diagnosticsDock"), tr("Diagnostics"), m_diagnostics);
     makeDock(QStringLiteral("historyDock"), tr("History"), m_history);
     makeDock(QStringLiteral("codeDock"), tr("Code"), m_code);
-    makeDock(QStringLiteral("memoryDock"), tr("Memory"), m_memory);
+    // Three levels with magnified strips (Gemmini) are taller than the dock's default share:
+    // the picture scrolls (MemoryView's minimum height is all it draws) instead of being cut off.
+    auto* memoryScroll = new QScrollArea(this);
+    memoryScroll->setObjectName(QStringLiteral("memoryScroll"));
+    memoryScroll->setWidget(m_memory);
+    memoryScroll->setWidgetResizable(true);
+    memoryScroll->setFrameShape(QFrame::NoFrame);
+    memoryScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    makeDock(QStringLiteral("memoryDock"), tr("Memory"), memoryScroll);
     makeDock(QStringLiteral("costDock"), tr("Cost"), m_cost);
     makeDock(QStringLiteral("tileDock"), tr("Tiles"), m_tile);
     // The Variants dock and the Compare window come with the workspace (workspace_controller.cpp).

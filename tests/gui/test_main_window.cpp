@@ -16,6 +16,7 @@
 #include "memory_view.h"
 #include "schedule_document.h"
 #include "schedule_view.h"
+#include "status_bar.h"
 #include "tile_view.h"
 
 #include <QAction>
@@ -30,9 +31,11 @@
 #include <QMenu>
 #include <QPushButton>
 #include <QScreen>
+#include <QScrollArea>
 #include <QScrollBar>
 #include <QMessageBox>
 #include <QSemaphore>
+#include <QSet>
 #include <QSettings>
 #include <QSpinBox>
 #include <QStandardPaths>
@@ -146,6 +149,68 @@ private slots:
         QVERIFY(changed.wait(10000));                                // the event loop kept running
         QVERIFY(bar->isHidden());
         QCOMPARE(w->scheduleView()->model()->rowCount(), 6);
+    }
+
+    // A message longer than the room left of the figures ends in "…" with a gap before them; it
+    // was cut off mid-letter against them and read as one text ("...the s23,777,280 cycles").
+    void aLongStatusMessageEndsBeforeTheFigures()
+    {
+        auto w = makeWindow();
+        QVERIFY(w->openFile(MainWindow::defaultExample()));
+        w->resize(1000, 700);
+        QCoreApplication::processEvents();
+        auto* bar = dynamic_cast<StatusBar*>(w->statusBar());
+        QVERIFY(bar);
+        const QString text = QStringLiteral("Opened x.sched.yaml; ") + QStringLiteral("kernel '/a/long/absolute/path' is an absolute path; ").repeated(6);
+        bar->showMessage(text);
+        QCoreApplication::processEvents();
+        QCOMPARE(bar->currentMessage(), text);   // what tests and the headless runner read
+        QCOMPARE(bar->toolTip(), text);
+        const QString shown = bar->shownMessage();
+        QVERIFY2(shown.endsWith(QChar(0x2026)), qPrintable(shown));
+        QVERIFY(bar->fontMetrics().horizontalAdvance(shown) <= bar->messageWidth());
+        int figures = bar->width();
+        for (QWidget* c : bar->findChildren<QWidget*>(QString(), Qt::FindDirectChildrenOnly))
+            if (c->isVisible() && c->x() > 6)
+                figures = std::min(figures, c->x());
+        QVERIFY(figures < bar->width() - 100);   // the figures are there
+        // Rendered: between the end of the message's room and the figures, only background.
+        const QImage image = bar->grab().toImage();
+        const qreal dpr = image.devicePixelRatio();
+        QSet<QRgb> colours;
+        for (int x = int((6 + bar->messageWidth() + 1) * dpr); x < int(figures * dpr) - 1; ++x)
+            for (int y = image.height() / 4; y < image.height() * 3 / 4; ++y)
+                colours.insert(image.pixel(x, y));
+        QVERIFY(!colours.isEmpty());
+        QCOMPARE(colours.size(), 1);
+        bar->showMessage(QStringLiteral("Saved"));
+        QCOMPARE(bar->shownMessage(), QStringLiteral("Saved"));
+    }
+
+    // Gemmini's three levels with magnified strips are taller than the Memory dock's share at
+    // 1440 x 900: the picture scrolls down to its legend instead of being cut off at the edge.
+    void theMemoryPictureScrollsInsteadOfBeingCutOff()
+    {
+        auto w = makeWindow();
+        QVERIFY(w->openFile(MainWindow::examplesDir() + QStringLiteral("/schedules/gemmini_matmul_sym_hand.sched.yaml")));
+        w->resizeDocks({w->dock(QStringLiteral("memoryDock"))}, {220}, Qt::Vertical);
+        QCoreApplication::processEvents();
+        MemoryView* m = w->memoryView();
+        const QRectF legend = m->legendRect();
+        QVERIFY(!legend.isEmpty());
+        QVERIFY2(m->height() >= legend.bottom(), qPrintable(QStringLiteral("%1 < %2").arg(m->height()).arg(legend.bottom())));
+        QVERIFY(!m->bufferRect(QStringLiteral("accumulator"), QStringLiteral("C_accumulator")).isEmpty());
+        auto* scroll = w->findChild<QScrollArea*>(QStringLiteral("memoryScroll"));
+        QVERIFY(scroll);
+        QVERIFY(scroll->viewport()->height() < legend.bottom());   // the dock is shorter than the picture
+        QVERIFY(scroll->verticalScrollBar()->isVisible());
+        QVERIFY(scroll->verticalScrollBar()->maximum() > 0);
+        // A small picture fills the dock and does not scroll.
+        QVERIFY(w->openFile(MainWindow::defaultExample()));
+        w->resizeDocks({w->dock(QStringLiteral("memoryDock"))}, {400}, Qt::Vertical);
+        QCoreApplication::processEvents();
+        QVERIFY(m->legendRect().bottom() <= scroll->viewport()->height());
+        QCOMPARE(scroll->verticalScrollBar()->maximum(), 0);
     }
 
     void opensTheDefaultExampleInEveryView()
