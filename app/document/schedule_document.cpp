@@ -531,9 +531,15 @@ std::pair<Snapshot, double> buildSnapshot(std::shared_ptr<const ir::Kernel> kern
 
 void ScheduleDocument::rebuild()
 {
-    // A document opened (or a history restored) while a worker builds the previous state: that
-    // result, when it arrives, is not this document's.
+    // A document opened (or a history restored) while a worker builds an edit of the previous
+    // state: the state built here replaces it, and the worker's result is dropped when it comes.
+    // Said now, before `opened`, so that the window's "Opened ..." message is not cleared by it.
     ++m_syncBuilds;
+    if (m_asyncPending) {
+        m_asyncPending = false;
+        m_rebuildAgain = false;
+        emit rebuilding(false);
+    }
     QString why;
     auto target = resolve(m_state.target, &why);
     if (!target)  // only a target that was loaded before can be installed
@@ -609,12 +615,11 @@ void ScheduleDocument::startAsyncRebuild()
 
 void ScheduleDocument::asyncRebuildFinished()
 {
-    m_asyncPending = false;
-    if (m_asyncStartedAfter != m_syncBuilds) {
-        m_rebuildAgain = false;
-        emit rebuilding(false);
+    // Built for a state that a rebuild on this thread replaced since (rebuild() said so); or a
+    // finished signal of a future already replaced (setFuture drops those: never block on one).
+    if (m_asyncStartedAfter != m_syncBuilds || !m_async->isFinished())
         return;
-    }
+    m_asyncPending = false;
     if (m_rebuildAgain) {
         m_rebuildAgain = false;
         startAsyncRebuild();

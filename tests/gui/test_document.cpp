@@ -9,6 +9,8 @@
 #include <QFile>
 #include <QSignalSpy>
 #include <QTemporaryDir>
+#include <QScopeGuard>
+#include <QSemaphore>
 #include <QThreadPool>
 #include <QUndoStack>
 #include <QtTest>
@@ -430,12 +432,58 @@ private slots:
         QVERIFY(doc.openSchedule(source("examples/schedules/matmul_int8_tiled.sched.yaml")));
         const auto opened = doc.snapshot().program;
         QSignalSpy changed(&doc, &ScheduleDocument::changed);
-        QTRY_VERIFY_WITH_TIMEOUT(!doc.isRebuilding(), 10000);
+        QVERIFY(!doc.isRebuilding());   // said at the open, before `opened`
         QCOMPARE(busy.last().at(0).toBool(), false);
+        QThreadPool::globalInstance()->waitForDone();   // the old worker is done...
+        QCoreApplication::processEvents();              // ...and its result delivered: dropped
         QCOMPARE(changed.count(), 0);
         QCOMPARE(doc.snapshot().program, opened);
         QVERIFY(doc.kernelPath().endsWith("matmul_int8.kernel.yaml"));
         QVERIFY(!doc.isDirty());
+    }
+
+    // The same, with an edit of the newly opened schedule before the old worker is done: that
+    // edit is built and shown (it was dropped with the old result, the views a step behind).
+    void anEditAfterAnOpenIsBuiltWhileTheOldWorkerRuns()
+    {
+        ScheduleDocument doc;
+        QVERIFY(doc.openSchedule(tiledMatmul()));
+        doc.setAsyncThresholdMs(0);
+        QSemaphore release;
+        QSemaphore entered;
+        doc.setBuildHook([&](const sched::Program&) {   // holds the first worker until released
+            if (entered.available() == 0) {
+                entered.release();
+                release.acquire();
+            }
+        });
+        // However the test ends, the held worker is let go before the semaphores go away.
+        bool released = false;
+        auto letGo = qScopeGuard([&] {
+            if (!released)
+                release.release();
+            QThreadPool::globalInstance()->waitForDone();
+        });
+        QSignalSpy busy(&doc, &ScheduleDocument::rebuilding);
+        QVERIFY(!doc.applyStep(step(sched::Primitive::Unroll, {"k"})));
+        QVERIFY(entered.tryAcquire(1, 10000));
+        entered.release();   // later builds pass the hook
+        QVERIFY(doc.openSchedule(source("examples/schedules/matmul_int8_tiled.sched.yaml")));
+        QVERIFY(!doc.isRebuilding());   // said at the open: the old worker's result will be dropped
+        QCOMPARE(busy.last().at(0).toBool(), false);
+        const size_t steps = doc.steps().size();
+        QSignalSpy changed(&doc, &ScheduleDocument::changed);
+        QVERIFY(!doc.applyStep(step(sched::Primitive::Parallel, {"i.outer"})));
+        release.release();   // the old worker ends now, after the new edit started
+        released = true;
+        QVERIFY(changed.wait(10000));
+        QTRY_VERIFY_WITH_TIMEOUT(!doc.isRebuilding(), 10000);
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(doc.snapshot().program->trace.size(), steps + 1);
+        QVERIFY(doc.kernelPath().endsWith("matmul_int8.kernel.yaml"));
+        QThreadPool::globalInstance()->waitForDone();
+        QCoreApplication::processEvents();
+        QCOMPARE(doc.snapshot().program->trace.size(), steps + 1);   // the old result never shows
     }
 };
 
