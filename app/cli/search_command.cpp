@@ -2,6 +2,7 @@
 // steps), prints the Pareto front as a table or JSON, writes the best schedule, and with
 // --measure-top N measures the N best on qemu and ranks them by the measurement.
 #include "search_command.h"
+#include "common/yaml_documents.h"
 #include "json_text.h"
 
 #include "codegen/measure_batch.h"
@@ -208,8 +209,23 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
             return kExitBadInput;
         }
     }
-    // The workspace the run streams into: opened, or created when missing.
+    // The workspace the run streams into: opened, or created when missing. Its run keeps the
+    // kernel's and target's paths in JSON, which holds UTF-8 only: a path with Latin-1 bytes
+    // (the folder, or the current one) is refused before the workspace is made or touched.
     std::unique_ptr<store::Workspace> ws;
+    if (!a.workspace.empty() && a.resume == 0) {
+        std::error_code ec;
+        const auto names = hw::builtinTargetNames();
+        const bool builtin = std::find(names.begin(), names.end(), a.target) != names.end();
+        for (const std::string& given : {a.file, builtin ? std::string() : a.target}) {
+            const std::string path = given.empty() ? given : std::filesystem::absolute(given, ec).string();
+            if (!isUtf8(path)) {
+                err << printableYamlMessage(path) << ": a search kept in a workspace needs paths that are UTF-8 text: "
+                    << "rename the folder or file, or search without --workspace\n";
+                return kExitBadInput;
+            }
+        }
+    }
     if (!a.workspace.empty()) {
         std::error_code ec;
         auto opened = std::filesystem::exists(a.workspace, ec) ? store::Workspace::open(a.workspace)

@@ -2,6 +2,8 @@
 #include "search_workspace.h"
 #include "json_text.h"
 
+#include "common/yaml_documents.h"
+
 #include "ir/kernel.h"
 #include "search/candidate_text.h"
 #include "store/variant_files.h"
@@ -136,6 +138,12 @@ void WorkspaceSink::progress(const search::SearchProgress& prog, const std::vect
 
 Result<int64_t> beginRun(store::Workspace& ws, const SearchRunParameters& params)
 {
+    // The run's parameters are JSON, which holds UTF-8 text only: a path with Latin-1 bytes in it
+    // would come back altered and the run could not be resumed. Refused before anything is written.
+    for (const std::string* path : {&params.kernelPath, &params.target})
+        if (!isUtf8(*path))
+            return Diagnostic{Severity::Error, {printableYamlMessage(*path), 0, 0},
+                              "a search kept in a workspace needs paths that are UTF-8 text: rename the folder or file, or search without --workspace"};
     std::string kernelText, why;
     if (!readTextFile(params.kernelPath, kernelText, why))
         return Diagnostic{Severity::Error, {params.kernelPath, 0, 0}, why};

@@ -84,7 +84,8 @@ std::string reportJson(const CostReport& r, int indent)
         for (const auto& l : a.levels)
             j["array"]["levels"].push_back({{"name", l.name}, {"peak_rows", l.peakRows}, {"rows", l.rows}, {"banks", l.banks}});
     }
-    return j.dump(indent);
+    // Names come from files read as UTF-8 (common/yaml_documents.h); what is not is replaced, never thrown.
+    return j.dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
 } // namespace loopscope::analysis

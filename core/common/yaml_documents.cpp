@@ -73,6 +73,19 @@ std::string hexByte(unsigned char c)
 
 } // namespace
 
+bool isUtf8(std::string_view text)
+{
+    for (size_t i = 0; i < text.size();) {
+        if (static_cast<unsigned char>(text[i]) < 0x80)
+            ++i;
+        else if (const size_t n = utf8Length(text, i); n > 0)
+            i += n;
+        else
+            return false;
+    }
+    return true;
+}
+
 std::string printableYamlMessage(std::string_view message)
 {
     std::string out;
@@ -82,7 +95,8 @@ std::string printableYamlMessage(std::string_view message)
         if (c >= 0x20 && c < 0x7f) {
             out += static_cast<char>(c);
             ++i;
-        } else if (size_t n = c >= 0x80 ? utf8Length(message, i) : 0; n > 0) {
+        } else if (size_t n = c >= 0x80 ? utf8Length(message, i) : 0;
+                   n > 0 && !(c == 0xc2 && static_cast<unsigned char>(message[i + 1]) < 0xa0)) {   // not a C1 control
             out.append(message.substr(i, n));
             i += n;
         } else {
@@ -103,7 +117,8 @@ YamlDocuments scanYamlDocuments(const std::string& text)
         for (size_t i = 0; i < text.size();) {
             const auto c = static_cast<unsigned char>(text[i]);
             if (c < 0x80) {
-                if (c == '\n') {
+                // Lines end at \n, \r\n or a lone \r, as yaml-cpp counts them.
+                if (c == '\n' || (c == '\r' && (i + 1 == text.size() || text[i + 1] != '\n'))) {
                     ++out.line;
                     lineStart = i + 1;
                 }

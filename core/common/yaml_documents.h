@@ -32,6 +32,9 @@ struct YamlDocuments {
 /// parser is stuck on a character it cannot use (Kind::Stuck).
 YamlDocuments scanYamlDocuments(const std::string& text);
 
+/// Whether `text` is UTF-8 throughout (no overlong forms, surrogates or cut-off characters).
+bool isUtf8(std::string_view text);
+
 /// A parser's message (or a character it quotes) as a terminal and a dialog can show it: control
 /// characters and bytes that are no part of a UTF-8 character become \xNN (yaml-cpp quotes the
 /// offending byte of a binary file as it is).

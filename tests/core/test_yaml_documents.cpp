@@ -44,6 +44,11 @@ TEST(YamlDocuments, AFileThatIsNotUtf8IsNamedAtItsFirstStrayByte)
     EXPECT_EQ(latin1.line, 1);
     EXPECT_EQ(latin1.column, 4);
     EXPECT_EQ(latin1.message, "the file is not UTF-8 text: byte 0xe9 (save it as UTF-8)");
+    // Lines end where yaml-cpp ends them: at \r\n and at a lone \r too.
+    const auto crlf = scanYamlDocuments("a: 1\r\nb: 2\rc: x\xe9\n");
+    EXPECT_EQ(crlf.kind, Kind::NotUtf8);
+    EXPECT_EQ(crlf.line, 2);
+    EXPECT_EQ(crlf.column, 4);
     // UTF-8 text is read, with or without its byte-order mark.
     EXPECT_EQ(scanYamlDocuments("a: caf\xc3\xa9 \xe2\x80\x94 \xf0\x9f\x98\x80\n").kind, Kind::One);
     EXPECT_EQ(scanYamlDocuments("\xef\xbb\xbf" "a: 1\n").kind, Kind::One);
@@ -63,4 +68,5 @@ TEST(YamlDocuments, MessagesShowStrayBytesAsHex)
     EXPECT_EQ(printableYamlMessage("tab\there\x01"), "tab\\x09here\\x01");
     EXPECT_EQ(printableYamlMessage("caf\xc3\xa9 \xe2\x80\x94 ok"), "caf\xc3\xa9 \xe2\x80\x94 ok");
     EXPECT_EQ(printableYamlMessage("\xc3"), "\\xc3");
+    EXPECT_EQ(printableYamlMessage("c1\xc2\x85."), "c1\\xc2\\x85.");   // U+0085, a C1 control
 }

@@ -462,3 +462,24 @@ TEST(SearchCli, FrontOutWritesEveryPointAndTracesNameTheirStage)
             EXPECT_EQ(t.get<std::string>().find(": "), std::string::npos) << t;
     fs::remove_all(dir);
 }
+
+// A run kept in a workspace stores its kernel's and target's paths as JSON, which holds UTF-8
+// only: a folder named in Latin-1 is refused before the workspace is made (the path came back
+// altered, and the run could not be resumed).
+TEST(SearchCli, AWorkspaceRunRefusesAPathThatIsNotUtf8AndMakesNothing)
+{
+    const fs::path dir = scratch() / "caf\xe9";
+    fs::create_directories(dir);
+    fs::copy_file(src("examples/kernels/matmul_int8.kernel.yaml"), dir / "matmul_int8.kernel.yaml", fs::copy_options::overwrite_existing);
+    const fs::path ws = scratch() / "latin1.lsw";
+    fs::remove(ws);
+    CliResult r = runSearchCli({"search", (dir / "matmul_int8.kernel.yaml").string(), "--target", "cortex-m7", "--budget", "16",
+                                "--workspace", ws.string()});
+    EXPECT_EQ(r.rc, 2) << r.err;
+    EXPECT_NE(r.err.find("caf\\xe9"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("needs paths that are UTF-8 text"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(ws));
+    // Without a workspace the same search runs.
+    r = runSearchCli({"search", (dir / "matmul_int8.kernel.yaml").string(), "--target", "cortex-m7", "--budget", "16", "--time", "0"});
+    EXPECT_EQ(r.rc, 0) << r.err;
+}
