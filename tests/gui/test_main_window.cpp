@@ -165,7 +165,7 @@ private slots:
         bar->showMessage(text);
         QCoreApplication::processEvents();
         QCOMPARE(bar->currentMessage(), text);   // what tests and the headless runner read
-        QCOMPARE(bar->toolTip(), text);
+        QCOMPARE(bar->toolTipAt(QPoint(20, bar->height() / 2)), text);   // the whole, over the elided text
         const QString shown = bar->shownMessage();
         QVERIFY2(shown.endsWith(QChar(0x2026)), qPrintable(shown));
         QVERIFY(bar->fontMetrics().horizontalAdvance(shown) <= bar->messageWidth());
@@ -183,8 +183,10 @@ private slots:
                 colours.insert(image.pixel(x, y));
         QVERIFY(!colours.isEmpty());
         QCOMPARE(colours.size(), 1);
+        QCOMPARE(bar->toolTipAt(QPoint(figures + 5, bar->height() / 2)), QString());   // not over the figures
         bar->showMessage(QStringLiteral("Saved"));
         QCOMPARE(bar->shownMessage(), QStringLiteral("Saved"));
+        QCOMPARE(bar->toolTipAt(QPoint(20, bar->height() / 2)), QString());   // nothing hidden, no tooltip
     }
 
     // Gemmini's three levels with magnified strips are taller than the Memory dock's share at
