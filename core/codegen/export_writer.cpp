@@ -197,7 +197,10 @@ ExportWriteResult writeExport(const fs::path& dir, const std::vector<GeneratedFi
     // The folders create_directories makes (--out new/a/b: new, a and b), innermost first: a
     // stopped export removes them again.
     std::vector<fs::path> madeAbove;
-    for (fs::path p = dir; !p.empty() && !fs::exists(p, ec) && p != p.parent_path(); p = p.parent_path())
+    // Only what is certainly not there: a folder whose state cannot be read (no search
+    // permission above it) is not one this export makes, and never one it removes.
+    for (fs::path p = dir; !p.empty() && fs::symlink_status(p, ec).type() == fs::file_type::not_found && p != p.parent_path();
+         p = p.parent_path())
         madeAbove.push_back(p);
     auto unmake = [&] {
         for (const fs::path& p : madeAbove)

@@ -287,3 +287,21 @@ TEST(ExportWriter, FilesAreWrittenAtomicallyWithoutLeftovers)
     fs::permissions(d.path, fs::perms::owner_write, fs::perm_options::add);
     EXPECT_EQ(listing(d.path), std::string(kExportManifest) + "\nk.c\nk.h\nsub/\nsub/extra.txt\n");
 }
+
+// A link in the way of the folder to make (a loop, or one pointing nowhere) is the user's: the
+// stopped export removes only folders it made. It took a link it could not follow for a folder
+// not there yet, and removed the link with the folders it had not made.
+TEST(ExportWriter, ALinkOnTheWayToTheFolderIsNeverRemoved)
+{
+    ScratchDir d;
+    fs::create_directories(d.path);
+    fs::create_symlink("loop", d.path / "loop");             // loop -> loop
+    fs::create_symlink("nowhere/deep", d.path / "dangling");  // to a folder that is not there
+    for (const char* link : {"loop", "dangling"}) {
+        ExportWriteResult r = writeExport(d.path / link / "out", kV1, false);
+        EXPECT_FALSE(r.ok) << link;
+        EXPECT_FALSE(r.error.empty()) << link;
+        EXPECT_TRUE(fs::is_symlink(fs::symlink_status(d.path / link))) << link << " was removed";
+    }
+    EXPECT_EQ(listing(d.path), "dangling -> nowhere/deep\nloop -> loop\n");   // nothing made, nothing removed
+}
