@@ -112,8 +112,9 @@ private:
     std::vector<Segment> m_segments;
     std::vector<QString> m_legend;  ///< tensors shown, in order of first appearance
     qreal m_legendY = 0;
-    int m_contentHeight = 0;
-    void setContentHeight(int height);   ///< down to the legend's bottom and a margin (0: a placeholder)
+    int m_contentHeight = 0;   ///< down to the legend's bottom and a margin (0: a placeholder)
+    /// Sets m_contentHeight; a change (levels, magnified strips) lays the dock out again.
+    void setContentHeight(int height);
     /// Shaped texts of the labels, titles and legend, which most repaints draw again unchanged.
     StaticTextCache m_texts;
     StaticTextCache m_boldTexts;
