@@ -869,7 +869,7 @@ Result<Target> parseTargetImpl(const std::string& text, const std::string& path)
     try {
         root = YAML::Load(text);
     } catch (const YAML::Exception& e) {
-        reader.error(e.mark, "", "YAML syntax error: " + printableYamlMessage(e.msg.empty() ? std::string(e.what()) : e.msg));
+        reader.error(e.mark, "", "YAML syntax error: " + printableText(e.msg.empty() ? std::string(e.what()) : e.msg));
         return reader.errors();
     }
     if (documents.count == 0 || root.IsNull()) {

@@ -1,5 +1,6 @@
 // Implementation of the loopscope-cli subcommands.
 #include "commands.h"
+#include "printable_stream.h"
 #include "json_text.h"
 #include "search_command.h"
 
@@ -360,7 +361,9 @@ int runTargets(std::ostream& out, std::ostream& err)
     return rc;
 }
 
-int runCli(int argc, char** argv, std::ostream& out, std::ostream& err)
+namespace {
+
+int runCommands(int argc, char** argv, std::ostream& out, std::ostream& err)
 {
     CLI::App app{"loopscope-cli: lower, verify and measure hand-written schedules of tensor kernels"};
     app.require_subcommand(1);
@@ -464,6 +467,8 @@ int runCli(int argc, char** argv, std::ostream& out, std::ostream& err)
     });
 }
 
+} // namespace
+
 int runGuarded(std::ostream& err, const std::function<int()>& command)
 {
     // What was written before the exception is listed above it; export and save write each file
@@ -478,6 +483,14 @@ int runGuarded(std::ostream& err, const std::function<int()>& command)
         err << "error: internal error: an unknown exception (a bug in loopscope-cli: please report it with the input)\n";
     }
     return kExitBadInput;
+}
+
+int runCli(int argc, char** argv, std::ostream& out, std::ostream& err)
+{
+    PrintableStreambuf outText(out), errText(err);
+    std::ostream printableOut(&outText), printableErr(&errText);
+    printableErr.setf(std::ios::unitbuf);   // as std::cerr: each message at once, before what follows on stdout
+    return runCommands(argc, argv, printableOut, printableErr);
 }
 
 } // namespace loopscope::cli

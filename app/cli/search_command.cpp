@@ -220,7 +220,7 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
         for (const std::string& given : {a.file, builtin ? std::string() : a.target}) {
             const std::string path = given.empty() ? given : std::filesystem::absolute(given, ec).string();
             if (!isUtf8(path)) {
-                err << printableYamlMessage(path) << ": a search kept in a workspace needs paths that are UTF-8 text: "
+                err << printableText(path) << ": a search kept in a workspace needs paths that are UTF-8 text: "
                     << "rename the folder or file, or search without --workspace\n";
                 return kExitBadInput;
             }

@@ -142,7 +142,7 @@ Result<int64_t> beginRun(store::Workspace& ws, const SearchRunParameters& params
     // would come back altered and the run could not be resumed. Refused before anything is written.
     for (const std::string* path : {&params.kernelPath, &params.target})
         if (!isUtf8(*path))
-            return Diagnostic{Severity::Error, {printableYamlMessage(*path), 0, 0},
+            return Diagnostic{Severity::Error, {printableText(*path), 0, 0},
                               "a search kept in a workspace needs paths that are UTF-8 text: rename the folder or file, or search without --workspace"};
     std::string kernelText, why;
     if (!readTextFile(params.kernelPath, kernelText, why))

@@ -1,6 +1,7 @@
 // Formatting of source locations and diagnostics.
 #include "common/diagnostic.h"
 
+#include "common/printable_text.h"
 
 namespace loopscope {
 
@@ -14,8 +15,10 @@ std::string SourceLoc::str() const
 std::string Diagnostic::str() const
 {
     const char* sev = severity == Severity::Error ? "error" : severity == Severity::Warning ? "warning" : "hint";
-    std::string where = loc.str();
-    return (where.empty() ? std::string() : where + ": ") + sev + ": " + message;
+    // Printable: a name in the message or the file's path may hold a control character (a YAML
+    // escape, an argument), which a terminal would obey.
+    std::string where = printableText(loc.str());
+    return (where.empty() ? std::string() : where + ": ") + sev + ": " + printableText(message, true);
 }
 
 std::string joinDiagnostics(const std::vector<Diagnostic>& ds)

@@ -30,7 +30,7 @@ struct Diagnostic {
     SourceLoc loc;
     std::string message;
 
-    /// "file:line:column: error: message"
+    /// "file:line:column: error: message", control characters written as \xNN (printableText)
     std::string str() const;
 };
 

@@ -41,30 +41,7 @@ private:
     }
 };
 
-/// Bytes of the UTF-8 character starting at `s[i]` (0: none starts there, or it is malformed,
-/// overlong or a surrogate).
-size_t utf8Length(std::string_view s, size_t i)
-{
-    const auto b = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
-    const unsigned char c = b(i);
-    size_t n = 0;
-    uint32_t cp = 0;
-    if (c >= 0xc2 && c <= 0xdf) { n = 2; cp = c & 0x1f; }
-    else if (c >= 0xe0 && c <= 0xef) { n = 3; cp = c & 0x0f; }
-    else if (c >= 0xf0 && c <= 0xf4) { n = 4; cp = c & 0x07; }
-    else return 0;
-    if (i + n > s.size())
-        return 0;
-    for (size_t k = 1; k < n; ++k) {
-        if ((b(i + k) & 0xc0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (b(i + k) & 0x3f);
-    }
-    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) || (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
-    return n;
-}
-
+/// "e9" for 0xe9.
 std::string hexByte(unsigned char c)
 {
     static const char* hex = "0123456789abcdef";
@@ -72,40 +49,6 @@ std::string hexByte(unsigned char c)
 }
 
 } // namespace
-
-bool isUtf8(std::string_view text)
-{
-    for (size_t i = 0; i < text.size();) {
-        if (static_cast<unsigned char>(text[i]) < 0x80)
-            ++i;
-        else if (const size_t n = utf8Length(text, i); n > 0)
-            i += n;
-        else
-            return false;
-    }
-    return true;
-}
-
-std::string printableYamlMessage(std::string_view message)
-{
-    std::string out;
-    out.reserve(message.size());
-    for (size_t i = 0; i < message.size();) {
-        const auto c = static_cast<unsigned char>(message[i]);
-        if (c >= 0x20 && c < 0x7f) {
-            out += static_cast<char>(c);
-            ++i;
-        } else if (size_t n = c >= 0x80 ? utf8Length(message, i) : 0;
-                   n > 0 && !(c == 0xc2 && static_cast<unsigned char>(message[i + 1]) < 0xa0)) {   // not a C1 control
-            out.append(message.substr(i, n));
-            i += n;
-        } else {
-            out += "\\x" + hexByte(c);
-            ++i;
-        }
-    }
-    return out;
-}
 
 YamlDocuments scanYamlDocuments(const std::string& text)
 {
@@ -153,7 +96,7 @@ YamlDocuments scanYamlDocuments(const std::string& text)
         out.kind = YamlDocuments::Kind::SyntaxError;
         out.line = e.mark.line;
         out.column = e.mark.column;
-        out.message = printableYamlMessage(e.msg.empty() ? std::string(e.what()) : e.msg);
+        out.message = printableText(e.msg.empty() ? std::string(e.what()) : e.msg);
         return out;
     }
     const size_t n = documents.starts.size();
@@ -173,7 +116,7 @@ YamlDocuments scanYamlDocuments(const std::string& text)
         const size_t at = last.pos >= 0 ? static_cast<size_t>(last.pos) : 0;
         // The character there: a UTF-8 one whole, else its byte as \xNN.
         const size_t n = at < text.size() ? std::max<size_t>(1, utf8Length(text, at)) : 0;
-        out.message = n > 0 ? "'" + printableYamlMessage(std::string_view(text).substr(at, n)) + "'" : "input";
+        out.message = n > 0 ? "'" + printableText(std::string_view(text).substr(at, n)) + "'" : "input";
     } else if (documents.content[n - 1]) {
         out.kind = YamlDocuments::Kind::Second;
         out.line = last.line;

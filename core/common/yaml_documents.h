@@ -3,6 +3,8 @@
 // without a word (YAML::Load reads the first).
 #pragma once
 
+#include "common/printable_text.h"  // isUtf8, printableText: what callers of the scan need
+
 #include <string>
 #include <string_view>
 
@@ -31,13 +33,5 @@ struct YamlDocuments {
 /// #1040, fixed upstream in #1319); a document that starts where the previous one did means the
 /// parser is stuck on a character it cannot use (Kind::Stuck).
 YamlDocuments scanYamlDocuments(const std::string& text);
-
-/// Whether `text` is UTF-8 throughout (no overlong forms, surrogates or cut-off characters).
-bool isUtf8(std::string_view text);
-
-/// A parser's message (or a character it quotes) as a terminal and a dialog can show it: control
-/// characters and bytes that are no part of a UTF-8 character become \xNN (yaml-cpp quotes the
-/// offending byte of a binary file as it is).
-std::string printableYamlMessage(std::string_view message);
 
 } // namespace loopscope

@@ -1501,7 +1501,7 @@ Result<Kernel> KernelReader::read()
         root = YAML::Load(m_text);
     } catch (const YAML::Exception& e) {
         SourceLoc loc = e.mark.is_null() ? SourceLoc{m_map.file(), 1, 1} : m_map.at(e.mark.line, e.mark.column);
-        return Diagnostic{Severity::Error, loc, "invalid YAML: " + printableYamlMessage(e.msg)};
+        return Diagnostic{Severity::Error, loc, "invalid YAML: " + printableText(e.msg)};
     }
     const SourceLoc start{m_map.file(), 1, 1};
     if (!root.IsDefined() || root.IsNull())
@@ -1792,7 +1792,7 @@ Result<Kernel> parseKernel(const std::string& text, const std::string& path,
         return reader.read();
     } catch (const YAML::Exception& e) {
         SourceLoc loc{path, e.mark.is_null() ? 1 : e.mark.line + 1, e.mark.is_null() ? 1 : e.mark.column + 1};
-        return Diagnostic{Severity::Error, loc, "invalid YAML: " + printableYamlMessage(e.msg)};
+        return Diagnostic{Severity::Error, loc, "invalid YAML: " + printableText(e.msg)};
     } catch (const std::exception& e) {
         return Diagnostic{Severity::Error, SourceLoc{path, 1, 1}, std::string("cannot read kernel: ") + e.what()};
     }

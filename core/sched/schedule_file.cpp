@@ -250,7 +250,7 @@ Result<ScheduleFile> parseScheduleFile(const std::string& text, const std::strin
     try {
         root = YAML::Load(text);
     } catch (const YAML::ParserException& e) {
-        return Diagnostic{Severity::Error, {path, e.mark.line + 1, e.mark.column + 1}, "YAML syntax error: " + printableYamlMessage(e.msg)};
+        return Diagnostic{Severity::Error, {path, e.mark.line + 1, e.mark.column + 1}, "YAML syntax error: " + printableText(e.msg)};
     }
     Reader r{path, {}};
     ScheduleFile f;
@@ -311,7 +311,7 @@ Result<ScheduleFile> parseScheduleFile(const std::string& text, const std::strin
             }
         }
     } catch (const YAML::Exception& e) {
-        r.errors.push_back({Severity::Error, {path, e.mark.line + 1, e.mark.column + 1}, printableYamlMessage(e.msg)});
+        r.errors.push_back({Severity::Error, {path, e.mark.line + 1, e.mark.column + 1}, printableText(e.msg)});
     }
     if (!haveKernel && r.errors.empty())
         r.errors.push_back({Severity::Error, {path, 1, 1}, "missing key 'kernel' (path of the kernel file, relative to this file)"});

@@ -6,6 +6,7 @@
 #include "support/test_paths.h"
 
 #include "commands.h"
+#include "printable_stream.h"
 
 #include <gtest/gtest.h>
 
@@ -202,4 +203,50 @@ TEST(CliWorkspaceExport, ALinkInTheWayIsReplacedNeverWrittenThrough)
     EXPECT_EQ(test::readText(theirs), "someone else's file\n");
     EXPECT_FALSE(fs::is_symlink(p.dir / "proj/out.sched.yaml"));
     EXPECT_NE(test::readText((p.dir / "proj/out.sched.yaml").string()).find("split"), std::string::npos);
+}
+
+TEST(CliTerminal, ControlCharactersFromAFileOrAnArgumentAreShownAsHex)
+{
+    Project p;
+    // A key, a tensor's name and a parameter's name written with YAML escapes: the messages
+    // quote them, and a terminal would obey ESC [ 31 m (red), BEL and the C1 CSI (U+009B).
+    std::string kernel = matmulKernel("mm");
+    const std::string badKey = p.write("key.kernel.yaml", "\"bad\\e[31mkey\\a\": 3\n" + kernel);
+    std::string tensor = kernel;
+    tensor.replace(tensor.find("  A: {"), 3, "  \"A\\e]0;title\\a\\u009b\"");
+    const std::string badTensor = p.write("tensor.kernel.yaml", tensor);
+    for (const auto& [file, shown] : {std::pair{badKey, std::string("'bad\\x1b[31mkey\\x07'")},
+                                      std::pair{badTensor, std::string("'A\\x1b]0;title\\x07\\xc2\\x9b'")}}) {
+        const CliRun r = runCli({"analyze", file});
+        EXPECT_EQ(r.code, 2) << describe(r);
+        EXPECT_NE(r.err.find(shown), std::string::npos) << describe(r);
+        for (char c : r.err + r.out)
+            EXPECT_TRUE(static_cast<unsigned char>(c) >= 0x20 || c == '\n') << describe(r);
+        EXPECT_EQ(r.err.find("\xc2\x9b"), std::string::npos) << describe(r);
+    }
+    // A path typed with a control character, in a message the CLI writes itself.
+    const CliRun missing = runCli({"lower", (p.dir / "no\x1b[2Jsuch.sched.yaml").string()});
+    EXPECT_EQ(missing.code, 2) << describe(missing);
+    EXPECT_NE(missing.err.find("no\\x1b[2Jsuch.sched.yaml"), std::string::npos) << describe(missing);
+    EXPECT_EQ(missing.err.find('\x1b'), std::string::npos) << describe(missing);
+    // UTF-8 text, line breaks and JSON pass as they are.
+    const std::string named = p.write("caf\xc3\xa9.kernel.yaml", kernel);
+    const CliRun ok = runCli({"analyze", named, "--json"});
+    EXPECT_EQ(ok.code, 0) << describe(ok);
+    EXPECT_EQ(ok.out.find("\\x"), std::string::npos) << describe(ok);
+}
+
+TEST(CliTerminal, ACharacterCutByAFlushIsWrittenWhole)
+{
+    std::ostringstream target;
+    {
+        cli::PrintableStreambuf buf(target);
+        std::ostream s(&buf);
+        s << "caf\xc3" << std::flush;
+        EXPECT_EQ(target.str(), "caf");
+        s << "\xa9 \xe2\x80" << std::flush << "\x94\tok\x1b" << std::flush;
+        EXPECT_EQ(target.str(), "caf\xc3\xa9 \xe2\x80\x94\tok\\x1b");
+        s << "\nend \xe2";   // cut off at the end: written as bytes when the buffer goes
+    }
+    EXPECT_EQ(target.str(), "caf\xc3\xa9 \xe2\x80\x94\tok\\x1b\nend \\xe2");
 }

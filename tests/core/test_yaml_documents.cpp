@@ -1,6 +1,7 @@
 // scanYamlDocuments: every file Loopscope reads is one YAML document; a second one with a node is
 // refused (it would be dropped without a word), empty ones after it are not (a trailing `---`);
 // a file that is not UTF-8 (nor UTF-16/32) is refused at its first stray byte.
+#include "common/diagnostic.h"
 #include "common/yaml_documents.h"
 
 #include <gtest/gtest.h>
@@ -62,11 +63,22 @@ TEST(YamlDocuments, AFileThatIsNotUtf8IsNamedAtItsFirstStrayByte)
 
 TEST(YamlDocuments, MessagesShowStrayBytesAsHex)
 {
-    using loopscope::printableYamlMessage;
+    using loopscope::printableText;
     // yaml-cpp quotes the byte it could not use as it is (a binary file's 0xd5).
-    EXPECT_EQ(printableYamlMessage("unknown escape character: \xd5"), "unknown escape character: \\xd5");
-    EXPECT_EQ(printableYamlMessage("tab\there\x01"), "tab\\x09here\\x01");
-    EXPECT_EQ(printableYamlMessage("caf\xc3\xa9 \xe2\x80\x94 ok"), "caf\xc3\xa9 \xe2\x80\x94 ok");
-    EXPECT_EQ(printableYamlMessage("\xc3"), "\\xc3");
-    EXPECT_EQ(printableYamlMessage("c1\xc2\x85."), "c1\\xc2\\x85.");   // U+0085, a C1 control
+    EXPECT_EQ(printableText("unknown escape character: \xd5"), "unknown escape character: \\xd5");
+    EXPECT_EQ(printableText("tab\there\x01"), "tab\\x09here\\x01");
+    EXPECT_EQ(printableText("caf\xc3\xa9 \xe2\x80\x94 ok"), "caf\xc3\xa9 \xe2\x80\x94 ok");
+    EXPECT_EQ(printableText("\xc3"), "\\xc3");
+    EXPECT_EQ(printableText("c1\xc2\x85."), "c1\\xc2\\x85.");   // U+0085, a C1 control
+}
+
+TEST(PrintableText, ControlsAreHexLineBreaksStayWhenAsked)
+{
+    using loopscope::printableText;
+    EXPECT_EQ(printableText("a\nb\tc\x1b[0m\x7f"), "a\\x0ab\\x09c\\x1b[0m\\x7f");
+    EXPECT_EQ(printableText("a\nb\tc\x1b[0m\x7f", true), "a\nb\tc\\x1b[0m\\x7f");
+    EXPECT_EQ(printableText("\xc2\xa0\xc2\x9b", true), "\xc2\xa0\\xc2\\x9b");   // NBSP stays, CSI does not
+    EXPECT_EQ(printableText("a\xe2\x80\xae" "b\xe2\x81\xa6" "c\xe2\x80\x94"), "a\\xe2\\x80\\xae" "b\\xe2\\x81\\xa6" "c\xe2\x80\x94");   // RLO, LRI; the dash stays
+    const loopscope::Diagnostic d{loopscope::Severity::Error, {"k\x1b.yaml", 3, 1}, "unknown key 'a\x07'\nsecond line"};
+    EXPECT_EQ(d.str(), "k\\x1b.yaml:3:1: error: unknown key 'a\\x07'\nsecond line");
 }
