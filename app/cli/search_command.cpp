@@ -122,7 +122,9 @@ bool writeSchedule(const Input& in, const std::vector<sched::Step>& trace, const
 {
     namespace fs = std::filesystem;
     std::error_code ec;
-    if (fs::exists(path, ec) && !force) {
+    // A link in the way, even one to nothing, is a file there: replaced with --force, never
+    // written through (the file it points to may be outside the folder the user chose).
+    if (fs::exists(fs::symlink_status(path, ec)) && !force) {
         error = path + " exists; pass --force to replace it";
         return false;
     }
@@ -138,7 +140,7 @@ bool writeSchedule(const Input& in, const std::vector<sched::Step>& trace, const
     f.target = builtin ? in.targetSpec : fs::relative(fs::absolute(in.targetSpec), dir, ec).generic_string();
     f.description = description;
     f.steps = trace;
-    return sched::saveScheduleFile(f, path, error);
+    return writeFileAtomically(path, sched::formatScheduleFile(f), error, LinkPolicy::ReplaceLink);
 }
 
 /// Writes each of `points` as DIR/point-N.sched.yaml (N: its candidate number in the run) with
@@ -155,7 +157,7 @@ bool writePoints(const Input& in, const std::vector<const search::SearchPoint*>&
     }
     auto pathOf = [&](const search::SearchPoint& p) { return (fs::path(dir) / ("point-" + std::to_string(p.index) + ".sched.yaml")).string(); };
     for (const search::SearchPoint* p : points)
-        if (!force && fs::exists(pathOf(*p), ec)) {
+        if (!force && fs::exists(fs::symlink_status(pathOf(*p), ec))) {
             err << pathOf(*p) << " exists; pass --force to replace it\n";
             return false;
         }
@@ -201,11 +203,22 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
         err << "--resume needs --workspace (the workspace that holds the run)\n";
         return kExitBadInput;
     }
-    // A result that cannot be written is known before the search, not after it.
+    // A result that cannot be written is known before the search, not after it: --out's file,
+    // and the folders --front-out and --measured-out fill (files in them are said after the run,
+    // which names them).
     if (!a.out.empty()) {
         const std::string why = checkWritable(a.out, a.force);
         if (!why.empty()) {
             err << "--out: " << why << "\n";
+            return kExitBadInput;
+        }
+    }
+    for (const auto& [option, dir] : {std::pair{"--front-out", &a.frontOut}, std::pair{"--measured-out", &a.measuredOut}}) {
+        if (dir->empty())
+            continue;
+        const std::string why = checkWritable((std::filesystem::path(*dir) / "point-1.sched.yaml").string(), true);
+        if (!why.empty()) {
+            err << option << ": " << why << "\n";
             return kExitBadInput;
         }
     }

@@ -367,20 +367,15 @@ std::string checkWritable(const std::string& path, bool replace)
     if (!outputFile(path, file, why))
         return why;
     std::error_code ec;
-    const fs::file_status st = fs::status(file, ec);
-    if (fs::is_directory(st))
+    // A link in its place, even one to nothing, is in the way: the file replaces it, beside it
+    // (LinkPolicy::ReplaceLink), and never writes where it points.
+    const fs::file_status st = fs::symlink_status(file, ec);
+    if (fs::is_directory(st) || (fs::is_symlink(st) && fs::is_directory(file, ec)))
         return "'" + path + "' is a folder";
     if (fs::exists(st) && !replace)
         return path + " exists; pass --force to replace it";
-    // Where the file is written: beside it, or beside what a link in its place points to.
-    fs::path dir = file.parent_path();
-    if (fs::exists(st) && fs::is_symlink(fs::symlink_status(file, ec))) {
-        const fs::path target = fs::canonical(file, ec);
-        if (!ec)
-            dir = target.parent_path();
-    }
     // The nearest folder that is there on the way: a folder, and writable.
-    const fs::path at = nearestPresent(dir);
+    const fs::path at = nearestPresent(file.parent_path());
     if (!fs::is_directory(at, ec))
         return "cannot write '" + path + "': '" + at.string() + "' is not a folder";
     if (::access(at.c_str(), W_OK | X_OK) != 0)

@@ -30,8 +30,10 @@ bool writeFileAtomically(const std::string& path, const std::string& text, std::
 std::string makeFolderFor(const std::string& path);
 
 /// Whether `path` could be written, checked before work whose result goes there (a search of
-/// minutes): "" or why not — it exists and `replace` is false, it is a folder, a folder on its
-/// way is a file, or the nearest existing folder is not writable. Nothing is created.
+/// minutes), for a writer that replaces a link in its place (LinkPolicy::ReplaceLink): "" or why
+/// not — it exists (a link, even to nothing, counts) and `replace` is false, it is a folder (or a
+/// link to one), a folder on its way is a file, or the nearest existing folder is not writable.
+/// Nothing is created.
 std::string checkWritable(const std::string& path, bool replace);
 
 /// A folder opened once, in which files are checked, read and written by name without following

@@ -483,3 +483,55 @@ TEST(SearchCli, AWorkspaceRunRefusesAPathThatIsNotUtf8AndMakesNothing)
     r = runSearchCli({"search", (dir / "matmul_int8.kernel.yaml").string(), "--target", "cortex-m7", "--budget", "16", "--time", "0"});
     EXPECT_EQ(r.rc, 0) << r.err;
 }
+
+// The files a search writes stay in the folder the user chose: a link in the way (even one to
+// nothing) is a file there, refused without --force and replaced with it, never written
+// through; a folder --front-out cannot use is said before the search.
+TEST(SearchCli, ALinkInTheWayIsNeverWrittenThrough)
+{
+    const fs::path dir = scratch() / "links";
+    fs::remove_all(dir);
+    fs::create_directories(dir / "outside");
+    fs::create_directories(dir / "chosen");
+    auto search = [&](std::vector<std::string> more) {
+        std::vector<std::string> args = {"search", src("examples/kernels/matmul_int8.kernel.yaml"), "--target", "cortex-m7",
+                                         "--budget", "50", "--time", "0", "--threads", "1", "--seed", "1"};
+        args.insert(args.end(), more.begin(), more.end());
+        return runSearchCli(args);
+    };
+    const fs::path best = dir / "chosen" / "best.sched.yaml", made = dir / "outside" / "made.sched.yaml";
+    fs::create_symlink(made, best);
+    CliResult r = search({"--out", best.string()});
+    EXPECT_EQ(r.rc, cli::kExitBadInput) << r.err;
+    EXPECT_NE(r.err.find("exists; pass --force"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(fs::symlink_status(made)));
+    r = search({"--out", best.string(), "--force"});
+    EXPECT_EQ(r.rc, 0) << r.err;
+    EXPECT_FALSE(fs::exists(fs::symlink_status(made)));
+    EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(best)));
+    auto o = sched::openSchedule(best.string(), [](const std::string& n, const std::string& d) { return hw::resolveTarget(n, d); });
+    EXPECT_TRUE(o.ok()) << o.errorText();   // its kernel's path is relative to where it is
+
+    r = search({"--json"});
+    ASSERT_EQ(r.rc, 0) << r.err;
+    const long long index = nlohmann::json::parse(r.out)["front"][0]["index"].get<long long>();
+    const fs::path front = dir / "chosen" / "front", theirs = dir / "outside" / "theirs.txt";
+    fs::create_directories(front);
+    std::ofstream(theirs) << "someone else's file\n";
+    const fs::path point = front / ("point-" + std::to_string(index) + ".sched.yaml");
+    fs::create_symlink(theirs, point);
+    r = search({"--front-out", front.string()});
+    EXPECT_EQ(r.rc, cli::kExitBadInput) << r.err;
+    EXPECT_NE(r.err.find(point.string() + " exists; pass --force"), std::string::npos) << r.err;
+    r = search({"--front-out", front.string(), "--force"});
+    EXPECT_EQ(r.rc, 0) << r.err;
+    EXPECT_EQ(test::readText(theirs.string()), "someone else's file\n");
+    EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(point)));
+
+    std::ofstream(dir / "chosen" / "afile") << "x\n";
+    r = search({"--front-out", (dir / "chosen" / "afile" / "sub").string()});
+    EXPECT_EQ(r.rc, cli::kExitBadInput);
+    EXPECT_EQ(r.err.rfind("--front-out: ", 0), 0u) << r.err;
+    EXPECT_EQ(r.out, "");   // refused before the search
+    fs::remove_all(dir);
+}
