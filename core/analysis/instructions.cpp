@@ -58,6 +58,9 @@ constexpr int kRequantGimpleSize = 22;
 constexpr int kLoopControlSize = 4;
 /// The same in cunrolli, before the loop is rotated: the test at its top and the increment.
 constexpr int kEarlyLoopControlSize = 3;
+/// The most a body's size estimate (loopBodySize, in GIMPLE statements) counts: 2^24, far past every
+/// threshold GCC's unrolling compares it with.
+constexpr int kMaxBodySize = 1 << 24;
 /// Largest body of a two-iteration loop around kept loops that GCC -O2 unrolls completely, with
 /// each kept loop counted once with its kLoopControlSize (LoopShapes' sizeOnce), and 4 more per
 /// multiplication of the loop's counter that folds away in the copies. cunroll weighs an outer
@@ -531,15 +534,19 @@ private:
             anyZero = anyZero || ci.zeroes;
             onlyCopies = onlyCopies && ci.onlyCopies;
             anyCopy = anyCopy || ci.copies;
+            // Sizes saturate at kMaxBodySize: nested unrolled copies of a large body multiply
+            // past an int (a fuzzed kernel: 64 x 33,828,864), and every threshold they are
+            // compared with is far below.
+            const auto add = [](int& to, int64_t more) { to = static_cast<int>(std::min<int64_t>(kMaxBodySize, to + more)); };
             switch (b.kind) {
             case Stmt::Kind::For: {
                 const int copies = static_cast<int>(std::min<int64_t>(ci.trips, 64));
-                size += copies * ci.size;
-                sizeOnce += ci.kept ? ci.sizeOnce + kLoopControlSize : copies * ci.sizeOnce;
+                add(size, int64_t(copies) * ci.size);
+                add(sizeOnce, ci.kept ? int64_t(ci.sizeOnce) + kLoopControlSize : int64_t(copies) * ci.sizeOnce);
                 break;
             }
-            case Stmt::Kind::If: size += 3 + ci.size; sizeOnce += 3 + ci.sizeOnce; break;
-            default: size += ci.size; sizeOnce += ci.sizeOnce;
+            case Stmt::Kind::If: add(size, 3 + int64_t(ci.size)); add(sizeOnce, 3 + int64_t(ci.sizeOnce)); break;
+            default: add(size, ci.size); add(sizeOnce, ci.sizeOnce);
             }
         }
         switch (s.kind) {
