@@ -394,6 +394,11 @@ Result<std::unique_ptr<Workspace>> Workspace::open(const std::string& pathIn, Op
                                    "before closing it): sqlite cannot read it without writing; open it when that program has closed it, or as its owner");
         return errorAt(pathIn, detail::describeFailure(e, ""));
     }
+    std::string madeBackup;   // removed when the migration fails: the refused file is left as it was, alone
+    auto dropBackup = [&] {
+        if (!madeBackup.empty())
+            fs::remove(madeBackup, ec);
+    };
     try {
         if (impl->readOnly) {
             impl->db = openForReading(path, writable, options.busyTimeoutMs);
@@ -405,7 +410,8 @@ Result<std::unique_ptr<Workspace>> Workspace::open(const std::string& pathIn, Op
             if (version < kSchemaVersion) {
                 // A copy first: an older Loopscope cannot read the migrated file.
                 const std::string backup = path + ".schema-" + std::to_string(version) + ".bak";
-                if (!fs::exists(backup, ec)) {
+                if (!fs::exists(fs::symlink_status(backup, ec))) {
+                    madeBackup = backup;
                     SQLite::Database copy(backup, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
                     SQLite::Backup(copy, *impl->db).executeStep();
                 }
@@ -415,8 +421,12 @@ Result<std::unique_ptr<Workspace>> Workspace::open(const std::string& pathIn, Op
             }
         }
     } catch (const SQLite::Exception& e) {
+        impl->db.reset();
+        dropBackup();
         return errorAt(pathIn, detail::describeFailure(e, ""));
     } catch (const std::exception& e) {
+        impl->db.reset();
+        dropBackup();
         return errorAt(pathIn, std::string(impl->readOnly ? "cannot read the workspace: " : "cannot migrate the workspace: ") + e.what() + "; left unchanged");
     }
     impl->schemaVersion = version;
