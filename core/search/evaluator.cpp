@@ -62,23 +62,27 @@ Result<sched::Program> Evaluator::build(Candidate& c, int* repairs, bool* pruned
     if (!structure)
         return structure.errors();
     const hw::Target& tgt = *m_space.base().target;
-    // A cache_write needs the output tile of its loop's body to be one box: move it outward
-    // until every spatial axis is contiguous inside (the root always is).
-    for (size_t s = 0; s < m_space.stages().size(); ++s) {
+    // A cache_write needs the output tile of its loop's body to be one box: every spatial axis
+    // contiguous inside the loop at outer position `at` of stage `s` (the root always is).
+    auto oneBox = [&](size_t s, int at) {
+        if (at <= 0)
+            return true;
         const SpaceStage& sp = m_space.stages()[s];
         const sched::StageSchedule& ss = structure->stages[sp.stage];
+        const int var = ss.findLoop(m_space.outerLoopName(c, static_cast<int>(s), at));
+        const ir::Stage& st = m_space.base().kernel->stages[sp.stage];
+        bool contiguous = var >= 0;
+        for (int a = 0; contiguous && a < static_cast<int>(st.axes.size()); ++a)
+            contiguous = st.axes[a].reduction || sched::axisContiguousInside(ss, a, var);
+        return contiguous;
+    };
+    // Moved outward until it is.
+    for (size_t s = 0; s < m_space.stages().size(); ++s) {
+        const SpaceStage& sp = m_space.stages()[s];
         for (size_t t = 0; t < sp.tensors.size(); ++t) {
             int& at = c.stages[s].cacheAt[t];
-            while (sp.tensors[t].write && at > 0) {
-                int var = ss.findLoop(m_space.outerLoopName(c, static_cast<int>(s), at));
-                bool contiguous = var >= 0;
-                const ir::Stage& st = m_space.base().kernel->stages[sp.stage];
-                for (int a = 0; contiguous && a < static_cast<int>(st.axes.size()); ++a)
-                    contiguous = st.axes[a].reduction || sched::axisContiguousInside(ss, a, var);
-                if (contiguous)
-                    break;
+            while (sp.tensors[t].write && at > 0 && !oneBox(s, at))
                 --at;
-            }
             if (at <= 0 && sp.tensors[t].write)
                 c.stages[s].doubleBuffer[t] = 0;  // at the root it is written back once
         }
@@ -153,10 +157,16 @@ Result<sched::Program> Evaluator::build(Candidate& c, int* repairs, bool* pruned
             } else if (cs.widen[t] && cs.cacheAt[t] >= nOuter) {
                 cs.widen[t] = 0;  // innermost already: half the bytes as int8 before dropping the cache
             } else if (cs.cacheAt[t] < nOuter && (array || !m_space.stages()[s].tensors[t].write)) {
+                const bool write = m_space.stages()[s].tensors[t].write;
                 const int before = cs.cacheAt[t];
                 cs.cacheAt[t] += 1;
+                // A written tile (the accumulator's) moves on inward past loops where it would
+                // not be one box (a split's outer part inside its inner part, where a pinned
+                // split and the search's meet); the search's own defect otherwise.
+                while (write && cs.cacheAt[t] < nOuter && !oneBox(s, cs.cacheAt[t]))
+                    cs.cacheAt[t] += 1;
                 m_space.canonicalize(c);
-                if (cs.cacheAt[t] == before) {  // the accumulator cannot move inside a reduction loop
+                if (cs.cacheAt[t] == before || (write && !oneBox(s, cs.cacheAt[t]))) {  // the accumulator cannot move inside a reduction loop
                     if (pruned)
                         *pruned = true;
                     return Diagnostic{Severity::Error, {}, "no feasible schedule: " + describeOverCapacity(*placed, bound, level >= 0 ? level : bb.level)};

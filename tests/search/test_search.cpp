@@ -581,6 +581,26 @@ TEST(Search, PinnedStepsAreKept)
     EXPECT_TRUE(splitsPinned);
 }
 
+// The tutorial's Gemmini blocks pinned (16 x 16 x 16, the block loops innermost): the search
+// splits the pinned i.inner again, and the repair that moves the accumulator's cache inward to
+// fit placed it at i.inner.outer, inside which C's tile is not one box (i.outer runs inside):
+// 62 of these 8,000 candidates were rejected as defects of the space (`search
+// docs/tutorial/gemmini_1_blocks.sched.yaml --pin 4 --budget 8000 --time 0 --seed 1 --threads 1`).
+TEST(Search, TheAccumulatorMovedInwardToFitStaysOneBox)
+{
+    auto o = sched::openSchedule(test::sourceDir() + "/docs/tutorial/gemmini_1_blocks.sched.yaml",
+                                 [](const std::string& n, const std::string& d) { return hw::resolveTarget(n, d); });
+    ASSERT_TRUE(o.ok()) << o.errorText();
+    search::SearchOptions options = budget(8000, 1, 1);
+    options.batchSize = 256;   // the CLI's
+    search::SearchResult r = search::runSearch(o->program, options);
+    ASSERT_TRUE(r.feasible) << r.message;
+    EXPECT_GT(r.progress.repaired, 0);
+    EXPECT_EQ(r.progress.rejected, 0) << (r.defects.empty() ? "" : r.defects.front());
+    for (const auto& p : r.front)
+        ASSERT_EQ(std::vector<sched::Step>(p.trace.begin(), p.trace.begin() + 4), o->program.trace);
+}
+
 TEST(Search, NothingFitsNamesTheSmallestRequirement)
 {
     // Home level too small for the tensors themselves.
