@@ -47,7 +47,7 @@ struct Subcommand {
 /// `tiles SCHEDULE [--json]`: the output tile and the resident input regions of every
 /// iteration of the outer loops (tiles_command.cpp).
 Subcommand addTilesCommand(CLI::App& app, std::ostream& out, std::ostream& err);
-int runTiles(const std::string& schedule, bool json, std::ostream& out, std::ostream& err);
+int runTiles(const std::string& schedule, bool json, int64_t maxSteps, std::ostream& out, std::ostream& err);
 /// `calibrate TARGET`: measures example and random schedules on qemu and fits the instruction
 /// model's coefficients for the target (calibrate_command.cpp).
 Subcommand addCalibrateCommand(CLI::App& app, std::ostream& out, std::ostream& err);

@@ -11,12 +11,17 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <climits>
 #include <memory>
 #include <ostream>
 
 namespace loopscope::cli {
 
 namespace {
+
+/// Steps listed unless --max-steps says otherwise: every shipped schedule has fewer.
+constexpr int64_t kDefaultMaxSteps = 10000;
 
 using analysis::ResidentRegion;
 using analysis::TileInput;
@@ -60,7 +65,7 @@ nlohmann::json blocksJson(const TileModel& m, int64_t position)
     return a;
 }
 
-void printJson(const TileModel& m, std::ostream& out)
+void printJson(const TileModel& m, int64_t maxSteps, std::ostream& out)
 {
     const lower::LoopNest& n = *m.nest();
     nlohmann::json j;
@@ -71,13 +76,15 @@ void printJson(const TileModel& m, std::ostream& out)
     for (const auto& l : m.outerLoops())
         j["loops"].push_back({{"name", l.name}, {"extent", l.extent}, {"reduction", l.reduction}});
     j["positions"] = m.positions();
+    j["positions_capped"] = m.truncated();   // more than INT32_MAX: `positions` is that cap
+    j["steps_listed"] = std::min(m.positions(), maxSteps);
     j["inputs"] = nlohmann::json::array();
     for (const TileInput& in : m.inputs())
         j["inputs"].push_back({{"tensor", in.name}, {"shape", in.shape}, {"dims", in.dimNames}, {"home", in.homeLevel}});
     if (m.arrayDim() > 0)
         j["array"] = {{"dim", m.arrayDim()}, {"dataflow", m.weightStationary() ? "weight_stationary" : "output_stationary"}};
     j["steps"] = nlohmann::json::array();
-    for (int64_t p = 0; p < m.positions(); ++p) {
+    for (int64_t p = 0; p < std::min(m.positions(), maxSteps); ++p) {
         nlohmann::json step;
         if (m.arrayDim() > 0)
             step["blocks"] = blocksJson(m, p);
@@ -122,14 +129,15 @@ void printBlocks(const TileModel& m, int64_t p, std::ostream& out)
         out << "    ... and " << blocks.size() - kBlocksPrinted << " more (--json lists them all)\n";
 }
 
-void printText(const TileModel& m, std::ostream& out)
+void printText(const TileModel& m, int64_t maxSteps, std::ostream& out)
 {
     const lower::LoopNest& n = *m.nest();
     std::string loops;
     for (const auto& l : m.outerLoops())
         loops += (loops.empty() ? "" : " x ") + l.name + " (" + std::to_string(l.extent) + ")";
     out << "tiles of " << n.kernel->name << " on " << n.target->name << ": output " << m.output().name << " ["
-        << shapeText(m.output().shape) << "], " << m.positions() << (m.positions() == 1 ? " step" : " steps")
+        << shapeText(m.output().shape) << "], " << (m.truncated() ? "more than " : "") << m.positions()
+        << (m.positions() == 1 ? " step" : " steps")
         << (loops.empty() ? " (no loop runs outside the on-chip buffers)" : " over " + loops) << "\n";
     std::string reductions;
     for (const auto& l : m.outerLoops())
@@ -140,12 +148,12 @@ void printText(const TileModel& m, std::ostream& out)
     for (const TileInput& in : m.inputs())
         out << "input " << in.name << " [" << shapeText(in.shape) << "]: "
             << (in.homeLevel.empty() ? "never stored whole (computed in pieces where it is read)" : "all of it in " + in.homeLevel) << "\n";
-    for (int64_t p = 0; p < m.positions(); ++p) {
+    for (int64_t p = 0; p < std::min(m.positions(), maxSteps); ++p) {
         const std::vector<int64_t> values = m.loopValues(p);
         std::string at;
         for (size_t i = 0; i < values.size(); ++i)
             at += (i ? ", " : "") + m.outerLoops()[i].name + " = " + std::to_string(values[i]);
-        out << "\nstep " << p + 1 << " of " << m.positions() << (at.empty() ? "" : ": " + at) << "\n";
+        out << "\nstep " << p + 1 << " of " << (m.truncated() ? "more than " : "") << m.positions() << (at.empty() ? "" : ": " + at) << "\n";
         const Box tile = m.outputTile(p);
         if (tile.empty())
             out << "  computes nothing (past the edge of " << m.output().name << ")\n";
@@ -173,11 +181,14 @@ void printText(const TileModel& m, std::ostream& out)
                         << (r.fetched == r.box ? " (the whole region)" : ", the rest kept from the step before") << "\n";
             }
     }
+    if (m.positions() > maxSteps)
+        out << "\n... and " << (m.truncated() ? "more than " : "") << m.positions() - maxSteps << " more steps (--max-steps "
+            << maxSteps << " listed the first; give more to list more)\n";
 }
 
 } // namespace
 
-int runTiles(const std::string& schedule, bool json, std::ostream& out, std::ostream& err)
+int runTiles(const std::string& schedule, bool json, int64_t maxSteps, std::ostream& out, std::ostream& err)
 {
     auto p = programFor(schedule, "");
     if (!p) {
@@ -190,9 +201,9 @@ int runTiles(const std::string& schedule, bool json, std::ostream& out, std::ost
         return kExitBadInput;
     }
     if (json)
-        printJson(m, out);
+        printJson(m, maxSteps, out);
     else
-        printText(m, out);
+        printText(m, maxSteps, out);
     return kExitOk;
 }
 
@@ -204,7 +215,12 @@ Subcommand addTilesCommand(CLI::App& app, std::ostream& out, std::ostream& err)
                                                 "in each memory level (what the app's Tiles view draws)");
     cmd->add_option("SCHEDULE", *file, "a *.sched.yaml (or *.kernel.yaml) file")->required();
     cmd->add_flag("--json", *json, "print JSON");
-    return {cmd, [file, json, &out, &err] { return runTiles(*file, *json, out, err); }};
+    // A schedule of billions of steps (a matmul of 65536^3 split by 1) printed them all, for
+    // ever, and its JSON took all the memory: the first ones are listed, and the count said.
+    auto maxSteps = std::make_shared<int64_t>(kDefaultMaxSteps);
+    cmd->add_option("--max-steps", *maxSteps, "list at most this many steps (default " + std::to_string(kDefaultMaxSteps) + ")")
+        ->check(CLI::Range(int64_t(1), int64_t(INT32_MAX)));
+    return {cmd, [file, json, maxSteps, &out, &err] { return runTiles(*file, *json, *maxSteps, out, err); }};
 }
 
 } // namespace loopscope::cli

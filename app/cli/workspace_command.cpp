@@ -162,8 +162,14 @@ ordered_json variantJson(const store::Workspace& ws, const store::Variant& v, co
                                      {"instructions", m.instructions}, {"project_version", m.projectVersion}, {"measured_at", isoTime(m.measuredAt)}});
     if (full) {
         j["trace"] = v.trace;
-        if (v.figures && !v.figures->reportJson.empty())
-            j["report"] = ordered_json::parse(v.figures->reportJson, nullptr, false);
+        if (v.figures && !v.figures->reportJson.empty()) {
+            // A stored report that does not parse (a workspace edited by hand) is said, not
+            // printed as nlohmann's "<discarded>", which is no JSON.
+            ordered_json report = ordered_json::parse(v.figures->reportJson, nullptr, false);
+            if (report.is_discarded())
+                j["report_error"] = "the stored report is not JSON (the workspace was changed outside Loopscope)";
+            j["report"] = report.is_discarded() ? ordered_json(nullptr) : std::move(report);
+        }
     }
     return j;
 }
@@ -498,7 +504,7 @@ int WorkspaceCommand::run()
             return fail(o.folder + ": not a folder");
         std::vector<fs::path> schedules;
         for (const auto& e : fs::directory_iterator(o.folder, ec))
-            if (e.is_regular_file() && e.path().string().ends_with(".sched.yaml"))
+            if (e.is_regular_file(ec) && e.path().string().ends_with(".sched.yaml"))   // a link loop is not one
                 schedules.push_back(e.path());
         std::sort(schedules.begin(), schedules.end());
         std::vector<store::NewVariant> loaded;
@@ -556,6 +562,8 @@ int WorkspaceCommand::run()
                 problems.push_back("variant '" + v.name + "' does not rebuild from its stored files: " + p.errorText());
             else if (p->failedStep)
                 notes.push_back("variant '" + v.name + "': " + p->failedStep->str());
+            if (v.figures && !v.figures->reportJson.empty() && !ordered_json::accept(v.figures->reportJson))
+                problems.push_back("variant '" + v.name + "': its stored report is not JSON");
             for (const auto& [what, hash] : {std::pair{"kernel", v.kernelHash}, std::pair{"target", v.targetHash}})
                 if (auto f = ws.file(hash); f && store::diskState(*f, builtinText()) != store::DiskState::Same)
                     notes.push_back("variant '" + v.name + "': its " + what + " " + f->path + " is " + store::diskStateName(store::diskState(*f, builtinText()))

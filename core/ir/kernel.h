@@ -20,6 +20,8 @@ inline constexpr int64_t kMaxTensorElements = int64_t(1) << 40;
 /// The most points a stage may iterate over: 2^48. The cost model counts every execution in 64
 /// bits, and a point may move several elements across several levels (docs/kernels.md, "Limits").
 inline constexpr int64_t kMaxStagePoints = int64_t(1) << 48;
+/// The most dimensions a tensor may have: 16, what the interpreter that verifies schedules holds.
+inline constexpr size_t kMaxTensorRank = 16;
 
 /// Size of one element in bytes.
 int dtypeBytes(DType t);

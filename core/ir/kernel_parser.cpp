@@ -1682,6 +1682,12 @@ bool KernelReader::readTensors(const Entry& tensors)
             ok = false;
             continue;
         }
+        if (shape->value.size() > kMaxTensorRank) {
+            m_ctx.error(m_map.of(shape->value), "'" + e.key + "' has " + std::to_string(shape->value.size()) + " dimensions; at most "
+                                                    + std::to_string(kMaxTensorRank) + " are supported (the interpreter that verifies schedules holds no more)");
+            ok = false;
+            continue;
+        }
         bool shapeOk = true;
         int64_t elements = 1;
         size_t d = 0;

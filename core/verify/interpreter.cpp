@@ -18,7 +18,7 @@ using lower::Stmt;
 using lower::ValueNode;
 
 /// Largest tensor rank the interpreter handles.
-constexpr size_t kMaxRank = 16;
+constexpr size_t kMaxRank = ir::kMaxTensorRank;   // the kernel parser refuses more
 
 /// An access outside a buffer: unwinds the interpreter, reported as an error value.
 struct OutOfBounds {

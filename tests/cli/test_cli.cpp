@@ -721,6 +721,39 @@ TEST(CliTiles, PrintsTheRegionsOfEveryStep)
     expectBadInput({"tiles", src("tests/data/malformed/schedules/unknown-primitive.yaml")}, "unknown-primitive.yaml:");
 }
 
+// A schedule of billions of steps: the first --max-steps (10,000 unless given) are listed and the
+// rest counted. `tiles` printed them all, for ever, and its JSON took all the memory.
+TEST(CliTiles, ListsTheFirstStepsOfAScheduleOfBillions)
+{
+    const fs::path s = scratchDir() / "billions.sched.yaml";
+    std::ofstream(s) << "kernel: " << src("examples/kernels/matmul_f32.kernel.yaml")
+                     << "\ntarget: cortex-m7\nparams: {M: 65536, N: 65536, K: 65536}\nsteps:\n  - split: {loop: i, factor: 1}\n"
+                        "  - split: {loop: j, factor: 1}\n  - reorder: {loops: [i.outer, j.outer, i.inner, j.inner, k]}\n"
+                        "  - cache_read: {tensor: A, level: SRAM, at: j.outer}\n";
+    CliRun text = cli({"tiles", s.string()});
+    ASSERT_EQ(text.exitCode, 0) << describe(text);
+    EXPECT_NE(text.out.find("output C [65536 x 65536], more than 2147483647 steps over i.outer (65536) x j.outer (65536)"), std::string::npos)
+        << text.out.substr(0, 400);
+    EXPECT_NE(text.out.find("\nstep 10000 of more than 2147483647: i.outer = 0, j.outer = 9999\n"), std::string::npos);
+    EXPECT_EQ(text.out.find("\nstep 10001 of"), std::string::npos);
+    EXPECT_NE(text.out.find("\n... and more than 2147473647 more steps (--max-steps 10000 listed the first; give more to list more)\n"),
+              std::string::npos)
+        << text.out.substr(text.out.size() - 400);
+    CliRun json = cli({"tiles", s.string(), "--json", "--max-steps", "5"});
+    ASSERT_EQ(json.exitCode, 0) << describe(json);
+    const auto j = nlohmann::json::parse(json.out);
+    EXPECT_EQ(j["steps"].size(), 5u);
+    EXPECT_EQ(j["steps_listed"], 5);
+    EXPECT_EQ(j["positions_capped"], true);
+
+    CliRun three = cli({"tiles", src("docs/tutorial/matmul_4_double_buffered.sched.yaml"), "--max-steps", "3"});
+    ASSERT_EQ(three.exitCode, 0) << describe(three);
+    EXPECT_NE(three.out.find("\nstep 3 of 16:"), std::string::npos) << three.out;
+    EXPECT_EQ(three.out.find("\nstep 4 of 16:"), std::string::npos) << three.out;
+    EXPECT_NE(three.out.find("\n... and 13 more steps (--max-steps 3 listed the first; give more to list more)\n"), std::string::npos) << three.out;
+    expectBadInput({"tiles", src("docs/tutorial/matmul_4_double_buffered.sched.yaml"), "--max-steps", "0"}, "--max-steps");
+}
+
 // calibrate measures every example it can and names each one it leaves out, with why: it used to
 // skip silently an example it could not replay on the target and one whose C was over 300,000
 // characters (conv2d_int8_dsp, conv2d_int8_tflite_small and _slide were never measured). Examples
