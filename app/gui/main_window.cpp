@@ -779,7 +779,12 @@ bool MainWindow::save()
 
 bool MainWindow::saveAs()
 {
-    if (!m_doc->isOpen() || !confirmDescription())
+    if (!m_doc->isOpen())
+        return false;
+    // Asked first, as Save asks it, but applied only once a path is chosen: a cancelled dialog
+    // changes nothing (it removed the description and left an edit in the history).
+    const DescriptionAnswer answer = askDescription();
+    if (answer == DescriptionAnswer::Cancel)
         return false;
     QString suggestion = m_doc->filePath();
     if (suggestion.isEmpty()) {
@@ -791,13 +796,23 @@ bool MainWindow::saveAs()
         suggestion = lastFolder() + QLatin1Char('/') + name + QStringLiteral(".sched.yaml");
     }
     const QString path = askPath(Prompt::SaveSchedule, suggestion);
-    return !path.isEmpty() && saveTo(path);
+    if (path.isEmpty())
+        return false;
+    applyDescription(answer);
+    return saveTo(path);
 }
 
 bool MainWindow::confirmDescription()
 {
+    const DescriptionAnswer answer = askDescription();
+    applyDescription(answer);
+    return answer != DescriptionAnswer::Cancel;
+}
+
+MainWindow::DescriptionAnswer MainWindow::askDescription()
+{
     if (!m_doc->descriptionIsStale())
-        return true;
+        return DescriptionAnswer::Keep;
     DescriptionAnswer answer;
     if (m_descriptionPrompt) {
         answer = m_descriptionPrompt(m_doc->description());
@@ -815,12 +830,17 @@ bool MainWindow::confirmDescription()
             : box.clickedButton() == remove  ? DescriptionAnswer::Remove
                                              : DescriptionAnswer::Cancel;
     }
-    switch (answer) {
-    case DescriptionAnswer::Cancel: return false;
-    case DescriptionAnswer::Remove: m_doc->setDescription(QString()); return true;
-    case DescriptionAnswer::Keep: m_doc->setDescription(m_doc->description()); return true;
-    }
-    return false;
+    return answer;
+}
+
+void MainWindow::applyDescription(DescriptionAnswer answer)
+{
+    if (!m_doc->descriptionIsStale())
+        return;
+    if (answer == DescriptionAnswer::Remove)
+        m_doc->setDescription(QString());
+    else if (answer == DescriptionAnswer::Keep)
+        m_doc->setDescription(m_doc->description());
 }
 
 bool MainWindow::exportTo(const QString& directory, QString* error, bool harness)
@@ -880,10 +900,14 @@ bool MainWindow::exportTo(const QString& directory, QString* error, bool harness
     if (!errors.isEmpty())
         statusBar()->showMessage(tr("Exported %1 files to %2 although the schedule has errors (see Diagnostics)")
                                      .arg(written.size()).arg(directory), 8000);
-    else
+    else {
+        QStringList names;   // the files by name: the folder is said once
+        for (const QString& p : written)
+            names << QFileInfo(p).fileName();
         statusBar()->showMessage(written.size() > 3 ? tr("Exported %1 files to %2").arg(written.size()).arg(directory)
-                                                    : tr("Exported %1 to %2").arg(written.join(QStringLiteral(", ")), directory),
+                                                    : tr("Exported %1 to %2").arg(names.join(QStringLiteral(", ")), directory),
                                  8000);
+    }
     return true;
 }
 

@@ -168,6 +168,10 @@ private:
     bool saveAs();
     /// Asks what to do with a stale description before saving; false: cancelled.
     bool confirmDescription();
+    /// What to do with a description written for other steps (Keep when it is not stale).
+    DescriptionAnswer askDescription();
+    /// Applies the answer (a kept one is marked as meant for these steps); Cancel changes nothing.
+    void applyDescription(DescriptionAnswer answer);
     void rememberFolder(const QString& file);
     void showCurrentInKernelView();
     void exportCode(bool harness = false);

@@ -131,6 +131,21 @@ private slots:
         QVERIFY(w->document()->descriptionIsStale());
         QVERIFY(!w->scheduleView()->descriptionNote().isEmpty());
 
+        // A save cancelled in the file dialog after "Remove it" changes nothing: the description
+        // stays and no edit joins the history (it removed the description, undoably).
+        {
+            const QString description = w->document()->description();
+            const int edits = w->document()->undoStack()->count();
+            w->setPathPrompt([](MainWindow::Prompt, const QString&) { return QString(); });
+            w->setDescriptionPrompt([](const QString&) { return MainWindow::DescriptionAnswer::Remove; });
+            w->action("save")->trigger();
+            w->action("saveAs")->trigger();
+            QCOMPARE(w->document()->description(), description);
+            QCOMPARE(w->document()->undoStack()->count(), edits);
+            QVERIFY(w->document()->descriptionIsStale());
+            QVERIFY(w->isWindowModified());
+        }
+
         QTemporaryDir tmp;
         QStringList suggestions;
         w->setPathPrompt([&](MainWindow::Prompt p, const QString& suggestion) {
