@@ -39,6 +39,12 @@ namespace loopscope::ui {
 
 namespace {
 
+/// What a row is found by after an edit: a loop's label, any other row's line.
+QString keyOf(const NestRow& r)
+{
+    return r.kind == NestRow::Kind::Loop ? r.label : r.code;
+}
+
 /// Keys in the factor box: letters without Ctrl or Alt are not the box's (it takes digits), so
 /// the shortcut they stand for fires (ShortcutOverride not accepted); Enter on a factor the box
 /// takes gives the focus back to the loop nest, on one it cannot take ("0", which the box would
@@ -941,7 +947,14 @@ void LoopNestView::onCurrentChanged()
         emit loopSelected(QString(), QString(), {});
         return;
     }
-    m_currentKey = r->kind == NestRow::Kind::Loop ? r->label : r->code;
+    m_currentKey = keyOf(*r);
+    m_currentBuffer = r->kind == NestRow::Kind::Alloc ? r->buffer : QString();
+    m_currentOccurrence = 0;
+    for (const NestRow& other : m_model->rows()) {
+        if (&other == r)
+            break;
+        m_currentOccurrence += keyOf(other) == m_currentKey ? 1 : 0;
+    }
     if (r->kind == NestRow::Kind::Loop)
         emit loopSelected(r->label, r->stageName, r->touched);
     else {
@@ -1007,17 +1020,25 @@ void LoopNestView::restoreState(bool reset)
                 m_tree->setExpanded(idx, expand);
         }
         const NestRow* current = currentRow();
-        if (current && (current->kind == NestRow::Kind::Loop ? current->label : current->code) == m_currentKey)
+        if (current && keyOf(*current) == m_currentKey)
             return;
     }
-    // The same row, or what it became: i -> i.outer after a split, a.b.fused after a fuse.
+    // The same row (the same one of several with its key, or the last there is), or what it
+    // became: i -> i.outer after a split, a.b.fused after a fuse; an alloc whose line changed,
+    // by its buffer.
     int found = -1;
-    for (size_t i = 0; i < rows.size() && found < 0; ++i)
-        if ((rows[i].kind == NestRow::Kind::Loop ? rows[i].label : rows[i].code) == m_currentKey)
+    int seen = 0;
+    for (size_t i = 0; i < rows.size() && seen <= m_currentOccurrence; ++i)
+        if (keyOf(rows[i]) == m_currentKey) {
             found = static_cast<int>(i);
+            ++seen;
+        }
     for (size_t i = 0; i < rows.size() && found < 0; ++i)
         if (rows[i].kind == NestRow::Kind::Loop
             && (rows[i].label.startsWith(m_currentKey + QLatin1Char('.')) || rows[i].label.contains(m_currentKey + QLatin1Char('.'))))
+            found = static_cast<int>(i);
+    for (size_t i = 0; i < rows.size() && found < 0 && !m_currentBuffer.isEmpty(); ++i)
+        if (rows[i].kind == NestRow::Kind::Alloc && rows[i].buffer == m_currentBuffer)
             found = static_cast<int>(i);
     const bool restored = found >= 0;
     if (found < 0)  // start on the outermost loop: the toolbar is live and its highlights show

@@ -102,6 +102,8 @@ private:
     QAction* m_tensorizeButton = nullptr;  ///< the toolbar's Tensorize button (shown for PE-array targets)
     Snapshot m_snapshot;
     QString m_currentKey;       ///< label (loops) or code of the current row, kept across edits
+    int m_currentOccurrence = 0;  ///< which of the rows with that key (a stage's init and update loops share labels)
+    QString m_currentBuffer;    ///< the current alloc row's buffer: found by it when an edit changed its line (a double buffer)
     QSet<QString> m_collapsed;  ///< labels of loops the user collapsed
     bool m_restoring = false;
     friend class NestTree;

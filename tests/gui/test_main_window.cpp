@@ -586,6 +586,9 @@ private slots:
         trigger(*w, LoopNestView::DoubleBuffer);
         QCOMPARE(lastPrimitive(*w), sched::Primitive::DoubleBuffer);
         QVERIFY(model->rows()[rowStartingWith(*w, "alloc A_SRAM").data(LoopNestModel::RowIdRole).toInt()].badges.contains("double-buffered"));
+        // The alloc stays selected, though the edit changed its line (it went to i.outer).
+        QVERIFY(w->loopNestView()->currentRow());
+        QCOMPARE(w->loopNestView()->currentRow()->buffer, QString("A_SRAM"));
         QVERIFY(!doc->snapshot().failedStep);
         QCOMPARE(doc->steps().size(), size_t(6));
         QCOMPARE(w->historyView()->model()->rowCount(), 7);  // <opened> + 6 edits
@@ -922,6 +925,8 @@ private slots:
         });
         QVERIFY2(w->exportTo(dir, &error), qPrintable(error));
         QVERIFY(!askedAgain);
+        // The files by name, the folder once.
+        QCOMPARE(w->statusBar()->currentMessage(), QString("Exported matmul_f32.h, matmul_f32.c to %1").arg(dir));
 
         // File > Export C with Test Harness: the same files plus main.c and the build files.
         w->setPathPrompt([&](MainWindow::Prompt, const QString&) { return tmp.filePath("with-harness"); });
