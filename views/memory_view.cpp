@@ -391,6 +391,7 @@ bool MemoryView::layoutRows(int level, LevelRow& row, qreal left, qreal fullWidt
     row.capacityX = left + capWidth;
     qreal drawnEnd = row.capacityX;
     const size_t first = m_segments.size();
+    std::vector<std::pair<int64_t, int64_t>> spans;   // first row and rows taken, of each segment from `first`
     for (const analysis::RowBlock& b : r.array->rowBlocks) {
         if (b.level != rl->name)
             continue;
@@ -406,6 +407,7 @@ bool MemoryView::layoutRows(int level, LevelRow& row, qreal left, qreal fullWidt
         const int64_t rows = b.rows * (b.doubleBuffered ? 2 : 1);
         const qreal x0 = xOf(b.baseRow);
         s.rect = QRectF(x0, y, std::max(xOf(b.baseRow + rows) - x0, kMinSegment), kBarHeight);
+        spans.emplace_back(b.baseRow, rows);
         s.label = s.name + (b.doubleBuffered ? QStringLiteral(" ×2 ") : QStringLiteral(" ")) + tr("%n row(s)", nullptr, int(rows));
         QStringList tip;
         tip << tr("%1 — buffer of %2 (%3)").arg(s.name, s.tensor, row.name);
@@ -435,8 +437,14 @@ bool MemoryView::layoutRows(int level, LevelRow& row, qreal left, qreal fullWidt
         const qreal zs = fullWidth / double(used);
         for (size_t i = first; i < m_segments.size(); ++i) {
             Segment& s = m_segments[i];
-            const qreal x0 = left + (s.rect.left() - left) / scale * zs;
-            s.zoomRect = QRectF(x0, row.zoom.top(), std::max(s.rect.width() / scale * zs, kMinSegment), kZoomHeight);
+            // From the rows, not from the bar's rectangle: a few rows of a large level are widened
+            // to kMinSegment there, and that widening magnified ran past the strip's right edge
+            // (16 + 16 rows of 16,384 on Gemmini), the labels centred off the picture.
+            const auto [base, rows] = spans[i - first];
+            const qreal width = std::max(rows * zs, kMinSegment);
+            // Every block ends at or before the peak; a block widened to stay visible stays inside the strip.
+            const qreal x0 = std::min(left + base * zs, row.zoom.right() - width);
+            s.zoomRect = QRectF(x0, row.zoom.top(), width, kZoomHeight);
         }
         for (int k = 1; k < rl->banks; ++k)
             if (perBank * k < used)

@@ -49,6 +49,36 @@ private slots:
         QVERIFY(colourCount(image) > 4);
         savePicture(image, QStringLiteral("memory_rows_gemmini"));
     }
+
+    // After Tensorize on Gemmini: A and B take 16 rows each of a 16,384-row scratchpad. Their
+    // magnified strip spans the bar's width, as the strips of the byte-addressed levels do (the
+    // few pixels each buffer is widened to in the bar, magnified 512 times, ran past the right
+    // edge), and each buffer has room there for its label.
+    void theMagnifiedRowsSpanTheBar()
+    {
+        QString error;
+        const ui::Snapshot s = snapshotOf(sourceDir() + QStringLiteral("/docs/tutorial/gemmini_2_tensorized.sched.yaml"), 1, &error);
+        QVERIFY2(!s.empty(), qPrintable(error));
+        ui::MemoryView view;
+        view.resize(900, 600);
+        view.setSnapshot(s);
+        const QString level = QStringLiteral("scratchpad");
+        QVERIFY2(view.levelText(level).startsWith(QStringLiteral("scratchpad  32 of 16,384 rows")), qPrintable(view.levelText(level)));
+        const QRectF a = view.bufferRect(level, QStringLiteral("A_scratchpad"));
+        const QRectF b = view.bufferRect(level, QStringLiteral("B_scratchpad"));
+        QVERIFY(!a.isEmpty() && !b.isEmpty());
+        // The bar runs from the margin to the margin (12 px each side).
+        const qreal left = 12, right = view.width() - 12;
+        const QString where = QStringLiteral("A %1..%2, B %3..%4, bar %5..%6")
+                                  .arg(a.left()).arg(a.right()).arg(b.left()).arg(b.right()).arg(left).arg(right);
+        QVERIFY2(qAbs(std::min(a.left(), b.left()) - left) < 0.5, qPrintable(where));
+        QVERIFY2(qAbs(std::max(a.right(), b.right()) - right) < 0.5, qPrintable(where));
+        QVERIFY2(qAbs(a.width() - b.width()) < 0.5, qPrintable(where));
+        const QFontMetricsF fm(view.font());
+        for (const auto& [rect, name] : {std::pair{a, QStringLiteral("A_scratchpad")}, std::pair{b, QStringLiteral("B_scratchpad")}})
+            QVERIFY2(rect.width() - 8 >= fm.horizontalAdvance(name), qPrintable(name + QStringLiteral(": ") + where));
+        savePicture(render(view, QSize(900, 600)), QStringLiteral("memory_rows_gemmini_tensorized"));
+    }
 };
 
 QTEST_MAIN(TestMemoryRows)
