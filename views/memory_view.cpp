@@ -408,7 +408,9 @@ bool MemoryView::layoutRows(int level, LevelRow& row, qreal left, qreal fullWidt
         const qreal x0 = xOf(b.baseRow);
         s.rect = QRectF(x0, y, std::max(xOf(b.baseRow + rows) - x0, kMinSegment), kBarHeight);
         spans.emplace_back(b.baseRow, rows);
-        s.label = s.name + (b.doubleBuffered ? QStringLiteral(" ×2 ") : QStringLiteral(" ")) + tr("%n row(s)", nullptr, int(rows));
+        // Singular and plural written out: "%n row(s)" reads "row(s)" without a translation loaded.
+        s.label = s.name + (b.doubleBuffered ? QStringLiteral(" ×2 ") : QStringLiteral(" "))
+            + (rows == 1 ? tr("1 row") : tr("%1 rows").arg(rows));
         QStringList tip;
         tip << tr("%1 — buffer of %2 (%3)").arg(s.name, s.tensor, row.name);
         tip << (b.doubleBuffered ? tr("rows %1-%2 and %3-%4 (double buffer: two halves of %5 rows)")
@@ -727,6 +729,14 @@ QString MemoryView::toolTipAt(const QPointF& pos) const
     for (const LevelRow& row : m_rows)  // a title, whole (a narrow dock elides it)
         if (row.titleRect.contains(pos))
             return row.text;
+    return QString();
+}
+
+QString MemoryView::bufferLabel(const QString& level, const QString& buffer) const
+{
+    for (const Segment& s : m_segments)
+        if (s.name == buffer && s.level < static_cast<int>(m_rows.size()) && m_rows[s.level].name == level)
+            return s.label;
     return QString();
 }
 

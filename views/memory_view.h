@@ -37,6 +37,9 @@ public:
     QString toolTipAt(const QPointF& pos) const;
     /// Bank boundaries drawn in a level's bar (row-addressed levels), left to right.
     int bankLines(const QString& level) const;
+    /// The label of a buffer of a level ("A_scratchpad 16 rows"), drawn inside it where it
+    /// fits; "" when the buffer is not drawn.
+    QString bufferLabel(const QString& level, const QString& buffer) const;
     /// Where a buffer of a level is drawn: in the magnified strip when its level has one
     /// (small contents of a large level), else in the bar; empty when it is not drawn.
     QRectF bufferRect(const QString& level, const QString& buffer) const;

@@ -39,6 +39,9 @@ private slots:
         const QString tip = view.toolTipAt(b.center());
         QVERIFY2(tip.contains(QStringLiteral("rows 1024-1151 and 1152-1279")), qPrintable(tip));
         QVERIFY2(tip.contains(QStringLiteral("bank 0")), qPrintable(tip));
+        // The rows in words, singular and plural written out ("row(s)" showed without a translation).
+        QCOMPARE(view.bufferLabel(QStringLiteral("scratchpad"), QStringLiteral("A_scratchpad")), QStringLiteral("A_scratchpad 1024 rows"));
+        QCOMPARE(view.bufferLabel(QStringLiteral("scratchpad"), QStringLiteral("B_scratchpad")), QStringLiteral("B_scratchpad ×2 256 rows"));
         // A dock too narrow for the title elides it; hovering the title shows it whole.
         view.resize(300, 420);
         const QRectF a2 = view.bufferRect(QStringLiteral("scratchpad"), QStringLiteral("A_scratchpad"));
