@@ -105,6 +105,12 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent)
     m_bar->setRange(0, 1000);
     m_status = new QLabel(tr("Search from the schedule shown: its first steps are kept, the rest is proposed."), this);
     m_status->setWordWrap(true);
+    // Room for two lines from the start, the text at the top: the final status takes two at the
+    // window's size, and a label that grew from one line to two when the run ended kept its
+    // one-line height until the window was laid out again, its text cut off at the top and
+    // the bottom.
+    m_status->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    m_status->setMinimumHeight(2 * m_status->fontMetrics().lineSpacing());
     m_details = new QLabel(this);
     m_details->setWordWrap(true);
     m_details->setTextInteractionFlags(Qt::TextSelectableByMouse);

@@ -13,6 +13,7 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QElapsedTimer>
+#include <QLabel>
 #include <QLogValueAxis>
 #include <QSignalSpy>
 #include <QStandardItemModel>
@@ -138,6 +139,32 @@ private slots:
         QStringList lines = panel.changeLines();
         QCOMPARE(lines.size(), static_cast<int>(trace.size()));
         QVERIFY(lines.front().startsWith("+ "));
+    }
+
+    // The final status takes two lines in a window of the default size. The label has room for
+    // them before the run ends, and is as tall as its text at its width after it (it kept the
+    // one-line height of the progress, the text cut off at the top and the bottom, until
+    // something else laid the window out again).
+    void theFinalStatusIsShownWhole()
+    {
+        SearchPanel panel;
+        panel.resize(1100, 650);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        QLabel* status = nullptr;
+        for (QLabel* l : panel.findChildren<QLabel*>())
+            if (l->text() == panel.statusText())
+                status = l;
+        QVERIFY(status);
+        const int twoLines = 2 * status->fontMetrics().lineSpacing();
+        QVERIFY2(status->height() >= twoLines, qPrintable(QString("%1 px high before the run").arg(status->height())));
+        QVERIFY(runFrom(panel, program("matmul_int8"), 0, 192));
+        QCoreApplication::processEvents();
+        QCOMPARE(status->text(), panel.statusText());
+        const int needed = status->heightForWidth(status->width());
+        QVERIFY2(needed >= twoLines, qPrintable(QString("one line: %1").arg(status->text())));
+        QVERIFY2(status->height() >= needed,
+                 qPrintable(QString("%1 px high, its text needs %2 at %3 px wide").arg(status->height()).arg(needed).arg(status->width())));
     }
 
     void windowStaysResponsiveAndCancelStops()
