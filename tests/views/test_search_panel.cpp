@@ -19,6 +19,8 @@
 #include <QStandardItemModel>
 #include <QTest>
 
+#include <cmath>
+
 using namespace loopscope;
 using namespace loopscope::ui;
 
@@ -165,6 +167,45 @@ private slots:
         QVERIFY2(needed >= twoLines, qPrintable(QString("one line: %1").arg(status->text())));
         QVERIFY2(status->height() >= needed,
                  qPrintable(QString("%1 px high, its text needs %2 at %3 px wide").arg(status->height()).arg(needed).arg(status->width())));
+    }
+
+    // After a run the best point is selected, ringed on the chart. A click on it opens it, as a
+    // click on any other point does (the ring, drawn over the point, took the click: nothing
+    // happened until another point had been clicked).
+    void clickingTheSelectedPointOpensIt()
+    {
+        SearchPanel panel;
+        panel.resize(1100, 650);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        QVERIFY(runFrom(panel, program("matmul_int8"), 0, 192));
+        QCoreApplication::processEvents();
+        const int best = panel.bestIndex();
+        QVERIFY(best >= 0 && panel.front().size() >= 2);
+        // Another point, the farthest from the best on the chart.
+        int other = -1;
+        double farthest = 0;
+        for (int i = 0; i < static_cast<int>(panel.front().size()); ++i) {
+            const QPointF d = panel.scatter()->pointPosition(i) - panel.scatter()->pointPosition(best);
+            if (std::hypot(d.x(), d.y()) > farthest) {
+                farthest = std::hypot(d.x(), d.y());
+                other = i;
+            }
+        }
+        QVERIFY2(farthest > 30, "the points are too close together to click one of them");
+        QSignalSpy open(&panel, &SearchPanel::openRequested);
+        auto click = [&](int i) {
+            QTest::mouseClick(panel.scatter()->viewport(), Qt::LeftButton, {}, panel.scatter()->pointPosition(i).toPoint());
+            QCoreApplication::processEvents();
+        };
+        click(best);
+        QCOMPARE(open.count(), 1);
+        QVERIFY(open.at(0).at(0).value<std::vector<sched::Step>>() == panel.front()[best].trace);
+        click(other);
+        QCOMPARE(open.count(), 2);
+        QVERIFY(open.at(1).at(0).value<std::vector<sched::Step>>() == panel.front()[other].trace);
+        click(other);   // selected now, and ringed
+        QCOMPARE(open.count(), 3);
     }
 
     void windowStaysResponsiveAndCancelStops()

@@ -59,16 +59,21 @@ SearchScatter::SearchScatter(QWidget* parent) : QChartView(parent)
     }
     setChart(chart);
     setRenderHint(QPainter::Antialiasing);
-    connect(m_front, &QScatterSeries::hovered, this, [this](const QPointF& p, bool state) {
-        int i = indexOf(p);
-        if (i >= 0)
-            emit pointHovered(i, state);
-    });
-    connect(m_front, &QScatterSeries::clicked, this, [this](const QPointF& p) {
-        int i = indexOf(p);
-        if (i >= 0)
-            emit pointClicked(i);
-    });
+    // The ring of the selected point and the square of the current schedule are drawn over the
+    // front and take the mouse where they cover a point: a click on the ringed point (the best
+    // one, after a run) did nothing. A point of theirs that is a point of the front is that point.
+    for (QScatterSeries* s : {m_front, m_selected, m_current}) {
+        connect(s, &QScatterSeries::hovered, this, [this](const QPointF& p, bool state) {
+            int i = indexOf(p);
+            if (i >= 0)
+                emit pointHovered(i, state);
+        });
+        connect(s, &QScatterSeries::clicked, this, [this](const QPointF& p) {
+            int i = indexOf(p);
+            if (i >= 0)
+                emit pointClicked(i);
+        });
+    }
     fitAxes();
 }
 
