@@ -608,9 +608,10 @@ void MainWindow::onOpened()
     updateLazy(QStringLiteral("costDock"));
     showCurrentInKernelView();
     m_nest->showRejected(QString());
-    m_selectedLoop.clear();
-    m_selectedTensors.clear();
-    applySelectionHighlight();
+    // The selection and its highlights stay: they are the nest's current row's. A document
+    // opened anew is followed by its snapshot, on which the nest selects a row and says so;
+    // a save (opened too, for the file's name) keeps the row, and cleared the highlights of
+    // the loop still selected (the Kernel & target panel's tensors, the Schedule's steps).
     if (!m_doc->filePath().isEmpty())
         addRecent(m_doc->filePath());
     updateTitle();

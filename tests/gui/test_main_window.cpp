@@ -885,6 +885,34 @@ private slots:
         QCOMPARE(again->codeView()->text(), w->codeView()->text());
     }
 
+    // Save as keeps the selected loop's highlights: the tensors its body touches in the Kernel &
+    // target panel, the steps that name it in the Schedule panel (they were cleared while the
+    // loop stayed selected in the nest).
+    void saveAsKeepsTheSelectionsHighlights()
+    {
+        QTemporaryDir tmp;
+        auto w = makeWindow();
+        QVERIFY(w->openFile(example("matmul_f32_naive.sched.yaml")));
+        QVERIFY(selectLoop(*w, "i"));
+        trigger(*w, LoopNestView::Split);
+        QVERIFY(selectLoop(*w, "i.outer"));
+        const KernelModel* kernel = w->kernelView()->model();
+        const ScheduleModel* schedule = w->scheduleView()->model();
+        auto highlighted = [&] {
+            return kernel->findTensor("A").data(KernelModel::HighlightRole).toBool() && kernel->findTensor("C").data(KernelModel::HighlightRole).toBool()
+                && schedule->index(0, 0).data(ScheduleModel::HighlightRole).toBool();
+        };
+        QVERIFY(highlighted());
+        const QString path = tmp.filePath("mine.sched.yaml");
+        w->setPathPrompt([&](MainWindow::Prompt, const QString&) { return path; });
+        w->action("saveAs")->trigger();
+        QVERIFY(QFileInfo::exists(path));
+        QVERIFY(w->windowTitle().contains("mine.sched.yaml"));
+        QVERIFY(w->loopNestView()->currentRow());
+        QCOMPARE(w->loopNestView()->currentRow()->label, QString("i.outer"));
+        QVERIFY(highlighted());
+    }
+
     // Export never silently replaces a file it did not write: it asks, and "no" writes nothing.
     void exportAsksBeforeReplacingSomebodysFile()
     {
