@@ -19,6 +19,8 @@ namespace loopscope::cli {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitMismatch = 1;
 inline constexpr int kExitBadInput = 2;
+/// A search stopped by Ctrl-C (128 + SIGINT, as a shell reports it): its results so far are printed.
+inline constexpr int kExitInterrupted = 130;
 
 int runLower(const std::string& file, const std::string& target, std::ostream& out, std::ostream& err);
 int runVerify(const std::string& schedule, uint64_t seed, std::ostream& out, std::ostream& err);

@@ -21,6 +21,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <functional>
@@ -177,6 +179,43 @@ std::string stepText(const sched::Step& s, const ir::Kernel& kernel)
 {
     return (kernel.stages.size() > 1 && !s.stage.empty() ? s.stage + ": " : "") + sched::describe(s);
 }
+
+} // namespace
+
+namespace {
+
+/// Set by Ctrl-C (SIGINT) or SIGTERM while a search runs: the search stops after the candidates
+/// in flight, as at its time limit, so that its front is printed and written, and a run kept
+/// in a workspace is marked stopped (resumable) instead of staying "running" for ever.
+std::atomic<bool> g_interrupted{false};
+
+extern "C" void onInterrupt(int sig)
+{
+    g_interrupted.store(true);
+    std::signal(sig, SIG_DFL);   // a second one stops the program at once
+}
+
+/// Installs onInterrupt for SIGINT and SIGTERM while alive; the previous handlers after.
+class InterruptScope {
+public:
+    InterruptScope()
+    {
+        g_interrupted.store(false);
+        m_int = std::signal(SIGINT, onInterrupt);
+        m_term = std::signal(SIGTERM, onInterrupt);
+    }
+    ~InterruptScope()
+    {
+        std::signal(SIGINT, m_int == SIG_ERR ? SIG_DFL : m_int);
+        std::signal(SIGTERM, m_term == SIG_ERR ? SIG_DFL : m_term);
+    }
+    InterruptScope(const InterruptScope&) = delete;
+    InterruptScope& operator=(const InterruptScope&) = delete;
+
+private:
+    void (*m_int)(int) = SIG_DFL;
+    void (*m_term)(int) = SIG_DFL;
+};
 
 } // namespace
 
@@ -337,13 +376,19 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
         if (stored)
             sink->adopt(stored->variants);
     }
-    search::SearchResult r = search::runSearch(in->base, opt, sink.get(), nullptr, stored ? &stored->state : nullptr);
+    search::SearchResult r;
+    {
+        InterruptScope interrupt;
+        r = search::runSearch(in->base, opt, sink.get(), &g_interrupted, stored ? &stored->state : nullptr);
+    }
+    const bool interrupted = r.cancelled && g_interrupted.load();
     if (ws) {
         store::SearchStatus status = !r.feasible ? store::SearchStatus::Failed
                                      : r.budgetReached ? store::SearchStatus::Finished
                                                        : store::SearchStatus::Cancelled;
         std::string message = !r.feasible ? r.message
                               : r.budgetReached ? std::string()
+                              : interrupted     ? "interrupted (Ctrl-C) after " + std::to_string(r.progress.drawn) + " candidates"
                                                 : "stopped by its time limit after " + std::to_string(r.progress.drawn) + " candidates";
         auto done = ws->finishSearchRun(runId, status, message);
         if (!sink->error().empty() || !done) {
@@ -370,7 +415,9 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
     // The schedule given (a schedule file's steps, all of them) measured in the same batch: what
     // the search's points are to beat, by measurement.
     std::optional<codegen::Measurement> measuredCurrent;
-    if (a.measureTop > 0) {
+    if (a.measureTop > 0 && interrupted)
+        err << "interrupted: --measure-top " << a.measureTop << " skipped (it runs qemu for minutes)\n";
+    if (a.measureTop > 0 && !interrupted) {
         std::vector<lower::LoopNest> nests;
         for (const auto& pt : r.distinct)
             nests.push_back(lower::lower(sched::replay(in->base.kernel, in->base.target, pt.trace).program()));
@@ -457,7 +504,7 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
     // same (the search is not lost), and the exit status says it.
     auto finish = [&]() {
         if (writeErrors.str().empty())
-            return kExitOk;
+            return interrupted ? kExitInterrupted : kExitOk;
         err << writeErrors.str();
         return kExitBadInput;
     };
@@ -481,7 +528,7 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
         j["progress"] = {{"drawn", p.drawn}, {"evaluated", p.evaluated}, {"feasible", p.feasible}, {"repaired", p.repaired},
                          {"pruned", p.pruned}, {"duplicates", p.duplicates}, {"rejected", p.rejected}, {"seconds", p.seconds}, {"rate_per_second", p.rate},
                          {"best_found_seconds", p.bestSeconds}, {"best_found_drawn", p.bestDrawn},
-                         {"timed_out", r.timedOut}, {"budget_reached", r.budgetReached}};
+                         {"timed_out", r.timedOut}, {"budget_reached", r.budgetReached}, {"interrupted", interrupted}};
         j["defects"] = r.defects;
         j["current"] = figuresJson(current);
         j["best"] = r.best;
@@ -535,7 +582,7 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
                   "%lld candidates in %.2f s: %lld evaluated (%.0f/s), %lld repaired to fit, %lld pruned (cannot fit), %lld duplicates, %lld rejected%s\n",
                   static_cast<long long>(p.drawn), p.seconds, static_cast<long long>(p.evaluated), p.rate, static_cast<long long>(p.repaired),
                   static_cast<long long>(p.pruned), static_cast<long long>(p.duplicates), static_cast<long long>(p.rejected),
-                  r.timedOut ? " (time limit)" : "");
+                  r.timedOut ? " (time limit)" : interrupted ? " (interrupted)" : "");
     out << line;
     if (p.best)
         out << "best for " << search::objectiveName(opt.objective) << " found after " << std::fixed << std::setprecision(2) << p.bestSeconds

@@ -535,3 +535,29 @@ TEST(SearchCli, ALinkInTheWayIsNeverWrittenThrough)
     EXPECT_EQ(r.out, "");   // refused before the search
     fs::remove_all(dir);
 }
+
+// Ctrl-C stops a search as its time limit does: the front found so far is printed, the run kept
+// in a workspace is marked stopped and resumable, exit 130. The process died at once: nothing
+// printed, and the run stayed "running" for ever.
+TEST(SearchCli, CtrlCStopsTheSearchAndKeepsItsRunResumable)
+{
+    const fs::path dir = scratch() / "interrupt";
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const std::string ws = (dir / "w.loopscope-workspace").string();
+    // --preserve-status: timeout's status is the program's, not 124.
+    const test::RunResult r = test::run("timeout --preserve-status -s INT 5 '" LOOPSCOPE_CLI "' search " + src("examples/kernels/conv2d_int8.kernel.yaml")
+                                        + " --target cortex-m7 --time 300 --threads 1 --workspace '" + ws + "'");
+    EXPECT_EQ(r.exitCode, 130) << r.output;
+    EXPECT_NE(r.output.find(" rejected (interrupted)\n"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("Pareto front over"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("--resume 1"), std::string::npos) << r.output;
+    auto w = store::Workspace::open(ws);
+    ASSERT_TRUE(w.ok()) << w.errorText();
+    const auto run = (*w)->searchRun(1);
+    ASSERT_TRUE(run.has_value());
+    EXPECT_EQ(run->status, store::SearchStatus::Cancelled);
+    EXPECT_NE(run->message.find("interrupted (Ctrl-C) after "), std::string::npos) << run->message;
+    EXPECT_GT(run->evaluated, 0);
+    fs::remove_all(dir);
+}
