@@ -271,7 +271,10 @@ void MainWindow::applyDefaultSizes()
     // Proportions of a 1600 x 1000 window: the nest gets the middle, the figures the right.
     const int w = std::max(width(), 1200);
     const int h = std::max(height(), 800);
-    resizeDocks({kernel, memory}, {w * 24 / 100, w * 33 / 100}, Qt::Horizontal);
+    // The right column as wide as the Cost table where the window has room for it beside the
+    // nest (a 1280 window's third would make the table scroll sideways), a third at least.
+    const int right = std::max(w * 33 / 100, std::min(m_cost->tableWidth(), width() - w * 24 / 100 - 340));
+    resizeDocks({kernel, memory}, {w * 24 / 100, right}, Qt::Horizontal);
     resizeDocks({kernel, schedule}, {h * 30 / 100, h * 70 / 100}, Qt::Vertical);
     resizeDocks({memory, cost}, {h * 36 / 100, h * 64 / 100}, Qt::Vertical);
     resizeDocks({code}, {h * 36 / 100}, Qt::Vertical);

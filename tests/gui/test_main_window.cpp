@@ -1129,6 +1129,24 @@ private slots:
         QVERIFY(error.contains("no-such-loop"));
     }
 
+    // A window 1024 x 640 (a small laptop's screen) lays out: the Cost table scrolls sideways
+    // in its narrow dock. Its minimum width made the window 1083 wide, cut off at the screen.
+    void aWindow1024WideFitsAndTheCostTableScrolls()
+    {
+        QTemporaryDir tmp;
+        auto w = std::make_unique<MainWindow>(MainWindow::Options{false, false});
+        QVERIFY(w->openFile(source("docs/tutorial/matmul_6_written_back.sched.yaml")));
+        ScreenshotOptions options;
+        options.size = QSize(1024, 640);
+        QString error;
+        QVERIFY2(renderScreenshot(*w, tmp.filePath("small.png"), options, &error), qPrintable(error));
+        QCOMPARE(QImage(tmp.filePath("small.png")).size(), QSize(1024, 640));
+        auto* scroll = w->findChild<QScrollArea*>("costScroll");
+        QVERIFY(scroll);
+        QVERIFY(scroll->isVisible());
+        QVERIFY(scroll->horizontalScrollBar()->maximum() > 0);   // the table is wider than the dock: it scrolls
+    }
+
     void fileDialogsShowTheExamplesNamesWhole()
     {
         // Qt's own dialog (no platform dialog offscreen, nor under X without a desktop's theme)

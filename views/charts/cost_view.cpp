@@ -10,6 +10,7 @@
 #include <QLabel>
 #include <QLocale>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -158,11 +159,20 @@ CostView::CostView(QWidget* parent) : QWidget(parent)
     m_placeholder->setWordWrap(true);
     outer->addWidget(m_placeholder);
 
-    m_content = new QWidget(this);
+    // The figures' table needs about 490 px: in a narrower dock (a window 1024 wide) the view
+    // scrolls sideways, where its minimum width made the window wider than the screen and the
+    // dock was cut off at the right edge.
+    m_contentScroll = new QScrollArea(this);
+    m_contentScroll->setObjectName(QStringLiteral("costScroll"));
+    m_contentScroll->setWidgetResizable(true);
+    m_contentScroll->setFrameShape(QFrame::NoFrame);
+    m_contentScroll->setMinimumWidth(kMinimumWidth);
+    m_content = new QWidget(m_contentScroll);
     auto* layout = new QVBoxLayout(m_content);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(6);
-    outer->addWidget(m_content, 1);
+    m_contentScroll->setWidget(m_content);
+    outer->addWidget(m_contentScroll, 1);
 
     // Wrapped labels that every layout of the window measures: LiveLabels keep their text
     // laid out per width (a QLabel lays rich and wrapped text out again each time it is asked).
@@ -273,8 +283,14 @@ CostView::CostView(QWidget* parent) : QWidget(parent)
     m_cyclesChart->setCategories({tr("total"), tr("transfer"), tr("bound")});
     m_historyChart->setSeries({{tr("estimate"), QColor(0x4e, 0x79, 0xa7)}, {tr("compute bound"), QColor(120, 120, 120)}});
 
-    m_content->hide();
+    m_contentScroll->hide();
     updateHistoryChart();
+}
+
+int CostView::tableWidth() const
+{
+    const QMargins m = layout()->contentsMargins();
+    return m_content->minimumSizeHint().width() + m.left() + m.right() + m_contentScroll->verticalScrollBar()->sizeHint().width();
 }
 
 QSize CostView::sizeHint() const
@@ -307,13 +323,13 @@ void CostView::setSnapshot(const Snapshot& snapshot)
                                : snapshot.failedStep ? tr("No cost estimate: %1").arg(QString::fromStdString(snapshot.failedStep->str()))
                                                      : tr("No cost report for this schedule."));
         m_placeholder->show();
-        m_content->hide();
+        m_contentScroll->hide();
         for (Headline& h : m_headlines)
             h.share = -1;
         return;
     }
     m_placeholder->hide();
-    m_content->show();
+    m_contentScroll->show();
     updateHeadlines();
     updateTrafficChart();
     updateCyclesChart();

@@ -13,6 +13,7 @@
 
 QT_BEGIN_NAMESPACE
 class QLabel;
+class QScrollArea;
 QT_END_NAMESPACE
 
 namespace loopscope::ui {
@@ -25,6 +26,10 @@ class CostView : public QWidget {
     Q_OBJECT
 public:
     explicit CostView(QWidget* parent = nullptr);
+    /// The narrowest the view gets; its table scrolls sideways below its own width.
+    static constexpr int kMinimumWidth = 260;
+    /// The width at which the table needs no sideways scrolling (the view's own margins in).
+    int tableWidth() const;
     /// Redraws; a snapshot with a new revision adds a point to the history chart.
     void setSnapshot(const Snapshot& snapshot);
     /// Forgets the history (a new document was opened).
@@ -99,6 +104,7 @@ private:
     LiveLabel* m_caveat = nullptr;
     int m_measuredRevision = -1;
     QLabel* m_placeholder = nullptr;
+    QScrollArea* m_contentScroll = nullptr;   ///< holds m_content: scrolls sideways in a narrow dock
     QWidget* m_content = nullptr;
     std::vector<Headline> m_headlines;  ///< indexed by Figure
     StackedBarChart* m_trafficChart = nullptr;
