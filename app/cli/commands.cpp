@@ -489,7 +489,9 @@ int runCli(int argc, char** argv, std::ostream& out, std::ostream& err)
 {
     PrintableStreambuf outText(out), errText(err);
     std::ostream printableOut(&outText), printableErr(&errText);
-    printableErr.setf(std::ios::unitbuf);   // as std::cerr: each message at once, before what follows on stdout
+    // As std::cerr: each message at once, after what stdout holds so far (2>&1 keeps the order).
+    printableErr.setf(std::ios::unitbuf);
+    printableErr.tie(&printableOut);
     return runCommands(argc, argv, printableOut, printableErr);
 }
 

@@ -1,7 +1,8 @@
 // The CLI's output as a terminal can show it: every byte the commands write to stdout and
 // stderr passes through printableText (control characters as \xNN, line breaks and tabs kept),
 // so a kernel's key written with a YAML escape ("\e[31m"), a variant's name or a path typed with
-// a control character cannot drive the terminal. JSON needs nothing: nlohmann escapes them.
+// a control character cannot drive the terminal. JSON passes unchanged: jsonText writes every
+// such character as \uXXXX.
 #pragma once
 
 #include "common/printable_text.h"
@@ -9,6 +10,7 @@
 #include <ostream>
 #include <streambuf>
 #include <string>
+#include <string_view>
 
 namespace loopscope::cli {
 
@@ -30,6 +32,8 @@ protected:
     {
         if (traits_type::eq_int_type(c, traits_type::eof()))
             return traits_type::not_eof(c);
+        if (m_failed)
+            return traits_type::eof();
         const char ch = traits_type::to_char_type(c);
         m_pending += ch;
         if (ch == '\n')
@@ -38,9 +42,14 @@ protected:
     }
     std::streamsize xsputn(const char* s, std::streamsize n) override
     {
+        if (m_failed)
+            return 0;
+        // Only the new text is searched for a line's end: a long line written in small pieces
+        // is not scanned again at each.
+        const size_t before = m_pending.size();
         m_pending.append(s, static_cast<size_t>(n));
-        if (const size_t nl = m_pending.rfind('\n'); nl != std::string::npos)
-            pass(nl + 1);
+        if (const size_t nl = std::string_view(s, static_cast<size_t>(n)).rfind('\n'); nl != std::string_view::npos)
+            pass(before + nl + 1);
         return n;
     }
     int sync() override
@@ -59,7 +68,7 @@ protected:
                 break;
         }
         pass(m_pending.size() - keep);
-        return m_target.pubsync();
+        return m_failed ? -1 : m_target.pubsync();
     }
 
 private:
@@ -68,12 +77,16 @@ private:
         if (n == 0)
             return;
         const std::string text = printableText(std::string_view(m_pending).substr(0, n), true);
-        m_target.sputn(text.data(), static_cast<std::streamsize>(text.size()));
+        // A stream that cannot be written (stdout closed, a full disk) fails the stream, as it would
+        // have without this buffer.
+        if (m_target.sputn(text.data(), static_cast<std::streamsize>(text.size())) != static_cast<std::streamsize>(text.size()))
+            m_failed = true;
         m_pending.erase(0, n);
     }
 
     std::streambuf& m_target;
     std::string m_pending;
+    bool m_failed = false;
 };
 
 } // namespace loopscope::cli

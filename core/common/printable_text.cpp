@@ -65,6 +65,9 @@ std::string printableText(std::string_view text, bool keepLineBreaks)
         if ((c >= 0x20 && c < 0x7f) || (keepLineBreaks && (c == '\n' || c == '\t'))) {
             out += static_cast<char>(c);
             ++i;
+        } else if (keepLineBreaks && c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') {   // a CRLF line end
+            out += static_cast<char>(c);
+            ++i;
         } else if (size_t n = c >= 0x80 ? utf8Length(text, i) : 0; n > 0 && !isControl(text, i, n)) {
             out.append(text.substr(i, n));
             i += n;

@@ -19,7 +19,9 @@ bool isUtf8(std::string_view text);
 
 /// `text` with control characters (C0, DEL, the C1 controls U+0080-U+009F and the
 /// bidirectional overrides and isolates U+202A-U+202E, U+2066-U+2069) and bytes that are no part
-/// of a UTF-8 character written as \xNN, one per byte; everything else, UTF-8 included, as it is. With `keepLineBreaks`, '\n' and '\t' stay (a message of several lines).
+/// of a UTF-8 character written as \xNN, one per byte; everything else, UTF-8 included, as it
+/// is. With `keepLineBreaks`, '\n', "\r\n" and '\t' stay (a message of several lines; a lone
+/// '\r' would let the rest of a line overwrite its start).
 std::string printableText(std::string_view text, bool keepLineBreaks = false);
 
 } // namespace loopscope

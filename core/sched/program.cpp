@@ -378,6 +378,13 @@ bool axisContiguousInside(const StageSchedule& ss, int axis, int var)
     return rangeInside(ss, axis, pos).contiguous;
 }
 
+Diagnostic ScheduleError::diagnostic() const
+{
+    ScheduleError e = *this;
+    e.loc = {};
+    return Diagnostic{Severity::Error, loc, e.str()};
+}
+
 std::string ScheduleError::str() const
 {
     std::ostringstream os;

@@ -153,6 +153,8 @@ struct ScheduleError {
 
     /// "file:line:col: step 3 (reorder): j.inner is not a loop of stage C" (1-based step).
     std::string str() const;
+    /// The same as a diagnostic: the place in its location, said once.
+    Diagnostic diagnostic() const;
 };
 
 /// The result of applying one step: the new program or the error (the old program is untouched).

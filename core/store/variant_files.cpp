@@ -77,11 +77,8 @@ Result<NewVariant> variantFromScheduleFile(const std::string& schedulePath, cons
         if (kernel && t) {
             auto r = sched::replay(std::make_shared<const ir::Kernel>(std::move(*kernel)), std::make_shared<const hw::Target>(std::move(*t)),
                                    file->steps);
-            if (!r.ok()) {
-                sched::ScheduleError e = r.error();
-                e.loc = {};   // the diagnostic's own place: said once
-                return Diagnostic{Severity::Error, r.error().loc, e.str()};
-            }
+            if (!r.ok())
+                return r.error().diagnostic();
         }
     }
     v->name = fs::path(schedulePath).filename().string();

@@ -292,6 +292,23 @@ TEST_F(CliWorkspace, ANameThatIsNotUtf8IsListedInJson)
     EXPECT_EQ(show["notes"], "n\xef\xbf\xbd") << show;
 }
 
+// A name with characters a terminal obeys (DEL, the C1 CSI, a right-to-left override): the
+// table shows them as \xNN, and the JSON as \uXXXX, which parses back to the name (the table's
+// escaping made the JSON invalid).
+TEST_F(CliWorkspace, ANameWithControlCharactersIsEscapedInTablesAndJson)
+{
+    ASSERT_EQ(cli("workspace init").exitCode, 0);
+    auto add = cli("workspace add " + example("matmul_f32_tiled") + " --name \"$(printf 'v\177\302\233\342\200\256x')\"");
+    ASSERT_EQ(add.exitCode, 0) << add.output;
+    auto table = cli("workspace list");
+    EXPECT_NE(table.output.find("v\\x7f\\xc2\\x9b\\xe2\\x80\\xaex"), std::string::npos) << table.output;
+    auto raw = test::run("cd '" + (m_dir / "proj").string() + "' && " LOOPSCOPE_CLI " workspace list --json");
+    EXPECT_NE(raw.output.find("v\\u007f\\u009b\\u202ex"), std::string::npos) << raw.output;
+    auto list = json("workspace list --json");
+    ASSERT_EQ(list.size(), 1u) << raw.output;
+    EXPECT_EQ(list[0]["name"], "v\x7f\xc2\x9b\xe2\x80\xaex");
+}
+
 // A stored report that does not parse (a workspace changed outside Loopscope): `show --json`
 // printed nlohmann's "<discarded>", no JSON, with exit 0; now the report is null and said, and
 // `check` names the variant.

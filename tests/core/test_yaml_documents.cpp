@@ -77,6 +77,7 @@ TEST(PrintableText, ControlsAreHexLineBreaksStayWhenAsked)
     using loopscope::printableText;
     EXPECT_EQ(printableText("a\nb\tc\x1b[0m\x7f"), "a\\x0ab\\x09c\\x1b[0m\\x7f");
     EXPECT_EQ(printableText("a\nb\tc\x1b[0m\x7f", true), "a\nb\tc\\x1b[0m\\x7f");
+    EXPECT_EQ(printableText("a\r\nb\rc", true), "a\r\nb\\x0dc");   // a CRLF line end stays, a lone CR does not
     EXPECT_EQ(printableText("\xc2\xa0\xc2\x9b", true), "\xc2\xa0\\xc2\\x9b");   // NBSP stays, CSI does not
     EXPECT_EQ(printableText("a\xe2\x80\xae" "b\xe2\x81\xa6" "c\xe2\x80\x94"), "a\\xe2\\x80\\xae" "b\\xe2\\x81\\xa6" "c\xe2\x80\x94");   // RLO, LRI; the dash stays
     const loopscope::Diagnostic d{loopscope::Severity::Error, {"k\x1b.yaml", 3, 1}, "unknown key 'a\x07'\nsecond line"};
