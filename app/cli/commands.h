@@ -15,12 +15,11 @@ class App;
 
 namespace loopscope::cli {
 
-/// Exit codes: 0 success, 1 verification failed, 2 bad input.
+/// Exit codes: 0 success, 1 verification failed, 2 bad input; a search stopped by Ctrl-C or
+/// SIGTERM, after printing what it found, 130 or 143 (128 + the signal, as a shell reports it).
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitMismatch = 1;
 inline constexpr int kExitBadInput = 2;
-/// A search stopped by Ctrl-C (128 + SIGINT, as a shell reports it): its results so far are printed.
-inline constexpr int kExitInterrupted = 130;
 
 int runLower(const std::string& file, const std::string& target, std::ostream& out, std::ostream& err);
 int runVerify(const std::string& schedule, uint64_t seed, std::ostream& out, std::ostream& err);

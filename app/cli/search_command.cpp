@@ -100,7 +100,7 @@ Result<Input> openInput(const SearchArgs& a)
     auto target = std::make_shared<const hw::Target>(std::move(*t));
     sched::ApplyResult all = sched::replay(kernel, target, steps);
     if (!all.ok())
-        return Diagnostic{Severity::Error, all.error().loc, all.error().str()};
+        return all.error().diagnostic();
     in.program = all.program();
     int pin = a.pin < 0 ? static_cast<int>(steps.size()) : a.pin;
     if (pin > static_cast<int>(steps.size()))
@@ -188,34 +188,51 @@ namespace {
 /// in flight, as at its time limit, so that its front is printed and written, and a run kept
 /// in a workspace is marked stopped (resumable) instead of staying "running" for ever.
 std::atomic<bool> g_interrupted{false};
+std::atomic<int> g_signal{0};   ///< which one
 
 extern "C" void onInterrupt(int sig)
 {
+    g_signal.store(sig);
     g_interrupted.store(true);
-    std::signal(sig, SIG_DFL);   // a second one stops the program at once
 }
 
-/// Installs onInterrupt for SIGINT and SIGTERM while alive; the previous handlers after.
+/// Installs onInterrupt for SIGINT and SIGTERM while alive (a second one stops the program at
+/// once: SA_RESETHAND), the previous handlers after. A signal ignored when the program started
+/// (SIGINT of a command started in the background by a shell) stays ignored.
 class InterruptScope {
 public:
     InterruptScope()
     {
         g_interrupted.store(false);
-        m_int = std::signal(SIGINT, onInterrupt);
-        m_term = std::signal(SIGTERM, onInterrupt);
+        g_signal.store(0);
+        struct sigaction on {};
+        on.sa_handler = onInterrupt;
+        on.sa_flags = SA_RESETHAND;
+        sigemptyset(&on.sa_mask);
+        for (int i = 0; i < 2; ++i) {
+            sigaction(kSignals[i], nullptr, &m_old[i]);
+            if (m_old[i].sa_handler != SIG_IGN)
+                sigaction(kSignals[i], &on, nullptr);
+        }
     }
     ~InterruptScope()
     {
-        std::signal(SIGINT, m_int == SIG_ERR ? SIG_DFL : m_int);
-        std::signal(SIGTERM, m_term == SIG_ERR ? SIG_DFL : m_term);
+        for (int i = 0; i < 2; ++i)
+            sigaction(kSignals[i], &m_old[i], nullptr);
     }
     InterruptScope(const InterruptScope&) = delete;
     InterruptScope& operator=(const InterruptScope&) = delete;
 
 private:
-    void (*m_int)(int) = SIG_DFL;
-    void (*m_term)(int) = SIG_DFL;
+    static constexpr int kSignals[2] = {SIGINT, SIGTERM};
+    struct sigaction m_old[2] {};
 };
+
+/// "interrupted (Ctrl-C)" or "terminated (SIGTERM)".
+std::string interruptText()
+{
+    return g_signal.load() == SIGTERM ? "terminated (SIGTERM)" : "interrupted (Ctrl-C)";
+}
 
 } // namespace
 
@@ -382,19 +399,28 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
         r = search::runSearch(in->base, opt, sink.get(), &g_interrupted, stored ? &stored->state : nullptr);
     }
     const bool interrupted = r.cancelled && g_interrupted.load();
+    // 128 + the signal, as a shell reports a program it stopped.
+    const int interruptedExit = 128 + (g_signal.load() == SIGTERM ? SIGTERM : SIGINT);
     if (ws) {
-        store::SearchStatus status = !r.feasible ? store::SearchStatus::Failed
+        // Interrupted before anything feasible was found is stopped too, not failed: resumable.
+        store::SearchStatus status = interrupted ? store::SearchStatus::Cancelled
+                                     : !r.feasible ? store::SearchStatus::Failed
                                      : r.budgetReached ? store::SearchStatus::Finished
                                                        : store::SearchStatus::Cancelled;
-        std::string message = !r.feasible ? r.message
+        std::string message = interrupted ? interruptText() + " after " + std::to_string(r.progress.drawn) + " candidates"
+                              : !r.feasible ? r.message
                               : r.budgetReached ? std::string()
-                              : interrupted     ? "interrupted (Ctrl-C) after " + std::to_string(r.progress.drawn) + " candidates"
                                                 : "stopped by its time limit after " + std::to_string(r.progress.drawn) + " candidates";
         auto done = ws->finishSearchRun(runId, status, message);
         if (!sink->error().empty() || !done) {
             err << "workspace " << a.workspace << ": " << (sink->error().empty() ? done.errorText() : sink->error()) << "\n";
             return kExitBadInput;
         }
+    }
+    if (!r.feasible && interrupted) {
+        err << interruptText() << " after " << r.progress.drawn << " candidates, none feasible yet"
+            << (ws ? "; continue it with: loopscope-cli search --workspace " + a.workspace + " --resume " + std::to_string(runId) : std::string()) << "\n";
+        return interruptedExit;
     }
     if (!r.feasible) {
         err << r.message << "\n";
@@ -416,7 +442,8 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
     // the search's points are to beat, by measurement.
     std::optional<codegen::Measurement> measuredCurrent;
     if (a.measureTop > 0 && interrupted)
-        err << "interrupted: --measure-top " << a.measureTop << " skipped (it runs qemu for minutes)\n";
+        err << interruptText() << ": --measure-top " << a.measureTop << " skipped (it runs qemu for minutes)"
+            << (a.measuredOut.empty() ? "" : ", nothing written to --measured-out") << "\n";
     if (a.measureTop > 0 && !interrupted) {
         std::vector<lower::LoopNest> nests;
         for (const auto& pt : r.distinct)
@@ -504,7 +531,7 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
     // same (the search is not lost), and the exit status says it.
     auto finish = [&]() {
         if (writeErrors.str().empty())
-            return interrupted ? kExitInterrupted : kExitOk;
+            return interrupted ? interruptedExit : kExitOk;
         err << writeErrors.str();
         return kExitBadInput;
     };
