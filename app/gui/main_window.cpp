@@ -394,6 +394,9 @@ void MainWindow::connectDocument()
             statusBar()->clearMessage();
     });
     connect(m_doc, &ScheduleDocument::opened, this, &MainWindow::onOpened);
+    // The history of costs starts again with another document, not at a save (which says
+    // `opened` too, for the file's new name).
+    connect(m_doc, &ScheduleDocument::opening, m_cost, &CostView::clearHistory);
     connect(m_doc, &ScheduleDocument::dirtyChanged, this, [this] { updateTitle(); });
     connect(m_doc, &ScheduleDocument::stepRejected, this, [this](const sched::ScheduleError& e) {
         const QString msg = tr("%1 was not applied: %2").arg(m_refusedStep, qs(e.message));
@@ -607,7 +610,6 @@ void MainWindow::onChanged(const Snapshot& snapshot)
 
 void MainWindow::onOpened()
 {
-    m_cost->clearHistory();
     updateLazy(QStringLiteral("costDock"));
     showCurrentInKernelView();
     m_nest->showRejected(QString());

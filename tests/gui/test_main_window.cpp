@@ -903,6 +903,8 @@ private slots:
                 && schedule->index(0, 0).data(ScheduleModel::HighlightRole).toBool();
         };
         QVERIFY(highlighted());
+        const int costs = w->costView()->historySize();
+        QVERIFY(costs >= 2);   // the opened schedule and the split
         const QString path = tmp.filePath("mine.sched.yaml");
         w->setPathPrompt([&](MainWindow::Prompt, const QString&) { return path; });
         w->action("saveAs")->trigger();
@@ -911,6 +913,11 @@ private slots:
         QVERIFY(w->loopNestView()->currentRow());
         QCOMPARE(w->loopNestView()->currentRow()->label, QString("i.outer"));
         QVERIFY(highlighted());
+        // The history of costs continues across a save (it was cleared), and starts again with
+        // another document.
+        QVERIFY(w->costView()->historySize() >= costs);   // (the saved document's snapshot may add one)
+        QVERIFY(w->openFile(example("matmul_f32_tiled.sched.yaml")));
+        QVERIFY(w->costView()->historySize() < costs);
     }
 
     // Export never silently replaces a file it did not write: it asks, and "no" writes nothing.
