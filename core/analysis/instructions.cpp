@@ -3197,17 +3197,12 @@ private:
         const Stmt* st = &s;
         const std::vector<int> vars = f.vars;
         const size_t slots = m_n.slotExtents.size();
-        f.eval = [n, st, shape, dims, ps, pd, aligned, &src, &dst, vars, slots, linear, halfBytes, halfSlots](const int64_t* given) -> int64_t {
-            // Only the factor's variables have values; the others add multiples of 4 bytes.
-            std::array<int64_t, 128> small;
-            std::vector<int64_t> large;
-            int64_t* v = small.data();
-            if (slots > small.size()) {
-                large.assign(slots, 0);
-                v = large.data();
-            } else {
-                std::fill_n(v, slots, 0);
-            }
+        // Only the factor's variables have values; the others add multiples of 4 bytes and stay
+        // 0 in `scratch`, which the factor keeps (not cleared at every point it is evaluated at).
+        std::vector<int64_t> scratch(slots, 0);
+        f.eval = [n, st, shape, dims, ps, pd, aligned, &src, &dst, vars, scratch = std::move(scratch), linear, halfBytes,
+                  halfSlots](const int64_t* given) mutable -> int64_t {
+            int64_t* v = scratch.data();
             for (int x : vars)
                 v[x] = given[x];
             std::array<int64_t, kMaxCopyDims> count{};

@@ -2,6 +2,7 @@
 #include "analysis/issue_model.h"
 
 #include <algorithm>
+#include <array>
 
 namespace loopscope::analysis {
 
@@ -51,6 +52,26 @@ double unitCycles(IssueUnit u, const hw::IssueModel& m)
     }
 }
 
+/// eventIssue() of every feature, and whether it is a copy's: looked up, not switched on, for
+/// every feature of every kept loop.
+struct FeatureIssue {
+    std::array<EventIssue, kInsnFeatureCount> event;
+    std::array<bool, kInsnFeatureCount> copy;
+};
+
+const FeatureIssue& featureIssue()
+{
+    static const FeatureIssue table = [] {
+        FeatureIssue t;
+        for (int i = 0; i < kInsnFeatureCount; ++i) {
+            t.event[i] = eventIssue(static_cast<InsnFeature>(i));
+            t.copy[i] = insnFeatureIsCopy(static_cast<InsnFeature>(i));
+        }
+        return t;
+    }();
+    return table;
+}
+
 } // namespace
 
 IssueCycles& IssueCycles::operator+=(const IssueCycles& o)
@@ -83,12 +104,12 @@ IssueCycles issueCycles(const InsnFeatures& features, const std::array<double, k
 {
     IssueCycles c;
     double taken = 0, loads = 0;
+    const FeatureIssue& table = featureIssue();
     for (int i = 0; i < kInsnFeatureCount; ++i) {
-        const InsnFeature f = static_cast<InsnFeature>(i);
         const double n = std::max(0.0, features.count[i]);
-        if (n == 0 || insnFeatureIsCopy(f))
+        if (n == 0 || table.copy[i])
             continue;
-        const EventIssue e = eventIssue(f);
+        const EventIssue& e = table.event[i];
         double left = coefficients[i];
         // The branches and multiplies an event has, as far as its instructions go.
         const double branches = std::min(left, e.branches);
@@ -125,10 +146,11 @@ IssueCycles kernelIssueCycles(const InsnFeatures& total, const std::vector<LoopF
 {
     // Each stretch's own events: a loop's less its children's; the outside: the total less the
     // outermost loops'.
-    std::vector<InsnFeatures> own(loops.size());
+    std::vector<InsnFeatures> own;  // copied, not value-initialised and then overwritten
+    own.reserve(loops.size());
     InsnFeatures outside = total;
-    for (size_t i = 0; i < loops.size(); ++i)
-        own[i] = loops[i].features;
+    for (const LoopFeatures& l : loops)
+        own.push_back(l.features);
     for (size_t i = 0; i < loops.size(); ++i) {
         InsnFeatures& from = loops[i].parent >= 0 ? own[static_cast<size_t>(loops[i].parent)] : outside;
         for (int k = 0; k < kInsnFeatureCount; ++k)

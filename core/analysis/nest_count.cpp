@@ -2,6 +2,7 @@
 #include "analysis/nest_count.h"
 
 #include <algorithm>
+#include <bit>
 
 namespace loopscope::analysis {
 
@@ -17,6 +18,23 @@ void addSlots(const lower::IndexPool& index, std::span<const IndexId> ids, std::
     for (IndexId e : ids)
         if (e != kNoIndex)
             index.slotsOf(e, out);
+    // Sorted and without repeats through a bit set when every slot is below 64 (always, but in
+    // nests of more than 64 loops): a sort's calls cost more than the few slots.
+    uint64_t mask = 0;
+    bool small = true;
+    for (int v : out) {
+        if (v < 0 || v >= 64) {
+            small = false;
+            break;
+        }
+        mask |= uint64_t(1) << v;
+    }
+    if (small) {
+        out.clear();
+        for (; mask != 0; mask &= mask - 1)
+            out.push_back(std::countr_zero(mask));
+        return;
+    }
     std::sort(out.begin(), out.end());
     out.erase(std::unique(out.begin(), out.end()), out.end());
 }
@@ -49,11 +67,33 @@ int64_t condAlong(const Factor& f, const int64_t* v, int var, int64_t extent)
     for (const auto& t : e.terms)
         if (t.atom == var)
             c += t.coeff;
-    const __int128 k = ix->eval(f.ids[0], v);  // at var = 0
+    const int64_t k64 = ix->eval(f.ids[0], v);  // at var = 0
     const bool hasLo = f.ids[1] != kNoIndex, hasHi = f.ids[2] != kNoIndex;
-    const __int128 lo = hasLo ? ix->node(f.ids[1]).constant : 0, hi = hasHi ? ix->node(f.ids[2]).constant : 0;
+    const int64_t lo64 = hasLo ? ix->node(f.ids[1]).constant : 0, hi64 = hasHi ? ix->node(f.ids[2]).constant : 0;
     if (c == 0)
-        return (hasLo && k < lo) || (hasHi && k > hi) ? 0 : extent;
+        return (hasLo && k64 < lo64) || (hasHi && k64 > hi64) ? 0 : extent;
+    // In 64 bits where nothing can overflow (every guard of a real nest): a 128-bit division is a
+    // library call, and this runs for every point of the loops around a guarded copy.
+    constexpr int64_t kSmall = int64_t(1) << 60;
+    if (c > -kSmall && c < kSmall && k64 > -kSmall && k64 < kSmall && lo64 > -kSmall && lo64 < kSmall && hi64 > -kSmall
+        && hi64 < kSmall) {
+        auto floorDiv = [](int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); };
+        auto ceilDiv = [&](int64_t a, int64_t b) { return -floorDiv(-a, b); };
+        int64_t first = 0, last = extent - 1;
+        if (c > 0) {
+            if (hasLo)
+                first = std::max(first, ceilDiv(lo64 - k64, c));
+            if (hasHi)
+                last = std::min(last, floorDiv(hi64 - k64, c));
+        } else {
+            if (hasLo)
+                last = std::min(last, floorDiv(k64 - lo64, -c));
+            if (hasHi)
+                first = std::max(first, ceilDiv(k64 - hi64, -c));
+        }
+        return last < first ? 0 : last - first + 1;
+    }
+    const __int128 k = k64, lo = lo64, hi = hi64;
     __int128 first = 0, last = extent - 1;
     if (c > 0) {
         if (hasLo)

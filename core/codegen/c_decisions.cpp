@@ -41,15 +41,20 @@ int64_t bufferStride(const Buffer& b, size_t dim, int64_t regionStep)
     // The product of the dimensions stored inside `dim` (b.storageOrder(), without a copy:
     // this runs for every access the instruction model counts).
     int64_t inner = 1;
-    bool inside = false;
-    const size_t dims = b.order.empty() ? b.shape.size() : b.order.size();
-    for (size_t i = 0; i < dims; ++i) {
-        const int e = b.order.empty() ? static_cast<int>(i) : b.order[i];
-        if (inside)
-            inner *= b.shape[e];
-        inside = inside || e == static_cast<int>(dim);
+    if (b.order.empty()) {
+        // Row-major (most buffers): the dimensions after `dim`.
+        for (size_t i = dim + 1; i < b.shape.size(); ++i)
+            inner *= b.shape[i];
+    } else {
+        bool inside = false;
+        for (int e : b.order) {
+            if (inside)
+                inner *= b.shape[e];
+            inside = inside || e == static_cast<int>(dim);
+        }
     }
-    return regionStep / b.step[dim] * inner;
+    const int64_t step = b.step[dim];
+    return (step == 1 ? regionStep : regionStep / step) * inner;
 }
 
 BufferOffset bufferOffset(const LoopNest& nest, int buffer, const std::vector<IndexId>& index)
