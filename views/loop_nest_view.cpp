@@ -1037,6 +1037,17 @@ void LoopNestView::restoreState(bool reset)
         if (rows[i].kind == NestRow::Kind::Loop
             && (rows[i].label.startsWith(m_currentKey + QLatin1Char('.')) || rows[i].label.contains(m_currentKey + QLatin1Char('.'))))
             found = static_cast<int>(i);
+    if (found >= 0 && m_currentOccurrence > 0) {
+        // A loop split or fused in a nest that appears more than once (a stage's init and update
+        // nests): what it became in the same one of them, not in the first.
+        const QString became = rows[static_cast<size_t>(found)].label;
+        int occurrence = 0;
+        for (size_t i = static_cast<size_t>(found) + 1; i < rows.size() && occurrence < m_currentOccurrence; ++i)
+            if (rows[i].kind == NestRow::Kind::Loop && rows[i].label == became) {
+                found = static_cast<int>(i);
+                ++occurrence;
+            }
+    }
     for (size_t i = 0; i < rows.size() && found < 0 && !m_currentBuffer.isEmpty(); ++i)
         if (rows[i].kind == NestRow::Kind::Alloc && rows[i].buffer == m_currentBuffer)
             found = static_cast<int>(i);

@@ -557,6 +557,52 @@ private slots:
         QCOMPARE(w->document()->steps().size(), steps);
     }
 
+    void aLoopSplitInItsSecondNestStaysSelectedThere()
+    {
+        // j.inner runs in three nests: the accumulator's zeroing, the update and the copy out.
+        // Split where it updates, the selection goes to what it became there, not in the first.
+        QTemporaryDir tmp;
+        const QString file = tmp.filePath("three_nests.sched.yaml");
+        {
+            QFile f(file);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(QString("kernel: %1\ntarget: cortex-m7\nsteps:\n"
+                            "  - tile: {loops: [i, j], factors: [2, 2]}\n"
+                            "  - split: {loop: k, factor: 4}\n"
+                            "  - reorder: {loops: [i.outer, j.outer, k.outer, i.inner, j.inner, k.inner]}\n"
+                            "  - cache_write: {tensor: C, level: SRAM, at: j.outer}\n")
+                        .arg(source("examples/kernels/matmul_int8.kernel.yaml"))
+                        .toUtf8());
+        }
+        auto w = makeWindow();
+        QVERIFY(w->openFile(file));
+        LoopNestModel* model = w->loopNestView()->model();
+        auto nth = [&](const QString& label, int n) {
+            const auto& rows = model->rows();
+            for (size_t i = 0; i < rows.size(); ++i)
+                if (rows[i].kind == NestRow::Kind::Loop && rows[i].label == label && n-- == 0)
+                    return static_cast<int>(i);
+            return -1;
+        };
+        QVERIFY(nth("j.inner", 2) >= 0);
+        const int update = nth("j.inner", 1);
+        QCOMPARE(model->rows()[static_cast<size_t>(model->rows()[static_cast<size_t>(update)].parent)].label, QString("i.inner"));
+        w->loopNestView()->tree()->setCurrentIndex(model->indexOfRow(update));
+        w->loopNestView()->factorBox()->setValue(2);
+        const size_t steps = w->document()->steps().size();
+        trigger(*w, LoopNestView::Split);
+        QCOMPARE(w->document()->steps().size(), steps + 1);
+        const NestRow* current = w->loopNestView()->currentRow();
+        QVERIFY(current);
+        QCOMPARE(current->label, QString("j.inner.outer"));
+        QCOMPARE(&model->rows()[static_cast<size_t>(nth("j.inner.outer", 1))], current);
+        // The update nest's is under k.outer (the zeroing's is not).
+        int up = current->parent;
+        while (up >= 0 && model->rows()[static_cast<size_t>(up)].label != "k.outer")
+            up = model->rows()[static_cast<size_t>(up)].parent;
+        QVERIFY(up >= 0);
+    }
+
     void memoryPrimitivesThroughTheContextMenu()
     {
         auto w = makeWindow();
