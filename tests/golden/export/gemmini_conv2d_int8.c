@@ -128,7 +128,7 @@ void conv2d_int8(const int8_t *LOOPSCOPE_RESTRICT I, const int8_t *LOOPSCOPE_RES
 {
     (void)bias;  /* read by conv2d_int8_prepare */
     gemmini_flush(0);
-    /* Output-stationary; rows of A fed 1 scratchpad row(s) apart. */
+    /* Output-stationary; rows of A fed from consecutive scratchpad rows. */
     gemmini_extended_config_ex(OUTPUT_STATIONARY, NO_ACTIVATION, 0, ACC_SCALE_IDENTITY, 0, 1, false, false);
     /* F_scratchpad: scratchpad rows 0..143 */
     /* F: DRAM -> scratchpad */

@@ -33,7 +33,7 @@ const char *const matmul_int8_sym_transfers[3] = {"A DRAM scratchpad", "B DRAM s
 void matmul_int8_sym(const int8_t *LOOPSCOPE_RESTRICT A, const int8_t *LOOPSCOPE_RESTRICT B, int32_t *LOOPSCOPE_RESTRICT C)
 {
     gemmini_flush(0);
-    /* Weight-stationary; rows of A fed 1 scratchpad row(s) apart. */
+    /* Weight-stationary; rows of A fed from consecutive scratchpad rows. */
     gemmini_extended_config_ex(WEIGHT_STATIONARY, NO_ACTIVATION, 0, ACC_SCALE_IDENTITY, 0, 1, false, false);
     /* A_scratchpad: scratchpad rows 0..1023 */
     /* A: DRAM -> scratchpad */
