@@ -272,7 +272,7 @@ int runSearchCommand(const SearchArgs& a, std::ostream& out, std::ostream& err)
     for (const auto& [option, dir] : {std::pair{"--front-out", &a.frontOut}, std::pair{"--measured-out", &a.measuredOut}}) {
         if (dir->empty())
             continue;
-        const std::string why = checkWritable((std::filesystem::path(*dir) / "point-1.sched.yaml").string(), true);
+        const std::string why = checkWritableFolder(*dir);
         if (!why.empty()) {
             err << option << ": " << why << "\n";
             return kExitBadInput;

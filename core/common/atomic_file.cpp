@@ -383,4 +383,28 @@ std::string checkWritable(const std::string& path, bool replace)
     return "";
 }
 
+std::string checkWritableFolder(const std::string& dir)
+{
+    namespace fs = std::filesystem;
+    if (dir.empty())
+        return "no folder named";
+    std::error_code ec;
+    const fs::path abs = fs::absolute(fs::path(dir), ec).lexically_normal();
+    if (ec)
+        return "cannot write into '" + dir + "': " + ec.message();
+    if (fs::is_directory(abs, ec)) {
+        if (::access(abs.c_str(), W_OK | X_OK) != 0)
+            return "the folder '" + dir + "' is not writable (" + reason() + ")";
+        return "";
+    }
+    if (fs::symlink_status(abs, ec).type() != fs::file_type::not_found)
+        return "'" + dir + "' is not a folder";
+    const fs::path at = nearestPresent(abs.parent_path());
+    if (!fs::is_directory(at, ec))
+        return "cannot create the folder '" + dir + "': '" + at.string() + "' is not a folder";
+    if (::access(at.c_str(), W_OK | X_OK) != 0)
+        return "cannot create the folder '" + dir + "': the folder '" + at.string() + "' is not writable (" + reason() + ")";
+    return "";
+}
+
 } // namespace loopscope

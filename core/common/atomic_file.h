@@ -36,6 +36,11 @@ std::string makeFolderFor(const std::string& path);
 /// Nothing is created.
 std::string checkWritable(const std::string& path, bool replace);
 
+/// Whether files could be written into the folder `dir`, checked before work whose results go
+/// there: "" or why not — it is a file (or a link to one), a folder on its way is a file, or it
+/// (or, when missing, the nearest existing folder above it) is not writable. Nothing is created.
+std::string checkWritableFolder(const std::string& dir);
+
 /// A folder opened once, in which files are checked, read and written by name without following
 /// symbolic links: what an export writes stays inside the folder the user chose, whatever links
 /// the folder holds (and even if one appears while it writes). Move-only; closes on destruction.

@@ -532,7 +532,14 @@ TEST(SearchCli, ALinkInTheWayIsNeverWrittenThrough)
     r = search({"--front-out", (dir / "chosen" / "afile" / "sub").string()});
     EXPECT_EQ(r.rc, cli::kExitBadInput);
     EXPECT_EQ(r.err.rfind("--front-out: ", 0), 0u) << r.err;
+    EXPECT_NE(r.err.find("afile' is not a folder"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("point-"), std::string::npos) << r.err;   // the folder is named, not a file in it
     EXPECT_EQ(r.out, "");   // refused before the search
+    const std::string afile = (dir / "chosen" / "afile").string();
+    r = search({"--front-out", afile});
+    EXPECT_EQ(r.rc, cli::kExitBadInput);
+    EXPECT_EQ(r.err, "--front-out: '" + afile + "' is not a folder\n");
+    EXPECT_EQ(r.out, "");
     fs::remove_all(dir);
 }
 
