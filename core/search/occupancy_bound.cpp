@@ -44,34 +44,60 @@ std::vector<int64_t> boxShape(const sched::Program& p, int stage, int var, int t
 
 /// Span (largest index minus smallest) of every axis of `stage` over the loops inside the
 /// body of `var` (-1: the whole nest). A stage computed at a loop of its consumer computes
-/// only the region the consumer reads there: its spatial axes span at most that region.
+/// only the region the consumer reads there: its spatial axes run over that region, and its
+/// loops take the extents the lowering gives them there (lower.cpp, emitStage): a split whose
+/// factor does not divide the region still runs whole tiles (28 rows split by 8 span 32).
 std::vector<int64_t> axisSpans(const sched::Program& p, int stage, int var)
 {
     const ir::Stage& st = p.kernel->stages[stage];
     const sched::StageSchedule& ss = p.stages[stage];
+    std::vector<int64_t> axisExtent(st.axes.size(), 0);
+    for (size_t a = 0; a < st.axes.size(); ++a)
+        axisExtent[a] = st.axes[a].extent;
+    const sched::Attach& at = ss.computeAt;
+    if (!at.isRoot() && at.stage >= 0 && !st.output.index.empty()) {
+        const std::vector<int64_t> region = boxShape(p, at.stage, at.var, st.output.tensor, false);
+        for (size_t d = 0; d < st.output.index.size() && d < region.size(); ++d)
+            for (const auto& term : st.output.index[d].terms)
+                axisExtent[term.axis] = std::min(axisExtent[term.axis], region[d]);
+    }
+    // Every variable's extent and its step along its axis, as lowered (a split's factor is
+    // clipped to its parent's extent); a fused variable has no one axis (step 0).
+    const size_t nv = ss.vars.size();
+    std::vector<int64_t> ext(nv, 1), factor(nv, 1);
+    for (size_t v = 0; v < nv; ++v) {
+        const sched::LoopVar& lv = ss.vars[v];
+        switch (lv.origin) {
+        case sched::LoopVar::Origin::Axis: ext[v] = axisExtent[lv.axis]; break;
+        case sched::LoopVar::Origin::SplitOuter:
+            factor[v] = std::max<int64_t>(1, std::min(lv.factor, ext[lv.parent]));
+            ext[v] = (ext[lv.parent] + factor[v] - 1) / factor[v];
+            break;
+        case sched::LoopVar::Origin::SplitInner: ext[v] = std::min(lv.factor, ext[lv.parent]); break;
+        case sched::LoopVar::Origin::Fused: ext[v] = ext[lv.fusedOuter] * ext[lv.fusedInner]; break;
+        }
+    }
     std::vector<int64_t> span(st.axes.size(), 0);
     int from = var < 0 ? 0 : ss.position(var) + 1;
     if (var >= 0 && ss.position(var) < 0)
         from = 0;  // not an active loop: bound by the whole nest
     for (size_t i = static_cast<size_t>(from); i < ss.order.size(); ++i) {
-        int v = ss.order[i];
+        const int v = ss.order[i];
         int axis = -1;
         int64_t stride = 1;
         if (axisStride(ss, v, axis, stride)) {
-            span[axis] += stride * (ss.vars[v].extent - 1);
+            // The step along the axis with the factors as lowered.
+            int64_t step = 1;
+            for (int u = v; ss.vars[u].origin != sched::LoopVar::Origin::Axis; u = ss.vars[u].parent)
+                if (ss.vars[u].origin == sched::LoopVar::Origin::SplitOuter)
+                    step *= factor[u];
+            span[axis] += step * (ext[v] - 1);
         } else {
             std::vector<int> axes;
             axesOf(ss, v, axes);
             for (int a : axes)
-                span[a] = st.axes[a].extent - 1;
+                span[a] = axisExtent[a] - 1;
         }
-    }
-    const sched::Attach& at = ss.computeAt;
-    if (!at.isRoot() && at.stage >= 0 && !st.output.index.empty()) {
-        std::vector<int64_t> region = boxShape(p, at.stage, at.var, st.output.tensor, false);
-        for (size_t d = 0; d < st.output.index.size() && d < region.size(); ++d)
-            for (const auto& term : st.output.index[d].terms)
-                span[term.axis] = std::min(span[term.axis], region[d] - 1);
     }
     // No clamp to the axis extent: a partial last tile still allocates a whole one, as the
     // lowering does.
