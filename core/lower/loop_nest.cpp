@@ -53,8 +53,31 @@ void IndexPool::linearize(IndexId id, int64_t scale, std::vector<Term>& terms, i
     }
 }
 
-IndexId IndexPool::constant(int64_t v) { return linear({}, v); }
-IndexId IndexPool::slot(int s) { return linear({{s, 1}}, 0); }
+IndexId IndexPool::constant(int64_t v)
+{
+    // Nodes never change once made: the small constants and the slots are made once per pool
+    // and shared (a lowering asked for hundreds, each a node and an allocation).
+    if (v >= kSharedConstantMin && v <= kSharedConstantMax) {
+        IndexId& id = m_constants[static_cast<size_t>(v - kSharedConstantMin)];
+        if (id == kNoIndex)
+            id = linear({}, v);
+        return id;
+    }
+    return linear({}, v);
+}
+
+IndexId IndexPool::slot(int s)
+{
+    if (s < 0)
+        return linear({{s, 1}}, 0);
+    if (static_cast<size_t>(s) >= m_slots.size())
+        m_slots.resize(static_cast<size_t>(s) + 1, kNoIndex);
+    if (m_slots[static_cast<size_t>(s)] == kNoIndex) {
+        const IndexId id = linear({{s, 1}}, 0);
+        m_slots[static_cast<size_t>(s)] = id;
+    }
+    return m_slots[static_cast<size_t>(s)];
+}
 
 IndexId IndexPool::substitute(IndexId id, int s, IndexId with)
 {

@@ -8,6 +8,7 @@
 #include "ir/kernel.h"
 #include "sched/program.h"
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -90,6 +91,16 @@ private:
     /// Terms linearize() appends for `id`.
     size_t termsOf(IndexId id) const { return m_nodes[id].op == Node::Op::Linear ? m_nodes[id].terms.size() : 1; }
     std::vector<Node> m_nodes;
+    static constexpr int64_t kSharedConstantMin = -1, kSharedConstantMax = 16;
+    std::array<IndexId, kSharedConstantMax - kSharedConstantMin + 1> m_constants = filledConstants();
+    std::vector<IndexId> m_slots;  ///< slot(s)'s node, once made
+    static constexpr std::array<IndexId, kSharedConstantMax - kSharedConstantMin + 1> filledConstants()
+    {
+        std::array<IndexId, kSharedConstantMax - kSharedConstantMin + 1> a{};
+        for (auto& x : a)
+            x = kNoIndex;
+        return a;
+    }
 };
 
 /// The local index along a rolling buffer's rolling dimension: global mod extent, written with a
