@@ -119,6 +119,10 @@ private:
         bool tensorized = false;
         sched::TensorizeOperands ops;
         int initBuffer = -1;              ///< the accumulator's initial row (bias or bias + offset correction), or -1
+        /// The interval of every axis over the loops inside depth d, at [d + 1]: made once per
+        /// depth (box() is asked for every cache and access at a depth; each made its nodes
+        /// again). Extents, slots and the producer's region are set before the first box.
+        std::vector<std::vector<Interval>> axisIntervals;
     };
 
     bool stageUses(int s, int t) const
@@ -275,9 +279,18 @@ private:
         const ir::Tensor& t = m_k.tensors[accs[0]->tensor];
         const ir::Stage& st = m_k.stages[c.s];
         Box b;
-        std::vector<Interval> ax(st.axes.size());
-        for (size_t a = 0; a < st.axes.size(); ++a)
-            ax[a] = axisInterval(c, static_cast<int>(a), depth);
+        if (depth < -1)
+            depth = -1;
+        const size_t key = static_cast<size_t>(depth + 1);
+        if (c.axisIntervals.size() <= key)
+            c.axisIntervals.resize(key + 1);
+        if (c.axisIntervals[key].size() != st.axes.size()) {
+            std::vector<Interval> made(st.axes.size());
+            for (size_t a = 0; a < st.axes.size(); ++a)
+                made[a] = axisInterval(c, static_cast<int>(a), depth);
+            c.axisIntervals[key] = std::move(made);
+        }
+        const std::vector<Interval>& ax = c.axisIntervals[key];
         const bool clampAll = clamp;
         // One allocation per vector, not one per doubling (a box per cache and access, every lowering).
         b.region.min.reserve(t.shape.size());
