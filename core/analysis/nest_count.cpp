@@ -53,8 +53,36 @@ int64_t condValue(const Factor& f, const int64_t* v)
 }
 
 /// Floor and ceiling of a / b for b > 0.
-__int128 floorDiv128(__int128 a, __int128 b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
-__int128 ceilDiv128(__int128 a, __int128 b) { return -floorDiv128(-a, b); }
+template <typename T>
+T floorDiv(T a, T b)
+{
+    return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+template <typename T>
+T ceilDiv(T a, T b)
+{
+    return -floorDiv(-a, b);
+}
+
+/// How many of var's values [0, extent) hold k + c * var within [lo, hi] (each bound when
+/// present), for c != 0: one interval of them. In T, a type that cannot overflow on the inputs.
+template <typename T>
+int64_t heldAlong(T k, T c, bool hasLo, T lo, bool hasHi, T hi, int64_t extent)
+{
+    T first = 0, last = static_cast<T>(extent) - 1;
+    if (c > 0) {
+        if (hasLo)
+            first = std::max(first, ceilDiv<T>(lo - k, c));
+        if (hasHi)
+            last = std::min(last, floorDiv<T>(hi - k, c));
+    } else {
+        if (hasLo)
+            last = std::min(last, floorDiv<T>(k - lo, -c));
+        if (hasHi)
+            first = std::max(first, ceilDiv<T>(k - hi, -c));
+    }
+    return last < first ? 0 : static_cast<int64_t>(last - first + 1);
+}
 
 /// condValue summed over `var` in [0, extent): the guard's expression is linear in the slots and
 /// its bounds constant (condFactor checks), so the values of `var` where it holds are one
@@ -76,37 +104,9 @@ int64_t condAlong(const Factor& f, const int64_t* v, int var, int64_t extent)
     // library call, and this runs for every point of the loops around a guarded copy.
     constexpr int64_t kSmall = int64_t(1) << 60;
     if (c > -kSmall && c < kSmall && k64 > -kSmall && k64 < kSmall && lo64 > -kSmall && lo64 < kSmall && hi64 > -kSmall
-        && hi64 < kSmall) {
-        auto floorDiv = [](int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); };
-        auto ceilDiv = [&](int64_t a, int64_t b) { return -floorDiv(-a, b); };
-        int64_t first = 0, last = extent - 1;
-        if (c > 0) {
-            if (hasLo)
-                first = std::max(first, ceilDiv(lo64 - k64, c));
-            if (hasHi)
-                last = std::min(last, floorDiv(hi64 - k64, c));
-        } else {
-            if (hasLo)
-                last = std::min(last, floorDiv(k64 - lo64, -c));
-            if (hasHi)
-                first = std::max(first, ceilDiv(k64 - hi64, -c));
-        }
-        return last < first ? 0 : last - first + 1;
-    }
-    const __int128 k = k64, lo = lo64, hi = hi64;
-    __int128 first = 0, last = extent - 1;
-    if (c > 0) {
-        if (hasLo)
-            first = std::max(first, ceilDiv128(lo - k, c));
-        if (hasHi)
-            last = std::min(last, floorDiv128(hi - k, c));
-    } else {
-        if (hasLo)
-            last = std::min(last, floorDiv128(k - lo, -static_cast<__int128>(c)));
-        if (hasHi)
-            first = std::max(first, ceilDiv128(k - hi, -static_cast<__int128>(c)));
-    }
-    return last < first ? 0 : static_cast<int64_t>(last - first + 1);
+        && hi64 < kSmall)
+        return heldAlong<int64_t>(k64, c, hasLo, lo64, hasHi, hi64, extent);
+    return heldAlong<__int128>(k64, c, hasLo, lo64, hasHi, hi64, extent);
 }
 
 int64_t countValue(const Factor& f, const int64_t* v)
