@@ -336,6 +336,19 @@ std::filesystem::path nearestPresent(std::filesystem::path dir)
     return dir;
 }
 
+/// Whether the nearest of `dir` and the folders above it that is there is a folder one can
+/// write into: "" or why not, after `what` ("cannot write 'x'").
+std::string nearestFolderWritable(const std::filesystem::path& dir, const std::string& what)
+{
+    std::error_code ec;
+    const std::filesystem::path at = nearestPresent(dir);
+    if (!std::filesystem::is_directory(at, ec))
+        return what + ": '" + at.string() + "' is not a folder";
+    if (::access(at.c_str(), W_OK | X_OK) != 0)
+        return what + ": the folder '" + at.string() + "' is not writable (" + reason() + ")";
+    return "";
+}
+
 } // namespace
 
 std::string makeFolderFor(const std::string& path)
@@ -374,13 +387,7 @@ std::string checkWritable(const std::string& path, bool replace)
         return "'" + path + "' is a folder";
     if (fs::exists(st) && !replace)
         return path + " exists; pass --force to replace it";
-    // The nearest folder that is there on the way: a folder, and writable.
-    const fs::path at = nearestPresent(file.parent_path());
-    if (!fs::is_directory(at, ec))
-        return "cannot write '" + path + "': '" + at.string() + "' is not a folder";
-    if (::access(at.c_str(), W_OK | X_OK) != 0)
-        return "cannot write '" + path + "': the folder '" + at.string() + "' is not writable (" + reason() + ")";
-    return "";
+    return nearestFolderWritable(file.parent_path(), "cannot write '" + path + "'");
 }
 
 std::string checkWritableFolder(const std::string& dir)
@@ -392,6 +399,14 @@ std::string checkWritableFolder(const std::string& dir)
     const fs::path abs = fs::absolute(fs::path(dir), ec).lexically_normal();
     if (ec)
         return "cannot write into '" + dir + "': " + ec.message();
+    // A '..' is resolved by the system, through the folders before it: those must be there (as
+    // for a file, outputFile), or the writer would make a folder the path only passes through.
+    fs::path prefix;
+    for (const auto& part : fs::path(dir)) {
+        if (part == ".." && !prefix.empty() && !fs::is_directory(prefix, ec))
+            return "cannot write into '" + dir + "': it goes up from '" + prefix.string() + "', which is not a folder";
+        prefix /= part;
+    }
     if (fs::is_directory(abs, ec)) {
         if (::access(abs.c_str(), W_OK | X_OK) != 0)
             return "the folder '" + dir + "' is not writable (" + reason() + ")";
@@ -399,12 +414,7 @@ std::string checkWritableFolder(const std::string& dir)
     }
     if (fs::symlink_status(abs, ec).type() != fs::file_type::not_found)
         return "'" + dir + "' is not a folder";
-    const fs::path at = nearestPresent(abs.parent_path());
-    if (!fs::is_directory(at, ec))
-        return "cannot create the folder '" + dir + "': '" + at.string() + "' is not a folder";
-    if (::access(at.c_str(), W_OK | X_OK) != 0)
-        return "cannot create the folder '" + dir + "': the folder '" + at.string() + "' is not writable (" + reason() + ")";
-    return "";
+    return nearestFolderWritable(abs.parent_path(), "cannot create the folder '" + dir + "'");
 }
 
 } // namespace loopscope

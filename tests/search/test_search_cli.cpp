@@ -540,6 +540,16 @@ TEST(SearchCli, ALinkInTheWayIsNeverWrittenThrough)
     EXPECT_EQ(r.rc, cli::kExitBadInput);
     EXPECT_EQ(r.err, "--front-out: '" + afile + "' is not a folder\n");
     EXPECT_EQ(r.out, "");
+    // Up through a folder that is not there, or through a file: refused before the search, and
+    // no folder is made on the way.
+    for (const fs::path& through : {dir / "chosen" / "missing" / ".." / "out", dir / "chosen" / "afile" / ".." / "out"}) {
+        r = search({"--front-out", through.string()});
+        EXPECT_EQ(r.rc, cli::kExitBadInput) << through;
+        EXPECT_NE(r.err.find("which is not a folder"), std::string::npos) << r.err;
+        EXPECT_EQ(r.out, "");
+    }
+    EXPECT_FALSE(fs::exists(dir / "chosen" / "missing"));
+    EXPECT_FALSE(fs::exists(dir / "chosen" / "out"));
     fs::remove_all(dir);
 }
 
