@@ -1033,11 +1033,12 @@ void LoopNestView::restoreState(bool reset)
             found = static_cast<int>(i);
             ++seen;
         }
+    const bool sameKey = found >= 0;
     for (size_t i = 0; i < rows.size() && found < 0; ++i)
         if (rows[i].kind == NestRow::Kind::Loop
             && (rows[i].label.startsWith(m_currentKey + QLatin1Char('.')) || rows[i].label.contains(m_currentKey + QLatin1Char('.'))))
             found = static_cast<int>(i);
-    if (found >= 0 && m_currentOccurrence > 0) {
+    if (!sameKey && found >= 0 && m_currentOccurrence > 0) {
         // A loop split or fused in a nest that appears more than once (a stage's init and update
         // nests): what it became in the same one of them, not in the first.
         const QString became = rows[static_cast<size_t>(found)].label;

@@ -588,6 +588,16 @@ private slots:
         const int update = nth("j.inner", 1);
         QCOMPARE(model->rows()[static_cast<size_t>(model->rows()[static_cast<size_t>(update)].parent)].label, QString("i.inner"));
         w->loopNestView()->tree()->setCurrentIndex(model->indexOfRow(update));
+        // An edit elsewhere that changes the tree's shape: the same row stays selected (not the
+        // next nest's j.inner).
+        sched::Step cache;
+        cache.primitive = sched::Primitive::CacheRead;
+        cache.tensor = "B";
+        cache.level = "SRAM";
+        cache.at = "j.outer";
+        QVERIFY(!w->document()->applyStep(cache));
+        QVERIFY(w->loopNestView()->currentRow());
+        QCOMPARE(w->loopNestView()->currentRow(), &model->rows()[static_cast<size_t>(nth("j.inner", 1))]);
         w->loopNestView()->factorBox()->setValue(2);
         const size_t steps = w->document()->steps().size();
         trigger(*w, LoopNestView::Split);
