@@ -230,8 +230,8 @@ public:
         const lower::MatmulOp& op = m_n.matmuls[0];
         const bool ws = op.dataflow == sched::Dataflow::WeightStationary;
         os << "    gemmini_flush(0);\n"
-           << "    /* " << (ws ? "Weight" : "Output") << "-stationary; rows of A fed from "
-           << (aStride(op) == 1 ? std::string("consecutive scratchpad rows") : std::to_string(aStride(op)) + " scratchpad rows apart");
+           << "    /* " << (ws ? "Weight" : "Output") << "-stationary; rows of A fed "
+           << (aStride(op) == 1 ? std::string("from consecutive scratchpad rows") : std::to_string(aStride(op)) + " scratchpad rows apart");
         if (m_opts.accScale)
             os << "; the accumulator read scaled by " << accScale();
         os << ". */\n    gemmini_extended_config_ex(" << (ws ? "WEIGHT_STATIONARY" : "OUTPUT_STATIONARY") << ", NO_ACTIVATION, 0, "
