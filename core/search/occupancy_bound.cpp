@@ -24,16 +24,17 @@ void axesOf(const sched::StageSchedule& ss, int v, std::vector<int>& out)
     }
 }
 
-/// The axis of a split chain and the distance its variable moves that axis per step; false
-/// for a fused variable (or one split from a fused variable).
-bool axisStride(const sched::StageSchedule& ss, int v, int& axis, int64_t& stride)
+/// The axis of a split chain and the distance its variable moves that axis per step, with each
+/// split's factor as lowered (`factor`, per variable); false for a fused variable (or one split
+/// from a fused variable).
+bool axisStride(const sched::StageSchedule& ss, const std::vector<int64_t>& factor, int v, int& axis, int64_t& stride)
 {
     stride = 1;
     for (;;) {
         const sched::LoopVar& lv = ss.vars[v];
         switch (lv.origin) {
         case sched::LoopVar::Origin::Axis: axis = lv.axis; return true;
-        case sched::LoopVar::Origin::SplitOuter: stride *= lv.factor; v = lv.parent; break;
+        case sched::LoopVar::Origin::SplitOuter: stride *= factor[static_cast<size_t>(v)]; v = lv.parent; break;
         case sched::LoopVar::Origin::SplitInner: v = lv.parent; break;
         case sched::LoopVar::Origin::Fused: return false;
         }
@@ -61,8 +62,8 @@ std::vector<int64_t> axisSpans(const sched::Program& p, int stage, int var)
             for (const auto& term : st.output.index[d].terms)
                 axisExtent[term.axis] = std::min(axisExtent[term.axis], region[d]);
     }
-    // Every variable's extent and its step along its axis, as lowered (a split's factor is
-    // clipped to its parent's extent); a fused variable has no one axis (step 0).
+    // Every variable's extent and, for the outer part of a split, its factor, as lowered (the
+    // factor clipped to its parent's extent).
     const size_t nv = ss.vars.size();
     std::vector<int64_t> ext(nv, 1), factor(nv, 1);
     for (size_t v = 0; v < nv; ++v) {
@@ -85,13 +86,8 @@ std::vector<int64_t> axisSpans(const sched::Program& p, int stage, int var)
         const int v = ss.order[i];
         int axis = -1;
         int64_t stride = 1;
-        if (axisStride(ss, v, axis, stride)) {
-            // The step along the axis with the factors as lowered.
-            int64_t step = 1;
-            for (int u = v; ss.vars[u].origin != sched::LoopVar::Origin::Axis; u = ss.vars[u].parent)
-                if (ss.vars[u].origin == sched::LoopVar::Origin::SplitOuter)
-                    step *= factor[u];
-            span[axis] += step * (ext[v] - 1);
+        if (axisStride(ss, factor, v, axis, stride)) {
+            span[axis] += stride * (ext[v] - 1);
         } else {
             std::vector<int> axes;
             axesOf(ss, v, axes);
